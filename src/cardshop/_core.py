@@ -1,0 +1,88 @@
+"""Family-independent vocabulary: seats, actions with a text form, seeded chance.
+
+Nothing here knows the rules of any game: a family of games (``cardshop.klunker``)
+builds its engine from these pieces, and so would a new family beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from cardshop._errors import ActionParseError
+
+__all__ = ["Action", "Seat", "SupportsGame", "derive_rng", "derive_seed"]
+
+Seat = int
+"""A player's place at the table, ``0 .. players-1``; play goes clockwise, seat+1."""
+
+
+class Action(NamedTuple):
+    """One decision, as a verb and an optional argument.
+
+    The text form (``str(action)``) is what a person types and what records store;
+    :meth:`from_text` parses it back, and ``repr`` is code that rebuilds the action::
+
+        >>> Action.from_text("window shoes")
+        Action.from_text('window shoes')
+        >>> str(Action("buy", 2))
+        'buy 2'
+
+    Whether an action is *legal* is for a game to say (``game.parse_action``
+    checks the argument against the variant; ``game.apply`` checks the rules).
+    """
+
+    verb: str
+    arg: str | int | None = None
+
+    def __str__(self) -> str:
+        return self.verb if self.arg is None else f"{self.verb} {self.arg}"
+
+    def __repr__(self) -> str:
+        return f"Action.from_text({str(self)!r})"
+
+    @classmethod
+    def from_text(cls, text: str) -> Action:
+        """Parse ``"verb"`` or ``"verb arg"``; a numeric argument becomes an int."""
+        parts = text.split()
+        if not parts or len(parts) > 2:
+            raise ActionParseError(f"cannot parse action {text!r}: expected 'verb' or 'verb arg'")
+        verb = parts[0].lower()
+        if len(parts) == 1:
+            return cls(verb)
+        arg = parts[1]
+        if arg.lstrip("-").isdigit():
+            return cls(verb, int(arg))
+        return cls(verb, arg.lower())
+
+
+def derive_seed(seed: int, *labels: int | str) -> int:
+    """A 64-bit seed derived from ``seed`` and labels, stable across runs and machines."""
+    h = hashlib.blake2b(repr((seed, *labels)).encode(), digest_size=8)
+    return int.from_bytes(h.digest(), "big")
+
+
+def derive_rng(seed: int, *labels: int | str) -> random.Random:
+    """A private generator for one chance event (one shuffle, one draw).
+
+    A game keeps only its seed and a counter of chance events; each event gets its
+    own generator from them. State stays two ints (cheap to clone and serialise),
+    and the global ``random`` module is never touched.
+    """
+    return random.Random(derive_seed(seed, *labels))
+
+
+@runtime_checkable
+class SupportsGame(Protocol):
+    """What every game of every family offers; bots, simulation and audits use only this."""
+
+    @property
+    def current_player(self) -> Seat | None: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def parse_action(self, text: str) -> Action: ...

@@ -1,0 +1,109 @@
+"""Commands about variants and the demo game: ``demo``, ``variants``, ``validate``,
+``show``, ``schema``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+
+from cardshop._core import derive_rng
+from cardshop._loader import builtin_variants, load_variant
+from cardshop.cli._app import app, console, err_console, user_errors
+from cardshop.klunker.game import new_game
+from cardshop.klunker.variant import Variant
+
+
+@app.command()
+@user_errors
+def demo(
+    variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")] = (
+        "klunker-en"
+    ),
+    players: Annotated[int, typer.Option("--players", "-p", help="Number of players.")] = 4,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the game and players.")] = 1,
+    first_player: Annotated[
+        int | None, typer.Option("--first-player", help="First start player (seat).")
+    ] = None,
+) -> None:
+    """Play one seeded game with random players, printing it move by move."""
+    game = new_game(variant, players, seed=seed, first_player=first_player)
+    rng = derive_rng(seed, "demo-players")
+    console.print(
+        f"{game.variant.title or game.variant.name}: {players} players, seed {seed}, "
+        f"seat {game.first_player} starts"
+    )
+    last_round = 0
+    while not game.is_over:
+        if game.round != last_round:
+            last_round = game.round
+            console.print(f"\n[bold]Round {last_round}[/bold]")
+        seat = game.current_player
+        phase = game.phase.value
+        action = rng.choice(game.legal_actions())
+        events = game.apply(action)
+        console.print(f"  {phase:<8} seat {seat}: {action}", markup=False)
+        for event in events[1:]:
+            console.print(f"           {event}", markup=False)
+    result = game.result()
+    console.print(f"\nGame {result.termination.value} after {result.rounds} rounds.")
+    for seat in result.order:
+        mark = "  winner" if seat in result.winners else ""
+        console.print(
+            f"  seat {seat}: {result.scores[seat]} cash (rank {result.ranks[seat]}){mark}"
+        )
+
+
+@app.command("variants")
+def list_variants() -> None:
+    """List the built-in variants."""
+    for name in builtin_variants():
+        v = load_variant(name)
+        console.print(
+            f"{name:<14} {v.players.min}-{v.players.max} players  {v.title}", markup=False
+        )
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Variant YAML files to check.")],
+) -> None:
+    """Check variant files; print each problem with file, line and key. Exit 2 on any error."""
+    bad = 0
+    for path in files:
+        try:
+            v = load_variant(path)
+        except Exception as exc:  # CardshopError; anything else is a bug and propagates
+            from cardshop._errors import CardshopError
+
+            if not isinstance(exc, CardshopError):
+                raise
+            bad += 1
+            err_console.print(f"cardshop: error: {exc}", markup=False)
+        else:
+            console.print(f"{path}: ok ({v.name}, {v.rules.n_cards} cards)", markup=False)
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command()
+@user_errors
+def show(
+    variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
+) -> None:
+    """Print a variant as resolved (after ``extends``), with every default filled in."""
+    data = load_variant(variant).to_data()
+    if as_json:
+        console.print_json(json.dumps(data))
+    else:
+        console.print(yaml.safe_dump(data, sort_keys=False).rstrip(), markup=False)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the variant format (for editor completion)."""
+    console.print(json.dumps(Variant.model_json_schema(), indent=2), markup=False)

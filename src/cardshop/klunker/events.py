@@ -1,0 +1,220 @@
+"""What happened: the events that ``Game.apply`` returns.
+
+Events are the omniscient log of a game (a ``Dealt`` event names the cards dealt);
+what a seat may see is ``Game.observation(seat)``. Every event is a small named
+tuple with a one-line text form and a plain-data form (:func:`event_to_dict`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+__all__ = [
+    "Bought",
+    "Dealt",
+    "Declined",
+    "Event",
+    "GameEnded",
+    "Passed",
+    "Placed",
+    "Reshuffled",
+    "RoundEnded",
+    "Sold",
+    "Stored",
+    "Taxed",
+    "WindowDone",
+    "event_from_dict",
+    "event_to_dict",
+]
+
+
+def _cards(cards: tuple[int, ...]) -> str:
+    return ", ".join(f"#{c}" for c in cards)
+
+
+class Placed(NamedTuple):
+    """A hand card went into its owner's window. [FILL-1]"""
+
+    seat: int
+    kind: str
+    card: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} places {self.kind} (#{self.card}) in the window"
+
+
+class WindowDone(NamedTuple):
+    """A seat finished filling its window. [FILL-1]"""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} is done filling the window"
+
+
+class Stored(NamedTuple):
+    """A hand card went into its owner's safe. [STORE-1]"""
+
+    seat: int
+    kind: str
+    card: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} stores {self.kind} (#{self.card}) in the safe"
+
+
+class Passed(NamedTuple):
+    """A seat passed in the store phase and took a purchase card. [STORE-2]"""
+
+    seat: int
+    purchase_card: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} passes and takes purchase card {self.purchase_card}"
+
+
+class Bought(NamedTuple):
+    """A seat bought a whole window into its safe. [BUY-2, BUY-3]"""
+
+    seat: int
+    owner: int
+    cards: tuple[int, ...]
+    price: int
+
+    def __str__(self) -> str:
+        whose = "its own window" if self.owner == self.seat else f"seat {self.owner}'s window"
+        return (
+            f"seat {self.seat} buys {whose} ({len(self.cards)} cards: {_cards(self.cards)}) "
+            f"for {self.price}"
+        )
+
+
+class Declined(NamedTuple):
+    """A seat with an empty window bought nothing. [BUY-5]"""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} declines to buy"
+
+
+class Sold(NamedTuple):
+    """A complete row left a safe: ``cash`` cards became cash, ``discarded`` did not pay.
+
+    ``rows`` is the number of rows in the safe at the moment of sale, the sold row
+    included. [SELL-2..SELL-5]
+    """
+
+    seat: int
+    kind: str
+    rows: int
+    payout: int
+    cash: tuple[int, ...]
+    discarded: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"seat {self.seat} sells a row of {self.kind} with {self.rows} row(s) in the safe: "
+            f"paid {self.payout}, {len(self.discarded)} discarded"
+        )
+
+
+class Taxed(NamedTuple):
+    """A seat paid tax cards out of its bank. [END-2]"""
+
+    seat: int
+    cards: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} pays {len(self.cards)} cash card(s) in tax"
+
+
+class Reshuffled(NamedTuple):
+    """Discards and deck were shuffled together. [END-3]"""
+
+    deck_size: int
+
+    def __str__(self) -> str:
+        return f"discards shuffled into the deck ({self.deck_size} cards)"
+
+
+class Dealt(NamedTuple):
+    """Cards from the deck went to a seat's hand or, at setup, its bank. [SETUP-3/4, END-5]"""
+
+    seat: int
+    zone: str
+    cards: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} is dealt {len(self.cards)} card(s) to {self.zone}"
+
+
+class RoundEnded(NamedTuple):
+    """A round is over; ``start_player`` starts the next one. [END-1]"""
+
+    round: int
+    start_player: int
+
+    def __str__(self) -> str:
+        return f"round {self.round} ends; seat {self.start_player} is start player"
+
+
+class GameEnded(NamedTuple):
+    """The game is over: ``termination`` is ``finished`` or ``capped``. [END-4, TERM-1]"""
+
+    termination: str
+    scores: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"game {self.termination}; scores {list(self.scores)}"
+
+
+Event = (
+    Placed
+    | WindowDone
+    | Stored
+    | Passed
+    | Bought
+    | Declined
+    | Sold
+    | Taxed
+    | Reshuffled
+    | Dealt
+    | RoundEnded
+    | GameEnded
+)
+
+_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls
+    for cls in (
+        Placed,
+        WindowDone,
+        Stored,
+        Passed,
+        Bought,
+        Declined,
+        Sold,
+        Taxed,
+        Reshuffled,
+        Dealt,
+        RoundEnded,
+        GameEnded,
+    )
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """Plain JSON-ready data: ``{"type": "Sold", "seat": 1, ...}``."""
+    out: dict[str, Any] = {"type": type(event).__name__}
+    for key, value in event._asdict().items():
+        out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Inverse of :func:`event_to_dict`."""
+    fields = dict(data)
+    cls = _TYPES[fields.pop("type")]
+    args = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    event: Event = cls(**args)
+    return event

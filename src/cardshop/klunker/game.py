@@ -1,0 +1,1003 @@
+"""The Klunker-family engine: one generic game driven by a compiled variant.
+
+State layout (the hot path uses plain ints and lists only):
+
+* every card has an id ``0 .. n_cards-1``; the ids of one kind are contiguous;
+* ``where[card]`` is the zone a card is in. Zones are numbered: for seat ``s``,
+  ``3s`` hand, ``3s+1`` window, ``3s+2`` safe; ``3n+s`` bank (cash pile); ``4n``
+  deck; ``4n+1`` discard (``n`` players);
+* ``counts[zone * K + kind]`` and ``totals[zone]`` are kept in step with ``where``;
+* ``deck`` lists the deck's card ids in order, the top card last.
+
+Clause IDs in comments refer to the rules digest, docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from cardshop._core import Action, Seat, derive_rng
+from cardshop._errors import (
+    ActionParseError,
+    GameStateError,
+    IllegalActionError,
+    PositionError,
+    SetupError,
+)
+from cardshop.klunker.events import (
+    Bought,
+    Dealt,
+    Declined,
+    Event,
+    GameEnded,
+    Passed,
+    Placed,
+    Reshuffled,
+    RoundEnded,
+    Sold,
+    Stored,
+    Taxed,
+    WindowDone,
+)
+from cardshop.klunker.variant import Rules, Variant
+
+__all__ = ["Game", "Observation", "Phase", "Result", "Termination", "new_game"]
+
+
+class Phase(StrEnum):
+    """Whose decision it is about: the step of the round, or the game being over."""
+
+    FILL = "fill"
+    STORE = "store"
+    PURCHASE = "purchase"
+    SELL = "sell"  # the buyer chooses which completed row to sell first (SELL-6)
+    OVER = "over"
+
+
+class Termination(StrEnum):
+    """How a game ended."""
+
+    FINISHED = "finished"  # the deck could not refill every hand (END-4)
+    CAPPED = "capped"  # the variant's round cap was reached (TERM-1)
+
+
+_PHASES = (Phase.FILL, Phase.STORE, Phase.PURCHASE, Phase.SELL, Phase.OVER)
+FILL, STORE, PURCHASE, SELL, OVER = range(5)
+S_FILL, S_STORE, S_PURCHASE, S_TAX, S_RESHUFFLE, S_REFILL = range(6)
+_TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
+
+DONE = Action("done")
+PASS = Action("pass")
+DECLINE = Action("decline")
+
+VERBS = {
+    "window": "window KIND  (fill: put a hand card in your window)",
+    "done": "done  (fill: finish filling your window)",
+    "store": "store KIND  (store: put a hand card in your safe)",
+    "pass": "pass  (store: stop storing and take the lowest purchase card)",
+    "buy": "buy SEAT  (purchase: buy all of that seat's window)",
+    "decline": "decline  (purchase: buy nothing; only with an empty window)",
+    "sell": "sell KIND  (sell: choose which completed row to sell first)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seat may know. Card kinds are counts in the variant's kind order.
+
+    Public: windows, safes, cash pile sizes, purchase cards, start player, discards,
+    deck size, every hand's size. Private to ``seat``: its own hand. Hidden from
+    everyone: other hands' cards, the deck's order and contents, the faces of all
+    cash cards (the owner's included). [CARD-2]
+    """
+
+    seat: Seat
+    players: int
+    kinds: tuple[str, ...]
+    phase: Phase
+    current_player: Seat | None
+    round: int
+    start_player: Seat
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    windows: tuple[tuple[int, ...], ...]
+    safes: tuple[tuple[int, ...], ...]
+    cash: tuple[int, ...]
+    purchase_cards: tuple[int, ...]  # per seat, 0 = none
+    buying: int  # the purchase card whose turn it is (0 outside purchase/sell)
+    deck_size: int
+    discard: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of a game: scores, ranks (1 = best, ties share a rank) and winners."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[Seat, ...]
+    termination: Termination
+    rounds: int
+
+    @property
+    def order(self) -> tuple[Seat, ...]:
+        """Seats from best to worst (tied seats by seat number)."""
+        return tuple(sorted(range(len(self.ranks)), key=lambda s: (self.ranks[s], s)))
+
+
+class Game:
+    """A game of a Klunker-family variant.
+
+    ``apply`` validates every action and raises :class:`IllegalActionError` (leaving
+    the game untouched) for one the rules forbid. Create games with :func:`new_game`,
+    :meth:`from_position` or :meth:`from_json`.
+    """
+
+    __slots__ = (
+        "_acted",
+        "_buying",
+        "_chance",
+        "_counts",
+        "_deck",
+        "_decliner",
+        "_held",
+        "_next_card",
+        "_phase",
+        "_round",
+        "_start",
+        "_step",
+        "_termination",
+        "_totals",
+        "_turn",
+        "_where",
+        "first_player",
+        "history",
+        "n",
+        "rules",
+        "seed",
+        "variant",
+    )
+
+    rules: Rules
+    variant: Variant
+    n: int
+    seed: int
+    first_player: Seat
+    history: list[Action]
+
+    # ------------------------------------------------------------------ creation
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        seed: int | None = None,
+        first_player: Seat | None = None,
+    ) -> None:
+        rules = variant.rules
+        if not isinstance(players, int) or not (rules.min_players <= players <= rules.max_players):
+            raise SetupError(
+                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
+                f"players, not {players!r}"
+            )
+        if seed is None:
+            seed = secrets.randbits(63)
+        if first_player is not None and not (
+            isinstance(first_player, int) and 0 <= first_player < players
+        ):
+            raise SetupError(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
+        self._init_empty(variant, players, seed)
+        rng = derive_rng(seed, "setup")
+        if first_player is None:
+            first_player = rng.randrange(players)  # SETUP-2
+        self.first_player = first_player
+        self._start = first_player
+        deck = list(range(rules.n_cards))
+        rng.shuffle(deck)
+        self._deck = deck
+        n_zones = 4 * players + 2
+        deck_zone = 4 * players
+        self._where = [deck_zone] * rules.n_cards
+        self._counts = [0] * (n_zones * len(rules.kinds))
+        k = len(rules.kinds)
+        for card in deck:
+            self._counts[deck_zone * k + rules.kind_of[card]] += 1
+        self._totals = [0] * n_zones
+        self._totals[deck_zone] = rules.n_cards
+        events: list[Event] = []
+        cash = rules.starting_cash[players]
+        for i in range(players):  # SETUP-3
+            s = (first_player + i) % players
+            if cash:
+                events.append(Dealt(s, "bank", self._deal(3 * players + s, cash)))
+        for i in range(players):  # SETUP-4
+            s = (first_player + i) % players
+            events.append(Dealt(s, "hand", self._deal(3 * s, rules.hand_size)))
+        self._round = 1
+        self._step = 0
+        self._run_steps(events)
+
+    def _init_empty(self, variant: Variant, players: int, seed: int) -> None:
+        self.variant = variant
+        self.rules = variant.rules
+        self.n = players
+        self.seed = seed
+        self.history = []
+        self._chance = 0
+        self._held = [0] * players
+        self._next_card = 1
+        self._buying = 0
+        self._decliner = -1
+        self._acted = 0
+        self._termination = 0
+        self._phase = FILL
+        self._turn = -1
+
+    # ------------------------------------------------------------- public view
+
+    @property
+    def players(self) -> int:
+        """Number of players."""
+        return self.n
+
+    @property
+    def current_player(self) -> Seat | None:
+        """The seat to act, or ``None`` when the game is over."""
+        return self._turn if self._turn >= 0 else None
+
+    @property
+    def phase(self) -> Phase:
+        return _PHASES[self._phase]
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    @property
+    def round(self) -> int:
+        """The current round, from 1."""
+        return self._round
+
+    @property
+    def start_player(self) -> Seat:
+        return self._start
+
+    @property
+    def purchase_cards(self) -> tuple[int, ...]:
+        """The purchase card each seat holds (0 = none)."""
+        return tuple(self._held)
+
+    @property
+    def termination(self) -> Termination | None:
+        return _TERMINATIONS[self._termination]
+
+    def cash(self, seat: Seat) -> int:
+        """Number of cash cards in ``seat``'s bank: its score. [SCORE-1]"""
+        return self._totals[3 * self.n + seat]
+
+    def zone_counts(self, zone: str) -> dict[str, int]:
+        """Cards of each kind in a zone, e.g. ``zone_counts("safe:1")`` (kinds present only)."""
+        z = self._zone_index(zone)
+        k = len(self.rules.kinds)
+        row = self._counts[z * k : z * k + k]
+        return {name: c for name, c in zip(self.rules.kinds, row, strict=True) if c}
+
+    def zone_names(self) -> list[str]:
+        names = [f"{z}:{s}" for s in range(self.n) for z in ("hand", "window", "safe")]
+        names += [f"bank:{s}" for s in range(self.n)]
+        return [*names, "deck", "discard"]
+
+    def _zone_index(self, zone: str) -> int:
+        try:
+            return self.zone_names().index(zone)
+        except ValueError:
+            raise GameStateError(
+                f"unknown zone {zone!r}; zones are {', '.join(self.zone_names())}"
+            ) from None
+
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        """Every zone's card ids. The deck is listed top card first; others by id. [CARD-1]"""
+        names = self.zone_names()
+        out: dict[str, list[int]] = {name: [] for name in names}
+        deck_zone = 4 * self.n
+        for card, z in enumerate(self._where):
+            if z != deck_zone:
+                out[names[z]].append(card)
+        out["deck"] = self._deck[::-1]
+        return {name: tuple(cards) for name, cards in out.items()}
+
+    def card_kind(self, card: int) -> str:
+        """The jewelry kind of a card id."""
+        return self.rules.kinds[self.rules.kind_of[card]]
+
+    # ------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> list[Action]:
+        """The actions the current player may take, sorted by text; empty when over."""
+        phase = self._phase
+        turn = self._turn
+        rules = self.rules
+        counts = self._counts
+        k = len(rules.kinds)
+        if phase == FILL:
+            base = 3 * turn * k
+            acts = [rules.place_actions[i] for i in rules.alpha if counts[base + i]]
+            if self._totals[3 * turn + 1] or not acts:  # FILL-2
+                acts.insert(0, DONE)
+            return acts
+        if phase == STORE:
+            base = 3 * turn * k
+            acts = [PASS]
+            acts += [rules.store_actions[i] for i in rules.alpha if counts[base + i]]
+            return acts
+        if phase == PURCHASE:
+            totals = self._totals
+            n = self.n
+            can_pay = rules.broke_may_buy or totals[3 * n + turn] >= rules.price  # BUY-6
+            acts = [
+                rules.buy_actions[w]
+                for w in range(n)
+                if totals[3 * w + 1] and (w == turn or can_pay)
+            ]
+            if not totals[3 * turn + 1]:  # BUY-4/5
+                acts.append(DECLINE)
+            return acts
+        if phase == SELL:
+            base = (3 * turn + 2) * k
+            size = rules.set_size
+            return [rules.sell_actions[i] for i in rules.alpha if counts[base + i] >= size]
+        return []
+
+    def is_legal(self, action: Action | str) -> bool:
+        try:
+            parsed = self.parse_action(action) if isinstance(action, str) else action
+        except ActionParseError:
+            return False
+        return self._why_illegal(parsed) is None
+
+    def parse_action(self, text: str) -> Action:
+        """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
+
+        Checks the verb and that the argument names a card kind or seat of this game;
+        whether the action is legal *now* is for :meth:`apply` to check.
+        """
+        action = Action.from_text(text)
+        verb, arg = action
+        rules = self.rules
+        if verb not in VERBS:
+            raise ActionParseError(
+                f"unknown action {text!r}; actions are: " + "; ".join(VERBS.values())
+            )
+        if verb in ("done", "pass", "decline"):
+            if arg is not None:
+                raise ActionParseError(f"{verb!r} takes no argument (got {text!r})")
+            return Action(verb)
+        if arg is None:
+            raise ActionParseError(f"{text!r} needs an argument: {VERBS[verb]}")
+        if verb == "buy":
+            if not isinstance(arg, int) or not 0 <= arg < self.n:
+                raise ActionParseError(f"{text!r}: seat must be 0..{self.n - 1}")
+            return rules.buy_actions[arg]
+        if not isinstance(arg, str) or arg not in rules.kind_index:
+            raise ActionParseError(
+                f"{text!r}: unknown card kind; kinds are {', '.join(rules.kinds)}"
+            )
+        return Action(verb, arg)
+
+    # ----------------------------------------------------------------- apply
+
+    def apply(self, action: Action | str) -> list[Event]:
+        """Play ``action`` (an :class:`Action` or its text) for the current player.
+
+        Returns the events it caused, including automatic steps that followed (sales,
+        tax, reshuffle, refill, end of round or game). Raises
+        :class:`IllegalActionError` and changes nothing if the rules forbid it.
+        """
+        if isinstance(action, str):
+            action = self.parse_action(action)
+        why = self._why_illegal(action)
+        if why is not None:
+            raise IllegalActionError(
+                f"illegal action {str(action)!r} for seat {self._turn} in {self.phase.value} "
+                f"phase of round {self._round}: {why}"
+            )
+        events: list[Event] = []
+        self._do(action, events)
+        self.history.append(action)
+        return events
+
+    def _why_illegal(self, action: Action) -> str | None:
+        """Why ``action`` is illegal now, or None if it is legal."""
+        turn = self._turn
+        if turn < 0:
+            return "the game is over"
+        verb, arg = action
+        phase = self._phase
+        rules = self.rules
+        n = self.n
+        if verb not in VERBS:
+            return f"unknown verb {verb!r}"
+        expected = {
+            FILL: ("window", "done"),
+            STORE: ("store", "pass"),
+            PURCHASE: ("buy", "decline"),
+            SELL: ("sell",),
+        }[phase]
+        if verb not in expected:
+            return f"in this phase the actions are {' / '.join(expected)}"
+        k = len(rules.kinds)
+        if verb in ("window", "store", "sell"):
+            kind = rules.kind_index.get(arg) if isinstance(arg, str) else None
+            if kind is None:
+                return f"unknown card kind {arg!r}; kinds are {', '.join(rules.kinds)}"
+            if verb == "sell":
+                if self._counts[(3 * turn + 2) * k + kind] < rules.set_size:
+                    return f"the safe holds no complete row of {arg}"
+                return None
+            if not self._counts[3 * turn * k + kind]:
+                return f"no {arg} in hand"
+            return None
+        if verb == "done":
+            if not self._totals[3 * turn + 1] and self._totals[3 * turn]:
+                return "the window is empty: place at least one card first (FILL-2)"
+            return None
+        if verb == "pass":
+            return None
+        window = self._totals[3 * turn + 1]
+        if verb == "decline":
+            if window:
+                return "a player whose window is not empty must buy (BUY-4)"
+            return None
+        # buy
+        if not isinstance(arg, int) or not 0 <= arg < n:
+            return f"no seat {arg!r}; seats are 0..{n - 1}"
+        if not self._totals[3 * arg + 1]:
+            return f"seat {arg}'s window is empty (BUY-2)"
+        if arg != turn and not rules.broke_may_buy:
+            cash = self._totals[3 * n + turn]
+            if cash < rules.price:
+                return (
+                    f"seat {turn} has {cash} cash and cannot pay {rules.price} "
+                    f"for another player's window (BUY-6)"
+                )
+        return None
+
+    def _do(self, action: Action, events: list[Event]) -> None:
+        """Carry out a legal action (no checks)."""
+        verb, arg = action
+        turn = self._turn
+        rules = self.rules
+        n = self.n
+        if verb == "window":  # FILL-1
+            kind = rules.kind_index[arg]  # type: ignore[index]
+            card = self._move(kind, 3 * turn, 3 * turn + 1)
+            events.append(Placed(turn, arg, card))  # type: ignore[arg-type]
+        elif verb == "done":
+            events.append(WindowDone(turn))
+            self._acted += 1
+            if self._acted == n:
+                self._step += 1
+                self._run_steps(events)
+            else:
+                self._turn = (self._start + self._acted) % n
+        elif verb == "store":  # STORE-1
+            kind = rules.kind_index[arg]  # type: ignore[index]
+            card = self._move(kind, 3 * turn, 3 * turn + 2)
+            events.append(Stored(turn, arg, card))  # type: ignore[arg-type]
+            self._sell_completed(turn, events)  # SELL-2
+            self._next_storer()
+        elif verb == "pass":  # STORE-2
+            card_no = self._next_card
+            self._held[turn] = card_no
+            self._next_card = card_no + 1
+            events.append(Passed(turn, card_no))
+            if card_no == n:  # STORE-4
+                self._step += 1
+                self._run_steps(events)
+            else:
+                self._next_storer()
+        elif verb == "buy":
+            self._buy(turn, arg, events)  # type: ignore[arg-type]
+        elif verb == "decline":  # BUY-5
+            events.append(Declined(turn))
+            if self._decliner < 0:
+                self._decliner = turn
+            if rules.decline_ends_phase:
+                self._end_purchase(events)
+            else:
+                self._next_buyer(events)
+        else:  # sell  (SELL-6)
+            self._sell_row(turn, rules.kind_index[arg], events)  # type: ignore[index]
+            if self._sell_completed(turn, events):
+                self._next_buyer(events)
+
+    # ------------------------------------------------------------ mechanics
+
+    def _move(self, kind: int, src: int, dst: int) -> int:
+        """Move one card of ``kind`` from zone ``src`` to ``dst``; return its id."""
+        rules = self.rules
+        where = self._where
+        card = where.index(src, rules.kind_start[kind], rules.kind_start[kind + 1])
+        where[card] = dst
+        k = len(rules.kinds)
+        counts = self._counts
+        counts[src * k + kind] -= 1
+        counts[dst * k + kind] += 1
+        totals = self._totals
+        totals[src] -= 1
+        totals[dst] += 1
+        return card
+
+    def _move_any(self, src: int, dst: int) -> int:
+        """Move one card of any kind (the first kind present) from ``src`` to ``dst``."""
+        k = len(self.rules.kinds)
+        counts = self._counts
+        base = src * k
+        for kind in range(k):
+            if counts[base + kind]:
+                return self._move(kind, src, dst)
+        raise AssertionError("zone is empty")  # pragma: no cover
+
+    def _to_deck(self, card: int, src: int) -> None:
+        deck_zone = 4 * self.n
+        kind = self.rules.kind_of[card]
+        k = len(self.rules.kinds)
+        self._where[card] = deck_zone
+        self._counts[src * k + kind] -= 1
+        self._counts[deck_zone * k + kind] += 1
+        self._totals[src] -= 1
+        self._totals[deck_zone] += 1
+        self._deck.append(card)
+
+    def _deal(self, zone: int, count: int) -> tuple[int, ...]:
+        deck = self._deck
+        where = self._where
+        kind_of = self.rules.kind_of
+        counts = self._counts
+        k = len(self.rules.kinds)
+        deck_base = 4 * self.n * k
+        base = zone * k
+        cards = []
+        for _ in range(count):
+            card = deck.pop()
+            where[card] = zone
+            kind = kind_of[card]
+            counts[deck_base + kind] -= 1
+            counts[base + kind] += 1
+            cards.append(card)
+        self._totals[4 * self.n] -= count
+        self._totals[zone] += count
+        return tuple(cards)
+
+    def _rows(self, seat: Seat) -> int:
+        """Rows in a seat's safe: per kind, ceil(count / set size). [SELL-1]"""
+        size = self.rules.set_size
+        k = len(self.rules.kinds)
+        base = (3 * seat + 2) * k
+        return sum((c + size - 1) // size for c in self._counts[base : base + k])
+
+    def _sell_row(self, seat: Seat, kind: int, events: list[Event]) -> None:
+        """Sell one complete row of ``kind`` from ``seat``'s safe. [SELL-3, SELL-4, SELL-5]"""
+        rules = self.rules
+        rows = self._rows(seat)
+        pay = rules.pay_for(kind, rows)
+        safe = 3 * seat + 2
+        bank = 3 * self.n + seat
+        cash = tuple(self._move(kind, safe, bank) for _ in range(pay))
+        discard = 4 * self.n + 1
+        gone = tuple(self._move(kind, safe, discard) for _ in range(rules.set_size - pay))
+        if rules.unpaid_to_deck:
+            for card in gone:
+                self._to_deck(card, discard)
+        events.append(Sold(seat, rules.kinds[kind], rows, pay, cash, gone))
+
+    def _sell_completed(self, seat: Seat, events: list[Event]) -> bool:
+        """Sell completed rows while there is no choice to make. [SELL-2, SELL-6]
+
+        Returns True when no complete row is left; False when rows of two or more
+        kinds are complete and the seat must choose (the phase becomes SELL).
+        """
+        rules = self.rules
+        k = len(rules.kinds)
+        size = rules.set_size
+        base = (3 * seat + 2) * k
+        counts = self._counts
+        while True:
+            done = [i for i in range(k) if counts[base + i] >= size]
+            if not done:
+                if self._phase == SELL:
+                    self._phase = PURCHASE
+                return True
+            if len(done) > 1:
+                self._phase = SELL
+                return False
+            self._sell_row(seat, done[0], events)
+
+    def _next_storer(self) -> None:
+        held = self._held
+        n = self.n
+        turn = self._turn
+        for i in range(1, n + 1):
+            seat = (turn + i) % n
+            if not held[seat]:
+                self._turn = seat
+                return
+
+    def _buy(self, seat: Seat, owner: Seat, events: list[Event]) -> None:
+        """Buy all of ``owner``'s window into ``seat``'s safe. [BUY-2, BUY-3]"""
+        rules = self.rules
+        n = self.n
+        k = len(rules.kinds)
+        window = 3 * owner + 1
+        safe = 3 * seat + 2
+        where = self._where
+        counts = self._counts
+        cards = tuple(c for c, z in enumerate(where) if z == window)
+        kind_of = rules.kind_of
+        for card in cards:
+            where[card] = safe
+            kind = kind_of[card]
+            counts[window * k + kind] -= 1
+            counts[safe * k + kind] += 1
+        moved = len(cards)
+        self._totals[window] -= moved
+        self._totals[safe] += moved
+        price = 0
+        if owner != seat:
+            price = min(rules.price, self._totals[3 * n + seat])
+            for _ in range(price):
+                self._move_any(3 * n + seat, 3 * n + owner)
+        events.append(Bought(seat, owner, cards, price))
+        if self._sell_completed(seat, events):
+            self._next_buyer(events)
+
+    def _next_buyer(self, events: list[Event]) -> None:
+        """Hand the turn to the next purchase card, or end the phase. [BUY-1]"""
+        card_no = self._buying + 1
+        if card_no > self.n:
+            self._end_purchase(events)
+            return
+        self._buying = card_no
+        self._turn = self._held.index(card_no)
+        self._phase = PURCHASE
+
+    def _end_purchase(self, events: list[Event]) -> None:
+        """Purchase cards go back; a decliner becomes start player. [END-1]"""
+        self._held = [0] * self.n
+        self._next_card = 1
+        self._buying = 0
+        if self._decliner >= 0:
+            self._start = self._decliner
+            self._decliner = -1
+        self._step += 1
+        self._run_steps(events)
+
+    def _run_steps(self, events: list[Event]) -> None:
+        """Run automatic steps until a player must decide or the game ends. [ROUND-1]"""
+        rules = self.rules
+        steps = rules.steps
+        n = self.n
+        while True:
+            if self._step == len(steps):
+                events.append(RoundEnded(self._round, self._start))
+                if self._round >= rules.round_cap:  # TERM-1
+                    self._end_game(2, events)
+                    return
+                self._round += 1
+                self._step = 0
+            code = steps[self._step]
+            if code == S_FILL:
+                self._phase = FILL
+                self._acted = 0
+                self._turn = self._start
+                return
+            if code == S_STORE:
+                self._phase = STORE
+                self._next_card = 1
+                self._turn = self._start
+                return
+            if code == S_PURCHASE:
+                self._phase = PURCHASE
+                self._buying = 1
+                self._turn = self._held.index(1)
+                return
+            if code == S_TAX:  # END-2
+                due = rules.tax.get(n, 0)
+                if due:
+                    for i in range(n):
+                        seat = (self._start + i) % n
+                        bank = 3 * n + seat
+                        paid = []
+                        for _ in range(min(due, self._totals[bank])):
+                            card = self._move_any(bank, 4 * n + 1)
+                            if rules.tax_to_deck:
+                                self._to_deck(card, 4 * n + 1)
+                            paid.append(card)
+                        events.append(Taxed(seat, tuple(paid)))
+            elif code == S_RESHUFFLE:  # END-3
+                self._reshuffle(events)
+            elif code == S_REFILL and not self._refill(events):  # END-4, END-5
+                self._end_game(1, events)
+                return
+            self._step += 1
+
+    def _reshuffle(self, events: list[Event]) -> None:
+        n = self.n
+        discard_zone = 4 * n + 1
+        for card in [c for c, z in enumerate(self._where) if z == discard_zone]:
+            self._to_deck(card, discard_zone)
+        self._chance += 1
+        derive_rng(self.seed, "reshuffle", self._chance).shuffle(self._deck)
+        events.append(Reshuffled(len(self._deck)))
+
+    def _refill(self, events: list[Event]) -> bool:
+        n = self.n
+        size = self.rules.hand_size
+        totals = self._totals
+        need = sum(max(0, size - totals[3 * s]) for s in range(n))
+        if need > len(self._deck):
+            return False
+        for i in range(n):
+            seat = (self._start + i) % n
+            missing = size - totals[3 * seat]
+            if missing > 0:
+                events.append(Dealt(seat, "hand", self._deal(3 * seat, missing)))
+        return True
+
+    def _end_game(self, termination: int, events: list[Event]) -> None:
+        self._termination = termination
+        self._phase = OVER
+        self._turn = -1
+        n = self.n
+        scores = tuple(self._totals[3 * n : 4 * n])
+        events.append(GameEnded(_TERMINATIONS[termination].value, scores))  # type: ignore[union-attr]
+
+    # ---------------------------------------------------------------- results
+
+    def scores(self) -> tuple[int, ...]:
+        """Cash cards per seat (the score, at any moment). [SCORE-1]"""
+        n = self.n
+        return tuple(self._totals[3 * n : 4 * n])
+
+    def result(self) -> Result:
+        """Scores, ranks with the variant's tiebreaks, and winners. [SCORE-1, SCORE-2]
+
+        Raises :class:`GameStateError` while the game is still running.
+        """
+        if self._phase != OVER:
+            raise GameStateError("the game is not over yet; result() needs a finished game")
+        scores = self.scores()
+        keys = [self._rank_key(s) for s in range(self.n)]
+        ranks = tuple(1 + sum(1 for other in keys if other < key) for key in keys)
+        winners = tuple(s for s in range(self.n) if ranks[s] == 1)
+        termination = self.termination
+        assert termination is not None
+        return Result(scores, ranks, winners, termination, self._round)
+
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        totals = self._totals
+        key = [-totals[3 * self.n + seat]]
+        for rule in self.rules.tiebreak:
+            if rule == "fewest_safe_and_window":
+                key.append(totals[3 * seat + 1] + totals[3 * seat + 2])
+            elif rule == "fewest_safe":
+                key.append(totals[3 * seat + 2])
+            else:
+                key.append(totals[3 * seat + 1])
+        return tuple(key)
+
+    # ------------------------------------------------------------ observation
+
+    def observation(self, seat: Seat) -> Observation:
+        """What ``seat`` may know, and nothing more. [CARD-2]"""
+        n = self.n
+        if not (isinstance(seat, int) and 0 <= seat < n):
+            raise GameStateError(f"no seat {seat!r}; seats are 0..{n - 1}")
+        k = len(self.rules.kinds)
+        counts = self._counts
+        totals = self._totals
+        return Observation(
+            seat=seat,
+            players=n,
+            kinds=self.rules.kinds,
+            phase=_PHASES[self._phase],
+            current_player=self._turn if self._turn >= 0 else None,
+            round=self._round,
+            start_player=self._start,
+            hand=tuple(counts[3 * seat * k : 3 * seat * k + k]),
+            hand_sizes=tuple(totals[0 : 3 * n : 3]),
+            windows=tuple(tuple(counts[(3 * s + 1) * k : (3 * s + 2) * k]) for s in range(n)),
+            safes=tuple(tuple(counts[(3 * s + 2) * k : (3 * s + 3) * k]) for s in range(n)),
+            cash=tuple(totals[3 * n : 4 * n]),
+            purchase_cards=tuple(self._held),
+            buying=self._buying,
+            deck_size=totals[4 * n],
+            discard=tuple(counts[(4 * n + 1) * k : (4 * n + 2) * k]),
+        )
+
+    # ------------------------------------------------------------------ copies
+
+    def clone(self) -> Game:
+        """An independent copy: playing on it never changes this game."""
+        g = Game.__new__(Game)
+        g.variant = self.variant
+        g.rules = self.rules
+        g.n = self.n
+        g.seed = self.seed
+        g.first_player = self.first_player
+        g.history = self.history.copy()
+        g._chance = self._chance
+        g._where = self._where.copy()
+        g._counts = self._counts.copy()
+        g._totals = self._totals.copy()
+        g._deck = self._deck.copy()
+        g._held = self._held.copy()
+        g._next_card = self._next_card
+        g._buying = self._buying
+        g._decliner = self._decliner
+        g._acted = self._acted
+        g._termination = self._termination
+        g._phase = self._phase
+        g._turn = self._turn
+        g._start = self._start
+        g._round = self._round
+        g._step = self._step
+        return g
+
+    __copy__ = clone
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.clone()
+
+    def _state(self) -> tuple[Any, ...]:
+        return (
+            self.rules.content_hash,
+            self.n,
+            self.seed,
+            self._chance,
+            self._where,
+            self._deck,
+            self._held,
+            self._next_card,
+            self._buying,
+            self._decliner,
+            self._acted,
+            self._termination,
+            self._phase,
+            self._turn,
+            self._start,
+            self._round,
+            self._step,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Games are equal when their whole state is (history and first player aside)."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self._state() == other._state()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        turn = "over" if self._turn < 0 else f"seat {self._turn} to act"
+        return (
+            f"<Game {self.rules.name} players={self.n} seed={self.seed} "
+            f"round={self._round} phase={self.phase.value} {turn}>"
+        )
+
+    # -------------------------------------------------------------------- JSON
+
+    FORMAT = "cardshop-klunker-game/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole game as JSON-ready data (the resolved variant included)."""
+        return {
+            "format": self.FORMAT,
+            "variant": self.variant.to_data(),
+            "variant_hash": self.rules.content_hash,
+            "players": self.n,
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "history": [str(a) for a in self.history],
+            "state": {
+                "chance": self._chance,
+                "where": self._where,
+                "deck": self._deck,
+                "held": self._held,
+                "next_card": self._next_card,
+                "buying": self._buying,
+                "decliner": self._decliner,
+                "acted": self._acted,
+                "termination": self._termination,
+                "phase": self._phase,
+                "turn": self._turn,
+                "start": self._start,
+                "round": self._round,
+                "step": self._step,
+            },
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any]) -> Game:
+        """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
+        from cardshop.klunker._serial import game_from_dict
+
+        if isinstance(text, Mapping):
+            data: Any = dict(text)
+        else:
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise PositionError(f"not a game in JSON: {exc}") from None
+        return game_from_dict(cls, data)
+
+    @classmethod
+    def from_position(
+        cls, position: Mapping[str, Any] | str, variant: Variant | str | None = None
+    ) -> Game:
+        """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
+        from cardshop.klunker.position import game_from_position
+
+        return game_from_position(cls, position, variant)
+
+    def to_position(self) -> dict[str, Any]:
+        """This game as a position (docs/positions.md); card identities are not kept."""
+        from cardshop.klunker.position import position_of
+
+        return position_of(self)
+
+    def _check_counts(self) -> None:
+        """Rebuild counts and totals from ``where`` (after a raw restore)."""
+        k = len(self.rules.kinds)
+        n_zones = 4 * self.n + 2
+        counts = [0] * (n_zones * k)
+        totals = [0] * n_zones
+        kind_of = self.rules.kind_of
+        for card, z in enumerate(self._where):
+            counts[z * k + kind_of[card]] += 1
+            totals[z] += 1
+        self._counts = counts
+        self._totals = totals
+
+
+def new_game(
+    variant: Variant | str,
+    players: int,
+    seed: int | None = None,
+    first_player: Seat | None = None,
+) -> Game:
+    """Start a game: shuffle, deal starting cash and hands, and stop at the first decision.
+
+    ``variant`` is a :class:`Variant` or anything :func:`cardshop.load_variant` takes.
+    ``seed`` makes every chance event reproducible (a fresh random seed if None, kept
+    in ``game.seed``). ``first_player`` is the first start player (drawn with the seed
+    if None). [SETUP-1..SETUP-4]
+    """
+    from cardshop._loader import load_variant
+
+    return Game(load_variant(variant), players, seed, first_player)
+
+
+def replay(
+    variant: Variant | str,
+    players: int,
+    seed: int,
+    first_player: Seat | None,
+    actions: Iterable[Action | str],
+) -> Game:
+    """Replay a game from its setup and its actions (texts or actions)."""
+    game = new_game(variant, players, seed, first_player)
+    for i, action in enumerate(actions):
+        try:
+            game.apply(action)
+        except (IllegalActionError, ActionParseError) as exc:
+            raise IllegalActionError(f"action {i + 1} ({action}) does not replay: {exc}") from None
+    return game

@@ -1,0 +1,341 @@
+"""The Klunker family's variant format: a pydantic model, checks, and the compiled rules.
+
+Each key maps to one named piece of behaviour; the clause IDs in brackets refer to
+the rules digest (docs/rules.md). The engine reads the compiled :class:`Rules`, a
+plain frozen object of ints and tuples, never the pydantic model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from cardshop._core import Action
+
+__all__ = ["Match", "Players", "Purchase", "Rules", "Sale", "Step", "Tax", "Variant"]
+
+Slug = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
+PositiveInt = Annotated[int, Field(gt=0)]
+NonNegativeInt = Annotated[int, Field(ge=0)]
+
+Step = Literal["fill", "store", "purchase", "tax", "reshuffle", "refill"]
+"""Round steps. ``fill``, ``store`` and ``purchase`` ask players for decisions; the
+others happen on their own, in the order the variant lists them."""
+
+TiebreakRule = Literal["fewest_safe_and_window", "fewest_safe", "fewest_window"]
+Destination = Literal["discard", "deck"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Players(_Model):
+    """Allowed player counts, inclusive. [SETUP-1]"""
+
+    min: PositiveInt = Field(description="Fewest players.")
+    max: PositiveInt = Field(description="Most players.")
+
+
+class Sale(_Model):
+    """How completed rows in a safe are sold. [SELL-1..SELL-6]"""
+
+    set_size: PositiveInt = Field(
+        4, description="Cards of one kind that make a complete row (SELL-1)."
+    )
+    payout: list[NonNegativeInt] = Field(
+        min_length=1,
+        description=(
+            "Cash paid for a row, by the number of rows in the safe at the moment of sale "
+            "(sold row included): entry 0 for one row, entry 1 for two, ...; the last entry "
+            "applies to every larger count (SELL-3)."
+        ),
+    )
+    overrides: dict[Slug, NonNegativeInt] = Field(
+        default_factory=dict,
+        description="Card kinds whose rows always pay this much, whatever the row count (SELL-5).",
+    )
+    unpaid_to: Destination = Field(
+        "discard", description="Where the sold cards that do not pay go (SELL-4)."
+    )
+
+
+class Purchase(_Model):
+    """The purchase phase. [BUY-1..BUY-6]"""
+
+    price: NonNegativeInt = Field(
+        1, description="Cash cards paid to the owner for another player's window (BUY-3)."
+    )
+    broke_may_buy: bool = Field(
+        False,
+        description=(
+            "If true, a player with less cash than the price may still buy another's window "
+            "and pays what he has; if false he may not (BUY-6)."
+        ),
+    )
+    decline: Literal["ends_phase", "skip_turn"] = Field(
+        "ends_phase",
+        description=(
+            "What declining does: end the purchase phase for everyone (ends_phase) or only "
+            "pass this player's turn (skip_turn) (BUY-5)."
+        ),
+    )
+
+
+class Tax(_Model):
+    """The ``tax`` round step. [END-2]"""
+
+    per_player_count: dict[PositiveInt, NonNegativeInt] = Field(
+        default_factory=dict,
+        description="Cash cards each player pays, by number of players; absent counts pay 0.",
+    )
+    to: Destination = Field("deck", description="Where paid tax cards go.")
+
+
+class Match(_Model):
+    """A match of several games with summed scores. [MATCH-1]"""
+
+    games_per_player: PositiveInt = Field(
+        1,
+        description=(
+            "The match has players x games_per_player games; game i has seat i mod players "
+            "as first start player."
+        ),
+    )
+
+
+class Variant(_Model):
+    """A complete, validated Klunker-family variant (after ``extends`` is resolved)."""
+
+    family: Literal["klunker"] = Field("klunker", description="The family of games.")
+    name: Slug = Field(description="Short name, used to load the variant and in records.")
+    title: str = Field("", description="Human title.")
+    description: str = Field("", description="Free text for people.")
+    extends: Slug | str | None = Field(
+        None,
+        description=(
+            "Another variant (a built-in name, or a path relative to this file) whose keys "
+            "this file overrides; mappings merge key by key, lists and values replace."
+        ),
+    )
+    players: Players
+    cards: dict[Slug, PositiveInt] = Field(
+        min_length=1, description="Card kinds and how many of each the deck holds (CARD-1)."
+    )
+    hand_size: PositiveInt = Field(6, description="Cards in a full hand (SETUP-4, END-5).")
+    starting_cash: dict[PositiveInt, NonNegativeInt] = Field(
+        description="Face-down cash cards dealt to each player, by number of players (SETUP-3)."
+    )
+    steps: list[Step] = Field(
+        description=(
+            "The steps of a round, in order. Must contain fill, store, purchase (store before "
+            "purchase) and refill; may contain tax and reshuffle (ROUND-1)."
+        ),
+    )
+    sale: Sale
+    purchase: Purchase = Field(default_factory=lambda: Purchase())
+    tax: Tax = Field(default_factory=lambda: Tax())
+    tiebreak: list[TiebreakRule] = Field(
+        default_factory=list,
+        description="Tiebreaks after most cash, in order; players still tied share (SCORE-2).",
+    )
+    match: Match | None = Field(
+        None, description="If set, the variant is played as a match of several games (MATCH-1)."
+    )
+    round_cap: PositiveInt = Field(
+        200, description="A game still running after this many rounds ends as 'capped' (TERM-1)."
+    )
+
+    _rules: Rules | None = PrivateAttr(default=None)
+
+    def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Consistency problems that a schema alone cannot see, as (key path, reason)."""
+        errs: list[tuple[tuple[str | int, ...], str]] = []
+        if self.players.max < self.players.min:
+            errs.append((("players", "max"), "max is smaller than min"))
+        if self.players.min < 2:
+            errs.append((("players", "min"), "a game needs at least 2 players"))
+        for i, pay in enumerate(self.sale.payout):
+            if pay > self.sale.set_size:
+                errs.append(
+                    (
+                        ("sale", "payout", i),
+                        f"pays {pay}, more than the set size {self.sale.set_size}",
+                    )
+                )
+        for kind, pay in self.sale.overrides.items():
+            if kind not in self.cards:
+                errs.append(
+                    (
+                        ("sale", "overrides", kind),
+                        f"unknown card kind {kind!r}; kinds are {', '.join(self.cards)}",
+                    )
+                )
+            elif pay > self.sale.set_size:
+                errs.append(
+                    (
+                        ("sale", "overrides", kind),
+                        f"pays {pay}, more than the set size {self.sale.set_size}",
+                    )
+                )
+        total = sum(self.cards.values())
+        for n in range(self.players.min, self.players.max + 1):
+            if n not in self.starting_cash:
+                errs.append((("starting_cash",), f"no starting cash given for {n} players"))
+                continue
+            need = n * (self.starting_cash[n] + self.hand_size)
+            if need > total:
+                errs.append(
+                    (
+                        ("cards",),
+                        f"the deck has {total} cards but setting up {n} players needs {need}",
+                    )
+                )
+        for n in self.starting_cash:
+            if not self.players.min <= n <= self.players.max:
+                errs.append(
+                    (
+                        ("starting_cash", n),
+                        f"{n} players is outside players {self.players.min}..{self.players.max}",
+                    )
+                )
+        for n in self.tax.per_player_count:
+            if not self.players.min <= n <= self.players.max:
+                errs.append(
+                    (("tax", "per_player_count", n), f"{n} players is outside the player range")
+                )
+        for step in ("fill", "store", "purchase", "refill"):
+            if step not in self.steps:
+                errs.append((("steps",), f"a round needs the step {step!r}"))
+        for i, step in enumerate(self.steps):
+            if step in self.steps[:i]:
+                errs.append((("steps", i), f"step {step!r} appears twice"))
+        steps = self.steps
+        if "store" in steps and "purchase" in steps:
+            store_after = steps.index("store") > steps.index("purchase")
+            if store_after:
+                errs.append((("steps",), "store must come before purchase"))
+        if self.tax.per_player_count and "tax" not in self.steps:
+            errs.append((("tax",), "a tax is configured but 'tax' is not one of the steps"))
+        return errs
+
+    @property
+    def rules(self) -> Rules:
+        """The compiled rules that the engine runs (built once, then cached)."""
+        if self._rules is None:
+            self._rules = Rules.compile(self)
+        return self._rules
+
+    def to_data(self) -> dict[str, Any]:
+        """The resolved variant as plain data (``extends`` dropped: it is already applied)."""
+        data = self.model_dump(mode="json", exclude={"extends"})
+        return data
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the resolved variant's canonical JSON: changes iff the rules change."""
+        return self.rules.content_hash
+
+
+STEP_CODES: dict[str, int] = {
+    "fill": 0,
+    "store": 1,
+    "purchase": 2,
+    "tax": 3,
+    "reshuffle": 4,
+    "refill": 5,
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Rules:
+    """A variant compiled for the engine: kinds as indices, tables as tuples."""
+
+    variant: Variant
+    name: str
+    kinds: tuple[str, ...]
+    kind_index: dict[str, int]
+    kind_start: tuple[int, ...]  # first card id of each kind; ids are contiguous per kind
+    kind_of: tuple[int, ...]  # card id -> kind index
+    n_cards: int
+    min_players: int
+    max_players: int
+    hand_size: int
+    starting_cash: dict[int, int]
+    steps: tuple[int, ...]
+    set_size: int
+    payout: tuple[int, ...]
+    override: tuple[int, ...]  # per kind: fixed payout, or -1
+    unpaid_to_deck: bool
+    price: int
+    broke_may_buy: bool
+    decline_ends_phase: bool
+    tax: dict[int, int]
+    tax_to_deck: bool
+    tiebreak: tuple[str, ...]
+    games_per_player: int | None
+    round_cap: int
+    content_hash: str
+    # Interned actions and the alphabetical order of kinds, for sorted legal actions.
+    alpha: tuple[int, ...]
+    place_actions: tuple[Action, ...]
+    store_actions: tuple[Action, ...]
+    sell_actions: tuple[Action, ...]
+    buy_actions: tuple[Action, ...]
+
+    @classmethod
+    def compile(cls, v: Variant) -> Rules:
+        kinds = tuple(v.cards)
+        start: list[int] = []
+        kind_of: list[int] = []
+        for i, kind in enumerate(kinds):
+            start.append(len(kind_of))
+            kind_of.extend([i] * v.cards[kind])
+        data = v.to_data()
+        digest = hashlib.sha256(
+            json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+        return cls(
+            variant=v,
+            name=v.name,
+            kinds=kinds,
+            kind_index={k: i for i, k in enumerate(kinds)},
+            kind_start=(*start, len(kind_of)),
+            kind_of=tuple(kind_of),
+            n_cards=len(kind_of),
+            min_players=v.players.min,
+            max_players=v.players.max,
+            hand_size=v.hand_size,
+            starting_cash=dict(v.starting_cash),
+            steps=tuple(STEP_CODES[s] for s in v.steps),
+            set_size=v.sale.set_size,
+            payout=tuple(v.sale.payout),
+            override=tuple(v.sale.overrides.get(k, -1) for k in kinds),
+            unpaid_to_deck=v.sale.unpaid_to == "deck",
+            price=v.purchase.price,
+            broke_may_buy=v.purchase.broke_may_buy,
+            decline_ends_phase=v.purchase.decline == "ends_phase",
+            tax=dict(v.tax.per_player_count),
+            tax_to_deck=v.tax.to == "deck",
+            tiebreak=tuple(v.tiebreak),
+            games_per_player=v.match.games_per_player if v.match else None,
+            round_cap=v.round_cap,
+            content_hash=digest,
+            alpha=tuple(sorted(range(len(kinds)), key=kinds.__getitem__)),
+            place_actions=tuple(Action("window", k) for k in kinds),
+            store_actions=tuple(Action("store", k) for k in kinds),
+            sell_actions=tuple(Action("sell", k) for k in kinds),
+            buy_actions=tuple(Action("buy", s) for s in range(v.players.max)),
+        )
+
+    def pay_for(self, kind: int, rows: int) -> int:
+        """Cash paid for a row of ``kind`` sold while the safe holds ``rows`` rows. [SELL-3/5]"""
+        fixed = self.override[kind]
+        if fixed >= 0:
+            return fixed
+        table = self.payout
+        return table[rows - 1] if rows <= len(table) else table[-1]
