@@ -191,7 +191,8 @@ def test_round_1_steps_run_in_the_variants_order() -> None:
     assert names.index("Reshuffled") > first_tax
     assert names.index("Dealt") > names.index("Reshuffled")
     assert names[-1] == "RoundEnded"
-    assert game.phase == Phase.FILL and game.round == 2
+    assert game.phase == Phase.FILL
+    assert game.round == 2
 
 
 # ----------------------------------------------------------------------- fill
@@ -347,7 +348,8 @@ def test_buy_3_another_window_costs_the_price_own_is_free() -> None:
         seat(window={"monocle": 1}, cash=0),
     )
     bought = game.apply("buy 1")[0]
-    assert isinstance(bought, ev.Bought) and bought.price == 1
+    assert isinstance(bought, ev.Bought)
+    assert bought.price == 1
     assert game.scores() == (1, 2, 0)
     bought = game.apply("buy 0")[0]  # seat 1 (card 2): its window is gone; buys seat 0's
     assert bought == ev.Bought(1, 0, bought.cards, 1)
@@ -401,7 +403,8 @@ def test_buy_5_skip_turn_knob_lets_later_buyers_buy() -> None:
         variant=variant,
     )
     game.apply("decline")
-    assert game.phase == Phase.PURCHASE and game.current_player == 1
+    assert game.phase == Phase.PURCHASE
+    assert game.current_player == 1
     game.apply("buy 1")
     game.apply("buy 2")
     assert game.phase == Phase.FILL
@@ -426,7 +429,8 @@ def test_buy_6_broke_may_buy_knob_pays_what_one_has() -> None:
         seat(cash=0), seat(window={"pearl": 1}, cash=1), seat(cash=1), variant=variant
     )
     bought = game.apply("buy 1")[0]
-    assert isinstance(bought, ev.Bought) and bought.price == 0
+    assert isinstance(bought, ev.Bought)
+    assert bought.price == 0
     assert game.scores() == (0, 1, 1)
 
 
@@ -505,7 +509,8 @@ def test_sell_4_unpaid_cards_can_go_to_the_deck() -> None:
     )
     deck_before = len(game.zones()["deck"])
     sold = game.apply("store ruby")[1]
-    assert isinstance(sold, ev.Sold) and sold.payout == 3
+    assert isinstance(sold, ev.Sold)
+    assert sold.payout == 3
     assert game.zones()["discard"] == ()
     assert len(game.zones()["deck"]) == deck_before + 1
 
@@ -515,7 +520,8 @@ def test_sell_5_necklaces_always_pay_four_in_english() -> None:
     safe = {"necklace": 3, "shoes": 1, "diadem": 1, "monocle": 1}
     en = game_at(seat(hand={"necklace": 1}, safe=safe), seat(), seat(), phase="store", turn=0)
     sold = en.apply("store necklace")[1]
-    assert isinstance(sold, ev.Sold) and (sold.rows, sold.payout) == (4, 4)
+    assert isinstance(sold, ev.Sold)
+    assert (sold.rows, sold.payout) == (4, 4)
     es = game_at(
         seat(hand={"necklace": 1}, safe=safe),
         seat(),
@@ -525,7 +531,8 @@ def test_sell_5_necklaces_always_pay_four_in_english() -> None:
         variant="klunker-es",
     )
     sold = es.apply("store necklace")[1]
-    assert isinstance(sold, ev.Sold) and sold.payout == 1  # no override in the es file
+    assert isinstance(sold, ev.Sold)
+    assert sold.payout == 1
 
 
 def test_sell_6_buyer_chooses_order_rulebook_example() -> None:
@@ -537,7 +544,8 @@ def test_sell_6_buyer_chooses_order_rulebook_example() -> None:
     )
     events = game.apply("buy 1")
     assert types_of(events) == ["Bought"]
-    assert game.phase == Phase.SELL and game.current_player == 0
+    assert game.phase == Phase.SELL
+    assert game.current_player == 0
     assert [str(a) for a in game.legal_actions()] == ["sell ear-pendant", "sell tongue-bob"]
     events = game.apply("sell tongue-bob")
     sold = [e for e in events if isinstance(e, ev.Sold)]
@@ -550,7 +558,8 @@ def test_sell_6_buyer_chooses_order_rulebook_example() -> None:
     # 9 cards took part (4 tongue-bob + 5 ear-pendant): 5 became cash, 1 stays in the
     # safe, so 3 went to the discard (2 from the first sale, 1 from the second).
     assert len(game.zones()["discard"]) == 3
-    assert game.current_player == 1 and game.phase == Phase.PURCHASE
+    assert game.current_player == 1
+    assert game.phase == Phase.PURCHASE
 
 
 @pytest.mark.parametrize(("first", "total"), [("necklace", 7), ("shoes", 6)])
@@ -675,9 +684,11 @@ def test_end_4_game_ends_when_the_deck_cannot_refill_every_hand() -> None:
     events = game.apply("buy 0") + game.apply("decline")
     assert game.is_over
     assert not any(isinstance(e, ev.Dealt) for e in events)
-    assert isinstance(events[-1], ev.GameEnded) and events[-1].termination == "finished"
+    assert isinstance(events[-1], ev.GameEnded)
+    assert events[-1].termination == "finished"
     assert len(game.zones()["deck"]) == 2
-    assert game.current_player is None and game.legal_actions() == []
+    assert game.current_player is None
+    assert game.legal_actions() == []
     assert game.phase == Phase.OVER
 
 

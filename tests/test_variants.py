@@ -68,7 +68,8 @@ def test_spanish_edition_differs_only_in_data() -> None:
 
 def test_chinese_edition_extends_english() -> None:
     en, zh = load_variant("klunker-en"), load_variant("klunker-zh")
-    assert zh.match is not None and zh.match.games_per_player == 1
+    assert zh.match is not None
+    assert zh.match.games_per_player == 1
     assert zh.cards == en.cards
     assert zh.sale == en.sale
     assert zh.content_hash != en.content_hash
@@ -119,7 +120,8 @@ def test_reload_after_file_changes(tmp_path: Path) -> None:
 def test_yaml_syntax_error(tmp_path: Path) -> None:
     err = error_of("name: x\ncards: {ruby: 3\n", tmp_path)
     assert "YAML syntax error" in str(err)
-    assert err.location is not None and err.location.line >= 2
+    assert err.location is not None
+    assert err.location.line >= 2
     assert str(tmp_path / "bad.yaml") in str(err)
 
 
@@ -127,7 +129,8 @@ def test_unknown_key_names_line_and_key(tmp_path: Path) -> None:
     err = error_of(MINIMAL + "colour: blue\n", tmp_path)
     assert err.path == ("colour",)
     assert "unknown key 'colour'" in str(err)
-    assert err.location is not None and err.location.line == 8
+    assert err.location is not None
+    assert err.location.line == 8
 
 
 def test_unknown_nested_key(tmp_path: Path) -> None:
@@ -139,7 +142,8 @@ def test_unknown_nested_key(tmp_path: Path) -> None:
 def test_wrong_type(tmp_path: Path) -> None:
     err = error_of(MINIMAL.replace("hand_size: 2", "hand_size: two"), tmp_path)
     assert err.path == ("hand_size",)
-    assert err.location is not None and err.location.line == 4
+    assert err.location is not None
+    assert err.location.line == 4
     assert "'two'" in str(err)
 
 
@@ -160,7 +164,8 @@ def test_payout_larger_than_set_size(tmp_path: Path) -> None:
     assert err.path == ("sale", "payout", 2)
     assert "sale.payout[2]" in str(err)
     assert "more than the set size 4" in err.reason
-    assert err.location is not None and err.location.line == 7
+    assert err.location is not None
+    assert err.location.line == 7
 
 
 def test_override_names_unknown_kind(tmp_path: Path) -> None:
@@ -189,7 +194,8 @@ def test_unknown_round_step(tmp_path: Path) -> None:
     err = error_of(MINIMAL.replace("purchase, refill]", "purchase, dance, refill]"), tmp_path)
     assert err.path == ("steps", 3)
     assert "dance" in str(err)
-    assert err.location is not None and err.location.line == 6
+    assert err.location is not None
+    assert err.location.line == 6
 
 
 def test_missing_required_step(tmp_path: Path) -> None:
@@ -201,7 +207,8 @@ def test_extends_missing_variant(tmp_path: Path) -> None:
     err = error_of("extends: klunker-xx\nname: y\n", tmp_path)
     assert err.path == ("extends",)
     assert "unknown variant 'klunker-xx'" in err.reason
-    assert err.location is not None and err.location.line == 1
+    assert err.location is not None
+    assert err.location.line == 1
 
 
 def test_extends_cycle(tmp_path: Path) -> None:
@@ -240,11 +247,11 @@ def test_billion_laughs_fails_fast(tmp_path: Path) -> None:
         prev = chr(ord("a") + i - 1)
         cur = chr(ord("a") + i)
         lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
-    start = time.perf_counter()
+    # Refused at the first alias, before anything is expanded (expanding would not end).
     err = error_of("\n".join(lines) + "\n", tmp_path)
-    assert time.perf_counter() - start < 5  # generous: expanding it would take forever
     assert "aliases" in err.reason
-    assert err.location is not None and err.location.line == 2
+    assert err.location is not None
+    assert err.location.line == 2
 
 
 def test_duplicate_key(tmp_path: Path) -> None:
