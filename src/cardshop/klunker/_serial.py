@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cardshop._errors import CardshopError, PositionError, format_path
+from cardshop._errors import PositionError, VariantError, format_path
 from cardshop._loader import variant_from_data
 from cardshop.klunker.variant import Variant
 
@@ -46,13 +48,19 @@ class _Doc(BaseModel):
     state: _State
 
 
-def _variant(data: dict[str, Any], digest: str) -> Variant:
+def _variant(data: dict[str, Any], claimed: str) -> Variant:
+    """The variant a game JSON carries, validated once per distinct content."""
+    digest = hashlib.sha256(
+        json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    if digest != claimed:
+        raise PositionError("game JSON: variant_hash does not match the variant it carries")
     cached = _VARIANTS.get(digest)
     if cached is not None:
         return cached
     variant = variant_from_data(data, source="<game JSON>")
     if variant.content_hash != digest:
-        raise PositionError("game JSON: variant_hash does not match the variant it carries")
+        raise PositionError("game JSON: the variant it carries is not in resolved form")
     _VARIANTS[digest] = variant
     return variant
 
@@ -68,7 +76,7 @@ def game_from_dict(cls: type[Game], data: Any) -> Game:
         raise PositionError(f"game JSON has format {doc.format!r}; expected {cls.FORMAT!r}")
     try:
         variant = _variant(doc.variant, doc.variant_hash)
-    except CardshopError as exc:
+    except VariantError as exc:
         raise PositionError(f"game JSON carries an invalid variant: {exc}") from None
     rules = variant.rules
     n = doc.players

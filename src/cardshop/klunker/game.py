@@ -192,13 +192,14 @@ class Game:
         ):
             raise SetupError(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
         self._init_empty(variant, players, seed)
-        rng = derive_rng(seed, "setup")
+        # Two separate chance events, so that naming the first player does not change
+        # the shuffle: the same seed deals the same cards whoever starts.
         if first_player is None:
-            first_player = rng.randrange(players)  # SETUP-2
+            first_player = derive_rng(seed, "first-player").randrange(players)  # SETUP-2
         self.first_player = first_player
         self._start = first_player
         deck = list(range(rules.n_cards))
-        rng.shuffle(deck)
+        derive_rng(seed, "deal").shuffle(deck)
         self._deck = deck
         n_zones = 4 * players + 2
         deck_zone = 4 * players

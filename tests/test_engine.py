@@ -1,0 +1,281 @@
+"""Generic engine properties over every built-in variant and player count.
+
+Like a conformance test: random games end with every card accounted for; legal
+actions are sorted and unique; every action's text parses back; illegal actions change
+nothing; replay, clone and JSON reproduce the game exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import cardshop
+from cardshop import Action, Game, IllegalActionError, Phase
+
+SETUPS = [
+    (name, players)
+    for name in cardshop.builtin_variants()
+    for players in range(
+        cardshop.load_variant(name).players.min, cardshop.load_variant(name).players.max + 1
+    )
+]
+
+
+def random_game(name: str, players: int, seed: int) -> Iterator[tuple[Game, Action]]:
+    """Yield (game before the action, action) along a seeded random game."""
+    game = cardshop.new_game(name, players, seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over:
+        action = rng.choice(game.legal_actions())
+        yield game, action
+        game.apply(action)
+
+
+def play_out(name: str, players: int, seed: int) -> tuple[Game, list[str], list[object]]:
+    game = cardshop.new_game(name, players, seed=seed)
+    rng = random.Random(seed)
+    texts: list[str] = []
+    events: list[object] = []
+    while not game.is_over:
+        action = rng.choice(game.legal_actions())
+        texts.append(str(action))
+        events.extend(game.apply(action))
+    return game, texts, events
+
+
+@pytest.mark.parametrize(("name", "players"), SETUPS)
+def test_random_games_end_with_every_card_accounted_for(name: str, players: int) -> None:
+    """CARD-1 over whole games: conservation at every step, a result at the end."""
+    n_cards = cardshop.load_variant(name).rules.n_cards
+    for seed in range(3):
+        for game, _ in random_game(name, players, seed):
+            cards = sorted(c for zone in game.zones().values() for c in zone)
+            assert cards == list(range(n_cards))
+        final, _, _ = play_out(name, players, seed)
+        assert final.is_over
+        zones = final.zones()
+        assert sorted(c for zone in zones.values() for c in zone) == list(range(n_cards))
+        result = final.result()
+        assert result.scores == tuple(len(zones[f"bank:{s}"]) for s in range(players))
+        assert set(result.winners) <= set(range(players))
+        assert min(result.ranks) == 1
+
+
+@pytest.mark.parametrize(("name", "players"), SETUPS)
+def test_legal_actions_sorted_unique_and_parse_back(name: str, players: int) -> None:
+    for game, _ in random_game(name, players, seed=11):
+        legal = game.legal_actions()
+        assert legal, "a running game always offers an action"
+        assert legal == sorted(legal)
+        assert len(set(legal)) == len(legal)
+        for action in legal:
+            assert game.parse_action(str(action)) == action
+            assert Action.from_text(str(action)) == action
+            assert eval(repr(action), {"Action": Action}) == action
+            assert game.is_legal(action)
+
+
+def all_texts(game: Game) -> list[str]:
+    kinds = game.rules.kinds
+    texts = ["done", "pass", "decline"]
+    texts += [f"{verb} {k}" for verb in ("window", "store", "sell") for k in kinds]
+    texts += [f"buy {s}" for s in range(game.players)]
+    return texts
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "klunker-es"])
+def test_illegal_actions_raise_and_change_nothing(name: str) -> None:
+    checked = 0
+    for game, _ in itertools.islice(random_game(name, 4, seed=5), 0, None, 3):
+        legal = {str(a) for a in game.legal_actions()}
+        before = game.to_json()
+        for text in all_texts(game):
+            if text in legal:
+                continue
+            assert not game.is_legal(text)
+            with pytest.raises(IllegalActionError, match="illegal action"):
+                game.apply(text)
+            checked += 1
+        assert game.to_json() == before
+    assert checked > 100
+
+
+def test_apply_after_game_over_is_illegal() -> None:
+    game, _, _ = play_out("klunker-en", 3, seed=1)
+    with pytest.raises(IllegalActionError, match="game is over"):
+        game.apply("done")
+    with pytest.raises(cardshop.GameStateError):
+        cardshop.new_game("klunker-en", 3, seed=1).result()
+
+
+@pytest.mark.parametrize(
+    "text", ["", "fly", "window", "window rubies", "buy x", "buy 7", "done now", "a b c"]
+)
+def test_unparseable_actions(text: str) -> None:
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    with pytest.raises(cardshop.ActionParseError):
+        game.parse_action(text)
+    with pytest.raises(cardshop.ActionError):
+        game.apply(text)
+
+
+@pytest.mark.parametrize(("name", "players"), [("klunker-en", 4), ("klunker-es", 6)])
+def test_replay_reproduces_state_and_events(name: str, players: int) -> None:
+    game, texts, events = play_out(name, players, seed=21)
+    again = cardshop.new_game(name, players, seed=21)
+    replayed: list[object] = []
+    for text in texts:
+        replayed.extend(again.apply(text))
+    assert replayed == events
+    assert again == game
+    via_replay = cardshop.replay(name, players, 21, game.first_player, texts)
+    assert via_replay == game
+    assert [str(a) for a in game.history] == texts
+
+
+def test_replay_rejects_an_action_that_no_longer_fits() -> None:
+    _, texts, _ = play_out("klunker-en", 3, seed=2)
+    texts[5] = "decline"
+    with pytest.raises(IllegalActionError, match="action 6"):
+        cardshop.replay("klunker-en", 3, 2, None, texts)
+
+
+def test_different_seeds_give_different_games() -> None:
+    a, _, _ = play_out("klunker-en", 4, seed=1)
+    b, _, _ = play_out("klunker-en", 4, seed=2)
+    assert a != b
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "klunker-es"])
+def test_clone_is_equal_and_independent(name: str) -> None:
+    rng = random.Random(3)
+    for i, (game, action) in enumerate(random_game(name, 5, seed=3)):
+        if i % 7:
+            continue
+        snapshot = game.to_json()
+        copy = game.clone()
+        assert copy == game
+        # playing on the clone never changes the original
+        for _ in range(10):
+            if copy.is_over:
+                break
+            copy.apply(rng.choice(copy.legal_actions()))
+        assert game.to_json() == snapshot
+        # and the clone follows the same action to the same state
+        twin = game.clone()
+        assert twin.apply(action) == game.clone().apply(action)
+
+
+@pytest.mark.parametrize(("name", "players"), [("klunker-en", 3), ("klunker-es", 5)])
+def test_json_round_trip_at_many_points(name: str, players: int) -> None:
+    points = 0
+    for game, action in random_game(name, players, seed=8):
+        text = game.to_json()
+        back = Game.from_json(text)
+        assert back == game
+        assert back.to_json() == text
+        assert back.legal_actions() == game.legal_actions()
+        assert back.clone().apply(action) == game.clone().apply(action)
+        points += 1
+    assert points > 50
+
+
+def test_json_round_trip_of_a_finished_game() -> None:
+    game, _, _ = play_out("klunker-zh", 4, seed=3)
+    back = Game.from_json(game.to_json())
+    assert back.result() == game.result()
+
+
+def rehash(data: dict[str, Any], **changes: Any) -> None:
+    """Change the variant a game JSON carries and give it a matching hash."""
+    data["variant"].update(changes)
+    canonical = json.dumps(data["variant"], sort_keys=True, separators=(",", ":"))
+    data["variant_hash"] = hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "match"),
+    [
+        (lambda d: d.update(format="other/9"), "format"),
+        (lambda d: d["state"].update(where=d["state"]["where"][:-1]), "where"),
+        (lambda d: d["state"].update(deck=d["state"]["deck"][1:]), "deck"),
+        (lambda d: d.update(variant_hash="0" * 64), "variant_hash"),
+        (lambda d: d.pop("seed"), "seed"),
+        (lambda d: d["variant"].update(hand_size=5), "variant_hash does not match"),
+        (lambda d: rehash(d, hand_size=-1), "invalid variant.*hand_size"),
+    ],
+)
+def test_bad_game_json_is_rejected(mutate: object, match: str) -> None:
+    data = json.loads(cardshop.new_game("klunker-en", 3, seed=1).to_json())
+    mutate(data)  # type: ignore[operator]
+    with pytest.raises(cardshop.PositionError, match=match):
+        Game.from_json(json.dumps(data))
+    with pytest.raises(cardshop.PositionError):
+        Game.from_json("{not json")
+
+
+@pytest.mark.parametrize(("name", "players"), [("klunker-en", 4), ("klunker-es", 6)])
+def test_position_round_trip(name: str, players: int) -> None:
+    for i, (game, _) in enumerate(random_game(name, players, seed=4)):
+        if i % 5:
+            continue
+        pos = game.to_position()
+        back = Game.from_position(pos)
+        assert back.to_position() == pos
+        assert back.legal_actions() == game.legal_actions()
+        assert back.observation(0) == game.observation(0)
+        # positions pass through JSON text too
+        assert Game.from_position(json.dumps(pos)).to_position() == pos
+
+
+def test_observation_shows_only_what_a_seat_may_know() -> None:
+    """CARD-2: own hand by kind; others as counts; cash only as pile sizes."""
+    game = cardshop.new_game("klunker-en", 4, seed=9)
+    obs = game.observation(2)
+    own = game.zone_counts("hand:2")
+    assert dict(zip(obs.kinds, obs.hand, strict=True)) == {k: own.get(k, 0) for k in obs.kinds}
+    assert obs.hand_sizes == (6, 6, 6, 6)
+    assert obs.cash == (1, 1, 1, 1)
+    assert obs.deck_size == 94 - 28
+    fields = set(obs.__dataclass_fields__)
+    assert not fields & {"deck", "hands", "banks", "bank"}
+    with pytest.raises(cardshop.GameStateError):
+        game.observation(4)
+
+
+def test_observation_is_unchanged_by_hidden_swaps() -> None:
+    """CARD-2: swapping two hidden cards (another hand vs the deck) is invisible."""
+    game = cardshop.new_game("klunker-en", 3, seed=12)
+    data = json.loads(game.to_json())
+    where = data["state"]["where"]
+    deck = data["state"]["deck"]
+    hand1 = [c for c, z in enumerate(where) if z == 3]  # seat 1's hand
+    kinds = game.rules.kind_of
+    swap_in = next(d for d in deck if kinds[d] != kinds[hand1[0]])
+    out = hand1[0]
+    where[out], where[swap_in] = where[swap_in], where[out]
+    deck[deck.index(swap_in)] = out
+    other = Game.from_json(json.dumps(data))
+    assert other.observation(0) == game.observation(0)
+    assert other.observation(2) == game.observation(2)
+    assert other.observation(1) != game.observation(1)
+
+
+def test_phase_and_current_player_through_a_round() -> None:
+    game = cardshop.new_game("klunker-en", 3, seed=1, first_player=2)
+    assert game.phase == Phase.FILL
+    assert game.current_player == 2
+    seen = []
+    while game.round == 1:
+        if not seen or seen[-1] != game.phase:
+            seen.append(game.phase)
+        game.apply(game.legal_actions()[-1])
+    assert seen[:3] == [Phase.FILL, Phase.STORE, Phase.PURCHASE]
+    assert repr(game).startswith("<Game klunker-en players=3")
