@@ -1,0 +1,194 @@
+"""A PettingZoo AEC environment for any Klunker-family variant and player count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+
+from cardshop._errors import GameStateError, SetupError
+from cardshop.envs._rewards import Reward, reward_function, table_text
+from cardshop.envs._spaces import ActionMap, ObservationEncoder
+from cardshop.klunker.game import Game, Termination
+from cardshop.klunker.variant import Variant
+
+__all__ = ["KlunkerAECEnv", "env", "raw_env"]
+
+ObsDict = dict[str, npt.NDArray[Any]]
+
+
+class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
+    """A game of a Klunker-family variant as a PettingZoo AEC environment.
+
+    Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; the agent to act
+    is the game's current player, so one agent may act several times in a row
+    (placing cards one by one in the fill phase, for instance).
+
+    * Actions: ``Discrete(len(action_map))``, numbered by :class:`ActionMap`
+      (``env.action_map.action(i)`` is the action, ``env.action_map.index(text)``
+      the number). An illegal action raises :class:`~cardshop.IllegalActionError`;
+      use the mask, or :func:`env` with ``illegal_reward`` to end the game instead.
+    * Observations: ``{"observation": float32 vector, "action_mask": int8 vector}``;
+      the vector is :class:`ObservationEncoder` applied to ``game.observation(seat)``
+      and the mask is all zeros except for the agent to act.
+    * Rewards: 0 until the game ends, then ``reward(result, seat)`` for every seat
+      (``"score"``, ``"rank"``, ``"win"`` or a function, see :func:`reward_function`).
+    * A game that finishes terminates every agent; a game stopped by the variant's
+      round cap (TERM-1) truncates them instead (the rewards are paid all the same).
+    * ``reset(seed=s)`` makes the game's deal reproducible; ``options={"first_player":
+      seat}`` fixes the first start player (other option keys are ignored).
+    * ``render()`` draws the whole table as text, every hand included (a spectator's
+      view); render mode ``"human"`` prints it, ``"ansi"`` (and None) return it.
+
+    The game itself is ``env.game`` (a :class:`~cardshop.Game`) after ``reset``.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
+        "name": "cardshop_klunker_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: Variant | str = "klunker-en",
+        players: int = 4,
+        reward: Reward = "score",
+        render_mode: str | None = None,
+    ) -> None:
+        from cardshop._loader import load_variant
+
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise SetupError(
+                f"unknown render mode {render_mode!r}; use one of "
+                f"{', '.join(self.metadata['render_modes'])} or None"
+            )
+        self.variant = load_variant(variant)
+        self.action_map = ActionMap(self.variant, players)
+        self.encoder = ObservationEncoder(self.variant, players)
+        self.players = players
+        self.reward_of = reward_function(reward)
+        self.render_mode = render_mode
+        self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
+        self.agents: list[str] = []
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(len(self.action_map),), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {
+            a: spaces.Discrete(len(self.action_map)) for a in self.possible_agents
+        }
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise GameStateError("the environment has no game yet: call reset() first")
+        return self.game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        first = (options or {}).get("first_player")
+        game_seed = int(self._np_random.integers(2**63 - 1))
+        self.game = Game(self.variant, self.players, seed=game_seed, first_player=first)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._select()
+
+    def _select(self) -> None:
+        game = self._game()
+        seat = game.current_player
+        if seat is not None:
+            self.agent_selection = self.possible_agents[seat]
+        elif self.agents:
+            self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> ObsDict:
+        game = self._game()
+        seat = self.possible_agents.index(agent)
+        if seat == game.current_player:
+            mask = self.action_map.mask(game.legal_actions())
+        else:
+            mask = np.zeros(len(self.action_map), dtype=np.int8)
+        return {"observation": self.encoder.encode(game.observation(seat)), "action_mask": mask}
+
+    def step(self, action: int | np.integer[Any] | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise GameStateError(f"{agent} is still playing and needs an action, not None")
+        game = self._game()
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        game.apply(self.action_map.action(action))
+        if game.is_over:
+            result = game.result()
+            capped = result.termination is Termination.CAPPED
+            for seat, name in enumerate(self.possible_agents):
+                self.rewards[name] = float(self.reward_of(result, seat))
+                self.terminations[name] = not capped
+                self.truncations[name] = capped
+        self._accumulate_rewards()
+        self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        text = table_text(self._game())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: the environment holds only Python objects."""
+
+
+raw_env = KlunkerAECEnv
+"""The unwrapped environment class, under PettingZoo's conventional name."""
+
+
+def env(
+    variant: Variant | str = "klunker-en",
+    players: int = 4,
+    reward: Reward = "score",
+    render_mode: str | None = None,
+    illegal_reward: float | None = None,
+) -> Any:
+    """A :class:`KlunkerAECEnv` in PettingZoo's usual wrappers.
+
+    The wrappers check that actions are in range and that ``reset`` comes first. With
+    ``illegal_reward`` set, an illegal action ends the game at once, with that reward
+    for the agent that took it and 0 for the others (PettingZoo's
+    ``TerminateIllegalWrapper``); without it an illegal action raises
+    :class:`~cardshop.IllegalActionError`.
+    """
+    wrapped: Any = KlunkerAECEnv(variant, players, reward, render_mode)
+    if illegal_reward is not None:
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
