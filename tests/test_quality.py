@@ -1,0 +1,35 @@
+"""The code checks run as part of the one test command: lint, format and strict types."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+PYTHON_DIRS = [
+    d for d in ("src", "tests", "benchmarks", "examples", "scripts") if (ROOT / d).is_dir()
+]
+
+
+@pytest.mark.parametrize(
+    "cmd", [("check",), ("format", "--check")], ids=["ruff-check", "ruff-format"]
+)
+def test_ruff(cmd: tuple[str, ...]) -> None:
+    assert shutil.which("ruff"), "ruff is installed by the dev extra"
+    proc = run("ruff", *cmd, *PYTHON_DIRS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_mypy_strict() -> None:
+    proc = run(sys.executable, "-m", "mypy", "--strict", "src")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
