@@ -182,6 +182,8 @@ def test_json_round_trip_at_many_points(name: str, players: int) -> None:
         assert back == game
         assert back.to_json() == text
         assert back.legal_actions() == game.legal_actions()
+        assert back.rules.kinds == game.rules.kinds  # kind order fixes the card ids
+        assert back.observation(game.players - 1) == game.observation(game.players - 1)
         assert back.clone().apply(action) == game.clone().apply(action)
         points += 1
     assert points > 50
@@ -196,7 +198,7 @@ def test_json_round_trip_of_a_finished_game() -> None:
 def rehash(data: dict[str, Any], **changes: Any) -> None:
     """Change the variant a game JSON carries and give it a matching hash."""
     data["variant"].update(changes)
-    canonical = json.dumps(data["variant"], sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps(data["variant"], separators=(",", ":"))
     data["variant_hash"] = hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -244,7 +246,7 @@ def test_observation_shows_only_what_a_seat_may_know() -> None:
     assert obs.hand_sizes == (6, 6, 6, 6)
     assert obs.cash == (1, 1, 1, 1)
     assert obs.deck_size == 94 - 28
-    fields = set(obs.__dataclass_fields__)
+    fields = set(obs._fields)
     assert not fields & {"deck", "hands", "banks", "bank"}
     with pytest.raises(cardshop.GameStateError):
         game.observation(4)

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cardshop._errors import PositionError, VariantError, format_path
+from cardshop._errors import ActionParseError, PositionError, VariantError, format_path
 from cardshop._loader import variant_from_data
 from cardshop.klunker.variant import Variant
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
 
-_VARIANTS: dict[str, Variant] = {}
+_VARIANTS: dict[str, tuple[Variant, dict[str, Any]]] = {}
 
 
 class _State(BaseModel):
@@ -50,26 +51,32 @@ class _Doc(BaseModel):
 
 def _variant(data: dict[str, Any], claimed: str) -> Variant:
     """The variant a game JSON carries, validated once per distinct content."""
+    cached = _VARIANTS.get(claimed)
+    if cached is not None and cached[1] == data:
+        return cached[0]
     digest = hashlib.sha256(
-        json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+        json.dumps(data, separators=(",", ":")).encode()
     ).hexdigest()
     if digest != claimed:
         raise PositionError("game JSON: variant_hash does not match the variant it carries")
-    cached = _VARIANTS.get(digest)
-    if cached is not None:
-        return cached
     variant = variant_from_data(data, source="<game JSON>")
     if variant.content_hash != digest:
         raise PositionError("game JSON: the variant it carries is not in resolved form")
-    _VARIANTS[digest] = variant
+    _VARIANTS[digest] = (variant, data)
     return variant
 
 
-def game_from_dict(cls: type[Game], data: Any) -> Game:
+def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> Game:
+    """Validate a game's JSON text (or its parsed data) and rebuild the game."""
     try:
-        doc = _Doc.model_validate(data)
+        if isinstance(source, Mapping):
+            doc = _Doc.model_validate(dict(source))
+        else:
+            doc = _Doc.model_validate_json(source)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
+        if err["type"] == "json_invalid":
+            raise PositionError(f"not a game in JSON: {err['msg']}") from None
         path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
         raise PositionError(f"not a valid game JSON at {format_path(path)}: {err['msg']}") from None
     if doc.format != cls.FORMAT:
@@ -93,7 +100,10 @@ def game_from_dict(cls: type[Game], data: Any) -> Game:
     game = cls.__new__(cls)
     game._init_empty(variant, n, doc.seed)
     game.first_player = doc.first_player
-    game.history = [game.parse_action(t) for t in doc.history]
+    try:
+        game.history = [game.parse_action(t) for t in doc.history]
+    except ActionParseError as exc:
+        raise PositionError(f"game JSON: bad history: {exc}") from None
     game._chance = st.chance
     game._where = list(st.where)
     game._deck = list(st.deck)

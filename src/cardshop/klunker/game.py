@@ -19,14 +19,13 @@ import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from cardshop._core import Action, Seat, derive_rng
 from cardshop._errors import (
     ActionParseError,
     GameStateError,
     IllegalActionError,
-    PositionError,
     SetupError,
 )
 from cardshop.klunker.events import (
@@ -86,8 +85,7 @@ VERBS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """What one seat may know. Card kinds are counts in the variant's kind order.
 
     Public: windows, safes, cash pile sizes, purchase cards, start player, discards,
@@ -146,6 +144,7 @@ class Game:
         "_deck",
         "_decliner",
         "_held",
+        "_legal",
         "_next_card",
         "_phase",
         "_round",
@@ -238,6 +237,7 @@ class Game:
         self._termination = 0
         self._phase = FILL
         self._turn = -1
+        self._legal: list[Action] | None = None
 
     # ------------------------------------------------------------- public view
 
@@ -320,6 +320,12 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         """The actions the current player may take, sorted by text; empty when over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal.copy()
+
+    def _compute_legal(self) -> list[Action]:
         phase = self._phase
         turn = self._turn
         rules = self.rules
@@ -355,11 +361,15 @@ class Game:
         return []
 
     def is_legal(self, action: Action | str) -> bool:
+        """Whether ``action`` (an action or its text) may be applied now."""
         try:
             parsed = self.parse_action(action) if isinstance(action, str) else action
         except ActionParseError:
             return False
-        return self._why_illegal(parsed) is None
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return parsed in legal
 
     def parse_action(self, text: str) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
@@ -367,6 +377,9 @@ class Game:
         Checks the verb and that the argument names a card kind or seat of this game;
         whether the action is legal *now* is for :meth:`apply` to check.
         """
+        known = self.rules.actions_by_text.get(text)
+        if known is not None and (known.verb != "buy" or known.arg < self.n):  # type: ignore[operator]
+            return known
         action = Action.from_text(text)
         verb, arg = action
         rules = self.rules
@@ -399,14 +412,19 @@ class Game:
         tax, reshuffle, refill, end of round or game). Raises
         :class:`IllegalActionError` and changes nothing if the rules forbid it.
         """
-        if isinstance(action, str):
-            action = self.parse_action(action)
-        why = self._why_illegal(action)
-        if why is not None:
-            raise IllegalActionError(
-                f"illegal action {str(action)!r} for seat {self._turn} in {self.phase.value} "
-                f"phase of round {self._round}: {why}"
-            )
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
+            if isinstance(action, str):
+                action = self.parse_action(action)
+            if action not in legal:
+                why = self._why_illegal(action) or "not legal now"
+                raise IllegalActionError(
+                    f"illegal action {str(action)!r} for seat {self._turn} in "
+                    f"{self.phase.value} phase of round {self._round}: {why}"
+                )
+        self._legal = None
         events: list[Event] = []
         self._do(action, events)
         self.history.append(action)
@@ -638,13 +656,20 @@ class Game:
         safe = 3 * seat + 2
         where = self._where
         counts = self._counts
-        cards = tuple(c for c, z in enumerate(where) if z == window)
-        kind_of = rules.kind_of
-        for card in cards:
-            where[card] = safe
-            kind = kind_of[card]
-            counts[window * k + kind] -= 1
-            counts[safe * k + kind] += 1
+        start = rules.kind_start
+        moved_cards: list[int] = []
+        for kind in range(k):
+            c = counts[window * k + kind]
+            if c:
+                counts[window * k + kind] = 0
+                counts[safe * k + kind] += c
+                lo, hi = start[kind], start[kind + 1]
+                for _ in range(c):
+                    card = where.index(window, lo, hi)
+                    where[card] = safe
+                    moved_cards.append(card)
+                    lo = card + 1
+        cards = tuple(moved_cards)
         moved = len(cards)
         self._totals[window] -= moved
         self._totals[safe] += moved
@@ -802,23 +827,27 @@ class Game:
         k = len(self.rules.kinds)
         counts = self._counts
         totals = self._totals
+        k3 = 3 * k
+        hand = 3 * seat * k
+        turn = self._turn
+        # Positional arguments, in the field order of Observation (this is a hot path).
         return Observation(
-            seat=seat,
-            players=n,
-            kinds=self.rules.kinds,
-            phase=_PHASES[self._phase],
-            current_player=self._turn if self._turn >= 0 else None,
-            round=self._round,
-            start_player=self._start,
-            hand=tuple(counts[3 * seat * k : 3 * seat * k + k]),
-            hand_sizes=tuple(totals[0 : 3 * n : 3]),
-            windows=tuple(tuple(counts[(3 * s + 1) * k : (3 * s + 2) * k]) for s in range(n)),
-            safes=tuple(tuple(counts[(3 * s + 2) * k : (3 * s + 3) * k]) for s in range(n)),
-            cash=tuple(totals[3 * n : 4 * n]),
-            purchase_cards=tuple(self._held),
-            buying=self._buying,
-            deck_size=totals[4 * n],
-            discard=tuple(counts[(4 * n + 1) * k : (4 * n + 2) * k]),
+            seat,
+            n,
+            self.rules.kinds,
+            _PHASES[self._phase],
+            turn if turn >= 0 else None,
+            self._round,
+            self._start,
+            tuple(counts[hand : hand + k]),
+            tuple(totals[0 : 3 * n : 3]),
+            tuple([tuple(counts[b : b + k]) for b in range(k, k3 * n, k3)]),
+            tuple([tuple(counts[b : b + k]) for b in range(2 * k, k3 * n, k3)]),
+            tuple(totals[3 * n : 4 * n]),
+            tuple(self._held),
+            self._buying,
+            totals[4 * n],
+            tuple(counts[(4 * n + 1) * k : (4 * n + 2) * k]),
         )
 
     # ------------------------------------------------------------------ copies
@@ -848,6 +877,7 @@ class Game:
         g._start = self._start
         g._round = self._round
         g._step = self._step
+        g._legal = self._legal  # never mutated in place, so it can be shared
         return g
 
     __copy__ = clone
@@ -897,9 +927,13 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
+        data = self._plain_dict()
+        data["variant"] = self.variant.to_data()
+        return data
+
+    def _plain_dict(self) -> dict[str, Any]:
         return {
             "format": self.FORMAT,
-            "variant": self.variant.to_data(),
             "variant_hash": self.rules.content_hash,
             "players": self.n,
             "seed": self.seed,
@@ -924,21 +958,17 @@ class Game:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        """The whole game as compact JSON; :meth:`from_json` reads it back."""
+        plain = json.dumps(self._plain_dict(), separators=(",", ":"))
+        # The resolved variant's JSON is computed once per variant and spliced in.
+        return f'{plain[:-1]},"variant":{self.rules.variant_json}}}'
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> Game:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
-        from cardshop.klunker._serial import game_from_dict
+        from cardshop.klunker._serial import game_from_data
 
-        if isinstance(text, Mapping):
-            data: Any = dict(text)
-        else:
-            try:
-                data = json.loads(text)
-            except ValueError as exc:
-                raise PositionError(f"not a game in JSON: {exc}") from None
-        return game_from_dict(cls, data)
+        return game_from_data(cls, text)
 
     @classmethod
     def from_position(

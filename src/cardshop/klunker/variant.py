@@ -237,7 +237,11 @@ class Variant(_Model):
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON: changes iff the rules change."""
+        """SHA-256 of the resolved variant's JSON (``to_data``, keys in model order).
+
+        It changes whenever the rules change, including the order of card kinds, which
+        fixes the card ids.
+        """
         return self.rules.content_hash
 
 
@@ -286,6 +290,8 @@ class Rules:
     store_actions: tuple[Action, ...]
     sell_actions: tuple[Action, ...]
     buy_actions: tuple[Action, ...]
+    actions_by_text: dict[str, Action]  # every action of the variant, by its text form
+    variant_json: str  # the resolved variant as canonical JSON (its hash is content_hash)
 
     @classmethod
     def compile(cls, v: Variant) -> Rules:
@@ -296,9 +302,13 @@ class Rules:
             start.append(len(kind_of))
             kind_of.extend([i] * v.cards[kind])
         data = v.to_data()
-        digest = hashlib.sha256(
-            json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest()
+        canonical = json.dumps(data, separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        simple = (Action("done"), Action("pass"), Action("decline"))
+        place = tuple(Action("window", k) for k in kinds)
+        store = tuple(Action("store", k) for k in kinds)
+        sell = tuple(Action("sell", k) for k in kinds)
+        buy = tuple(Action("buy", s) for s in range(v.players.max))
         return cls(
             variant=v,
             name=v.name,
@@ -326,10 +336,12 @@ class Rules:
             round_cap=v.round_cap,
             content_hash=digest,
             alpha=tuple(sorted(range(len(kinds)), key=kinds.__getitem__)),
-            place_actions=tuple(Action("window", k) for k in kinds),
-            store_actions=tuple(Action("store", k) for k in kinds),
-            sell_actions=tuple(Action("sell", k) for k in kinds),
-            buy_actions=tuple(Action("buy", s) for s in range(v.players.max)),
+            place_actions=place,
+            store_actions=store,
+            sell_actions=sell,
+            buy_actions=buy,
+            actions_by_text={str(a): a for a in (*simple, *place, *store, *sell, *buy)},
+            variant_json=canonical,
         )
 
     def pay_for(self, kind: int, rows: int) -> int:
