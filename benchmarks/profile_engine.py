@@ -1,0 +1,122 @@
+"""Profile the engine with cProfile: ``python benchmarks/profile_engine.py [--games N]``.
+
+Plays random klunker-en games (4 players by default) through the public API under
+cProfile and prints where the time of one decision goes, function by function (own
+time and cumulative time, in microseconds per decision), then does the same for
+``observation``, ``clone`` and the JSON round trip. cProfile adds a fixed cost to
+every Python call, so the absolute figures are inflated; the shares are what count.
+``--pstats FILE`` keeps the raw profile for snakeviz, pyinstrument or pstats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from _sections import play_random, record_game, simulate_function
+
+import cardshop
+from cardshop import Game
+
+
+def _table(stats: pstats.Stats, per: int, unit: str, limit: int) -> str:
+    rows = []
+    raw = stats.stats  # type: ignore[attr-defined]
+    for (file, line, name), (_cc, calls, tottime, cumtime, _callers) in raw.items():
+        where = f"{Path(file).name}:{line}({name})" if line else name
+        rows.append((tottime, cumtime, calls, where))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    head = f"{'own us/' + unit:>12} {'share':>6} {'cum us/' + unit:>12} {'calls/' + unit:>10}"
+    out = [f"{head}  function"]
+    for tottime, cumtime, calls, where in rows[:limit]:
+        out.append(
+            f"{1e6 * tottime / per:12.3f} {100 * tottime / total:5.1f}% "
+            f"{1e6 * cumtime / per:12.3f} {calls / per:10.2f}  {where}"
+        )
+    out.append(f"{1e6 * total / per:12.3f}  total own time per {unit} (profiled)")
+    return "\n".join(out)
+
+
+def profile(fn: Callable[[], int], unit: str, limit: int, keep: Path | None) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    count = fn()
+    prof.disable()
+    if keep is not None:
+        prof.dump_stats(keep)
+    return _table(pstats.Stats(prof), count, unit, limit)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--variant", default="klunker-en")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--limit", type=int, default=30, help="rows per table")
+    parser.add_argument("--pstats", type=Path, help="write the playout profile here")
+    args = parser.parse_args()
+    variant = cardshop.load_variant(args.variant)
+    play_random(variant, args.players, range(20))  # warm-up
+
+    print(f"== random playouts, {args.variant} {args.players}p, {args.games} games ==")
+    print(
+        profile(
+            lambda: play_random(variant, args.players, range(args.games)),
+            "decision",
+            args.limit,
+            args.pstats,
+        )
+    )
+
+    states = [g for seed in range(50) for g in record_game(variant, args.players, seed)]
+    rng = random.Random(0)
+    sample = rng.sample(states, min(len(states), 400))
+
+    def observe() -> int:
+        for _ in range(25):
+            for game in states:
+                game.observation(game.current_player or 0)
+        return 25 * len(states)
+
+    def clone() -> int:
+        for _ in range(25):
+            for game in states:
+                game.clone()
+        return 25 * len(states)
+
+    def round_trip() -> int:
+        for game in sample:
+            Game.from_json(game.to_json())
+        return len(sample)
+
+    simulate, _ = simulate_function()
+    if simulate is not None:
+        games = max(1, args.games // 4)
+        print(f"\n== simulate(workers=1), random bots, {args.variant} {args.players}p ==")
+        print(
+            profile(
+                lambda: sum(o.decisions for o in simulate(variant, args.players, games, workers=1)),
+                "decision",
+                args.limit,
+                None,
+            )
+        )
+
+    for title, fn, unit in (
+        ("observation(seat)", observe, "call"),
+        ("clone()", clone, "call"),
+        ("to_json() + Game.from_json()", round_trip, "trip"),
+    ):
+        print(f"\n== {title} ==")
+        print(profile(fn, unit, args.limit, None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The benchmark suite runs end to end and writes every section (no timing is checked).
+
+``benchmarks/run.py --quick`` is run as a real subprocess, as a user would run it;
+the figures of a quick run mean nothing, so only the shape of the report is tested.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cardshop
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "run.py"
+
+SECTIONS = {
+    "playouts_public",
+    "playouts_simulate",
+    "clone",
+    "observation",
+    "legal_actions",
+    "json_round_trip",
+    "memory",
+    "simulate_workers",
+    "import_time",
+    "growth",
+}
+NEED_SIMULATE = {"playouts_simulate", "simulate_workers"}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"JSON holds {name}, which is not valid JSON")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("bench") / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout, json.loads(out.read_text(), parse_constant=_reject_constant)
+
+
+def test_every_section_is_measured_or_says_why_not(
+    quick_run: tuple[str, dict[str, Any]],
+) -> None:
+    _, report = quick_run
+    sections = report["sections"]
+    assert set(sections) == SECTIONS
+    has_simulate = importlib.util.find_spec("cardshop.simulate") is not None
+    for name, section in sections.items():
+        expected = "ok" if has_simulate or name not in NEED_SIMULATE else "skipped"
+        assert section["status"] == expected, f"{name}: {section['note']}"
+        assert section["note"]
+
+
+def test_playouts_cover_every_builtin_variant_and_player_count(
+    quick_run: tuple[str, dict[str, Any]],
+) -> None:
+    _, report = quick_run
+    rows = report["sections"]["playouts_public"]["rows"]
+    expected = set()
+    for name in cardshop.builtin_variants():
+        rules = cardshop.load_variant(name).rules
+        expected |= {(name, n) for n in range(rules.min_players, rules.max_players + 1)}
+    assert {(r["variant"], r["players"]) for r in rows} == expected
+    for row in rows:
+        assert row["decisions_per_s"] > 0
+        assert row["games_per_s"] > 0
+        assert row["decisions_per_game"] >= 1
+
+
+def test_figures_are_positive_and_targets_judged(quick_run: tuple[str, dict[str, Any]]) -> None:
+    stdout, report = quick_run
+    s = report["sections"]
+    for point in ("start", "middle", "end"):
+        assert s["clone"][point]["us"] > 0
+        assert s["json_round_trip"][point]["round_trip_us"] > 0
+        assert s["memory"][point]["bytes_per_state"] > 0
+    assert s["observation"]["us"] > 0
+    assert s["legal_actions"]["us"] > 0
+    assert s["import_time"]["seconds"] > 0
+    growth = s["growth"]
+    assert growth["x10_counts"]["cards"] == 10 * growth["klunker-en"]["cards"]
+    assert growth["x10_kinds"]["kinds"] == 10 * growth["klunker-en"]["kinds"]
+    targets = report["targets"]
+    assert len({t["name"] for t in targets}) == len(targets)
+    for target in targets:
+        if target["value"] is None:
+            assert target["status"] == "SKIP"
+        else:
+            assert target["status"] in ("PASS", "MISS")
+        assert f"{target['shown']}" in stdout
+    assert "Targets" in stdout
+    assert report["machine"]["nproc"] >= 1
+
+
+def test_unknown_section_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--only", "no-such-section"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no-such-section" in done.stderr
