@@ -94,6 +94,14 @@ def test_explicit_deck_order_is_kept_top_first() -> None:
         ({"seats": [{"cash": 95}, {}, {}]}, "cash counts need 95"),
         ({"phase": "store", "purchase_cards": [1, 2, 3]}, "store phase is over"),
         ({"declined": 1}, "purchase phase"),
+        (
+            {"phase": "purchase", "purchase_cards": [1, 2, 3], "turn": 1, "declined": 0},
+            "declining ends the purchase phase",
+        ),
+        (
+            {"turn": 1, "seats": [{"hand": {"shoes": 1}}, {}, {}]},
+            "seat 0 has already filled its window",
+        ),
         ({"variant": None}, "names no variant"),
     ],
 )
@@ -117,8 +125,9 @@ def test_sell_phase_position() -> None:
 def test_position_needs_a_mapping_and_valid_yaml() -> None:
     with pytest.raises(PositionError, match="mapping"):
         Game.from_position("- a\n- b\n")
-    with pytest.raises(PositionError, match="not valid YAML"):
+    with pytest.raises(PositionError, match="not valid YAML/JSON at line 2") as info:
         Game.from_position("seats: [\n")
+    assert "variant" not in str(info.value)
 
 
 def test_finished_game_has_no_position() -> None:

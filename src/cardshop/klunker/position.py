@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import derive_rng
-from cardshop._errors import CardshopError, PositionError, format_path
+from cardshop._errors import PositionError, VariantError, format_path
 from cardshop._source import load_yaml
 
 if TYPE_CHECKING:
@@ -61,8 +61,13 @@ def _parse(position: Mapping[str, Any] | str) -> PositionModel:
     if isinstance(position, str):
         try:
             data: Any = load_yaml(position, "<position>").data
-        except CardshopError as exc:
-            raise PositionError(f"position is not valid YAML/JSON: {exc}") from None
+        except VariantError as exc:
+            where = (
+                f" at line {exc.location.line}, column {exc.location.column}"
+                if (exc.location)
+                else ""
+            )
+            raise PositionError(f"position is not valid YAML/JSON{where}: {exc.reason}") from None
     else:
         data = dict(position)
     if not isinstance(data, dict):
@@ -195,6 +200,20 @@ def game_from_position(
         raise PositionError("in the purchase phase every seat holds a purchase card")
     if pos.declined is not None and phase not in (PURCHASE, SELL):
         raise PositionError("'declined' only makes sense in the purchase phase")
+    if pos.declined is not None and rules.decline_ends_phase:
+        raise PositionError(
+            "'declined' cannot be set: in this variant declining ends the purchase phase"
+        )
+    if phase == FILL:  # seats that already filled this round left no empty window (FILL-2)
+        for i in range((turn - pos.start_player) % n):
+            s = (pos.start_player + i) % n
+            if not sum(counts[(3 * s + 1) * k : (3 * s + 2) * k]) and sum(
+                counts[3 * s * k : 3 * s * k + k]
+            ):
+                raise PositionError(
+                    f"seat {s} has already filled its window this round but left it empty "
+                    "with cards in hand"
+                )
 
     # No completed row waits in a safe, except the buyer's choice of order. [SELL-2, SELL-6]
     for s in range(n):
