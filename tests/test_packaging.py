@@ -1,0 +1,132 @@
+"""Packaging for users: the wheel and sdist build, carry the built-in variants and the
+``py.typed`` marker, and the wheel installed in a fresh virtual environment (runtime
+dependencies from the package index) runs the quickstart."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import tarfile
+import textwrap
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import cardshop
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = sorted(p.name for p in (ROOT / "variants").glob("*.yaml"))
+
+
+def run(*cmd: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
+    proc = subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+    assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sdist and wheel, built the way `python -m build` does (the wheel from the sdist)."""
+    out = tmp_path_factory.mktemp("dist")
+    # Without build isolation when the backend is already installed: same build, no
+    # download of hatchling into a throwaway environment.
+    isolation = ["--no-isolation"] if importlib.util.find_spec("hatchling") else []
+    run(sys.executable, "-m", "build", *isolation, "--outdir", out, ROOT)
+    return out
+
+
+def only(folder: Path, pattern: str) -> Path:
+    found = sorted(folder.glob(pattern))
+    assert len(found) == 1, f"expected one {pattern} in {folder}, found {found}"
+    return found[0]
+
+
+def test_version_is_one_in_pyproject_package_and_changelog() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["version"] == cardshop.__version__
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[{re.escape(cardshop.__version__)}\]", changelog, re.MULTILINE)
+
+
+def test_wheel_ships_variants_and_typing_marker(dist: Path) -> None:
+    wheel = only(dist, f"cardshop-{cardshop.__version__}-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        for variant in VARIANTS:
+            packaged = zf.read(f"cardshop/_builtin_variants/{variant}")
+            assert packaged == (ROOT / "variants" / variant).read_bytes()
+        metadata = zf.read(f"cardshop-{cardshop.__version__}.dist-info/METADATA").decode()
+    assert "cardshop/py.typed" in names
+    assert "cardshop/envs/__init__.py" in names
+    assert not any(n.startswith(("tests/", "docs/")) for n in names)
+    assert f"Version: {cardshop.__version__}" in metadata
+    assert "Provides-Extra: rl" in metadata
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    runtime = [line for line in requires if "extra ==" not in line]
+    names = sorted(re.split(r"[<>=!~;\s\[]", r.split()[1])[0].lower() for r in runtime)
+    assert names == ["pydantic", "pyyaml"]
+
+
+def test_sdist_holds_sources_variants_and_docs(dist: Path) -> None:
+    sdist = only(dist, f"cardshop-{cardshop.__version__}.tar.gz")
+    top = f"cardshop-{cardshop.__version__}"
+    with tarfile.open(sdist) as tf:
+        names = set(tf.getnames())
+    for needed in (
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        "mkdocs.yml",
+        "src/cardshop/py.typed",
+        "src/cardshop/envs/__init__.py",
+        *(f"variants/{v}" for v in VARIANTS),
+    ):
+        assert f"{top}/{needed}" in names, f"{needed} is missing from the sdist"
+
+
+QUICKSTART = textwrap.dedent(
+    """
+    import random
+    import sys
+    from pathlib import Path
+
+    import cardshop
+
+    assert Path(cardshop.__file__).is_relative_to(Path(sys.prefix)), cardshop.__file__
+    print("builtins", " ".join(cardshop.builtin_variants()))
+    variant = cardshop.load_variant("klunker-es")
+    game = cardshop.new_game(variant, players=5, seed=3)
+    rng = random.Random(3)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    result = game.result()
+    print("result", result.termination.value, len(result.scores))
+    try:
+        import cardshop.envs
+    except ImportError as exc:
+        print("envs", exc)
+    """
+)
+
+
+def test_wheel_installs_in_a_fresh_venv_and_runs_the_quickstart(dist: Path, tmp_path: Path) -> None:
+    wheel = only(dist, "*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    # This interpreter's pip installs into the new environment: the wheel, and its
+    # runtime dependencies from the package index.
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--no-compile", "-q", wheel)
+    work = tmp_path / "elsewhere"  # not the repository: variants must come from the wheel
+    work.mkdir()
+    out = run(python, "-c", QUICKSTART, cwd=work).splitlines()
+    assert out[0] == "builtins " + " ".join(Path(v).stem for v in VARIANTS)
+    assert out[1] in ("result finished 5", "result capped 5")
+    assert out[2].startswith("envs cardshop.envs needs the 'rl' extra")
+    assert 'pip install "cardshop[rl]"' in out[2]
