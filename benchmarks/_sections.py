@@ -26,7 +26,7 @@ from typing import Any
 from _harness import CLOCK, Budget, measure_per_call, measure_rate
 
 import cardshop
-from cardshop import Game, Variant, new_game, parse_variant
+from cardshop import Action, Game, Variant, new_game, parse_variant
 
 __all__ = ["SECTIONS", "Context"]
 
@@ -42,22 +42,26 @@ class Context:
     budget: Budget
     quick: bool
     variants: dict[str, Variant] = field(default_factory=dict)
-    _states: dict[tuple[str, int], list[list[Game]]] = field(default_factory=dict)
+    _moves: dict[tuple[str, int], list[list[tuple[Game, Action]]]] = field(default_factory=dict)
 
     def variant(self, name: str) -> Variant:
         if name not in self.variants:
             self.variants[name] = cardshop.load_variant(name)
         return self.variants[name]
 
+    def moves(self, name: str = "klunker-en", players: int = 4) -> list[list[tuple[Game, Action]]]:
+        """Every decision point of a few random games with its move (one list per game)."""
+        key = (name, players)
+        if key not in self._moves:
+            games = 4 if self.quick else 24
+            self._moves[key] = [
+                record_moves(self.variant(name), players, 10_000 + i) for i in range(games)
+            ]
+        return self._moves[key]
+
     def states(self, name: str = "klunker-en", players: int = 4) -> list[list[Game]]:
         """Clones of every decision point of a few random games (one list per game)."""
-        key = (name, players)
-        if key not in self._states:
-            games = 4 if self.quick else 24
-            self._states[key] = [
-                record_game(self.variant(name), players, 10_000 + i) for i in range(games)
-            ]
-        return self._states[key]
+        return [[state for state, _ in game] for game in self.moves(name, players)]
 
     def points(self, name: str = "klunker-en", players: int = 4) -> dict[str, list[Game]]:
         """States at the start, the middle and the end (last decision) of each game."""
@@ -87,13 +91,35 @@ def play_random(variant: Variant, players: int, seeds: range) -> int:
 
 def record_game(variant: Variant, players: int, seed: int) -> list[Game]:
     """A clone of the game at each of its decision points, in order."""
+    return [state for state, _ in record_moves(variant, players, seed)]
+
+
+def record_moves(variant: Variant, players: int, seed: int) -> list[tuple[Game, Action]]:
+    """Each decision point of a random game (a clone) with the action taken there."""
     game = new_game(variant, players, seed=seed)
     choose = random.Random(seed).random
-    states = []
+    moves = []
     while not game.is_over:
-        states.append(game.clone())
+        state = game.clone()
         actions = game.legal_actions()
-        game.apply(actions[int(choose() * len(actions))])
+        action = actions[int(choose() * len(actions))]
+        moves.append((state, action))
+        game.apply(action)
+    return moves
+
+
+def fresh_states(moves: list[tuple[Game, Action]]) -> list[Game]:
+    """New games at the decision points that follow each move, as ``apply`` leaves them.
+
+    What a game computes lazily and keeps (legal actions, say) is not computed yet in
+    these, so an operation timed on them costs what it costs right after a move.
+    """
+    states = []
+    for state, action in moves:
+        game = state.clone()
+        game.apply(action)
+        if not game.is_over:
+            states.append(game)
     return states
 
 
@@ -266,31 +292,51 @@ def section_clone(ctx: Context) -> Data:
     return out
 
 
-def section_observation(ctx: Context) -> Data:
-    states = [g for game in ctx.states() for g in game]
-    seats = [(g, g.current_player or 0) for g in states]
+def _cold_and_warm(ctx: Context, op: Callable[[Game], object]) -> Data:
+    """``op`` per call on states fresh from a move (cold) and again on the same (warm)."""
+    moves = [move for game in ctx.moves() for move in game]
 
-    def run(passes: int) -> int:
+    def cold(passes: int) -> tuple[int, float]:
+        spent = 0.0
+        calls = 0
         for _ in range(passes):
-            for game, seat in seats:
-                game.observation(seat)
-        return passes * len(seats)
+            states = fresh_states(moves)  # not timed
+            start = CLOCK()
+            for game in states:
+                op(game)
+            spent += CLOCK() - start
+            calls += len(states)
+        return calls, spent
 
+    warm_states = fresh_states(moves)
+    for game in warm_states:
+        op(game)
+    return {
+        "states": len(warm_states),
+        **measure_per_call(cold, ctx.budget),
+        "warm": _per_call_over(warm_states, op, ctx.budget),
+    }
+
+
+def section_observation(ctx: Context) -> Data:
     return {
         "status": "ok",
-        "note": "observation(current seat) over every decision point of random klunker-en 4p games",
-        "states": len(states),
-        **measure_per_call(run, ctx.budget),
+        "note": (
+            "observation(current seat) at every decision point of random klunker-en 4p games: "
+            "first call after the move (us) and repeated (warm)"
+        ),
+        **_cold_and_warm(ctx, lambda game: game.observation(game.current_player or 0)),
     }
 
 
 def section_legal_actions(ctx: Context) -> Data:
-    states = [g for game in ctx.states() for g in game]
     return {
         "status": "ok",
-        "note": "legal_actions() over every decision point of random klunker-en 4p games",
-        "states": len(states),
-        **_per_call_over(states, Game.legal_actions, ctx.budget),
+        "note": (
+            "legal_actions() at every decision point of random klunker-en 4p games: first call "
+            "after the move (us) and repeated (warm)"
+        ),
+        **_cold_and_warm(ctx, Game.legal_actions),
     }
 
 

@@ -232,9 +232,11 @@ def render(report: Data) -> str:
             c = s["clone"][point]
             ops.append([f"clone() at {point}", f"{c['us']:.2f}", f"history {c['history_len']:.0f}"])
     if s["observation"]["status"] == "ok":
-        ops.append(["observation(seat)", f"{s['observation']['us']:.2f}", "all decision points"])
+        o = s["observation"]
+        ops.append(["observation(seat)", f"{o['us']:.2f}", f"again: {o['warm']['us']:.2f}"])
     if s["legal_actions"]["status"] == "ok":
-        ops.append(["legal_actions()", f"{s['legal_actions']['us']:.2f}", "all decision points"])
+        la = s["legal_actions"]
+        ops.append(["legal_actions()", f"{la['us']:.2f}", f"again: {la['warm']['us']:.2f}"])
     if s["json_round_trip"]["status"] == "ok":
         for point in ("start", "middle", "end"):
             j = s["json_round_trip"][point]
