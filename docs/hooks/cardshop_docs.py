@@ -246,3 +246,20 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     ):
         files.append(File.generated(config, uri, content=content))
     return files
+
+
+# ------------------------------------------------------------- API reference
+
+ROLE = re.compile(r":(?:class|meth|func|attr|data|mod|exc|obj):(<code>)(?:~(?:[\w.]+\.)?)?")
+LITERAL_INTRO = re.compile(r"::(</p>)")
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """Docstrings are written in reStructuredText habits; show them as plain code.
+
+    ``:class:`~cardshop.Game``` renders as ``Game`` (Sphinx's meaning of ``~``),
+    ``:meth:`Game.apply``` as ``Game.apply``, and a paragraph ending in ``::``
+    (which introduces a code block) ends in ``:``.
+    """
+    html = ROLE.sub(r"\1", html)
+    return LITERAL_INTRO.sub(r":\1", html)
