@@ -1,0 +1,605 @@
+"""Audit a variant: check every invariant, and measure what its games look like.
+
+:func:`run_audit` does what ``cardshop audit VARIANT`` prints:
+
+1. runs the invariant state machine (:func:`cardshop.testing.game_machine`), where
+   hypothesis picks every action and shrinks any failure to a short counterexample
+   (needs hypothesis; ``examples=0`` skips it);
+2. plays ``games`` simulated games per player count, each seat picking uniformly
+   at random among its legal actions with a generator derived from the audit seed,
+   every game in debug mode (:class:`cardshop.invariants.CheckedGame`);
+3. reports each invariant as held or violated (with a replayable counterexample),
+   whether games end before the round cap, and per player count: the share of
+   capped games, game length in rounds and decisions, win rates by seat and by
+   position from the first start player with 95% Wilson intervals, and scores.
+
+The report is a value (:class:`AuditReport`) with text, Markdown and JSON forms.
+The same seed gives the same report.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardshop._core import derive_rng, derive_seed
+from cardshop._errors import CardshopError, SetupError
+from cardshop._loader import load_variant
+from cardshop.invariants import INVARIANTS, CheckedGame, Counterexample, InvariantViolation
+from cardshop.klunker.game import Game, Termination, new_game
+from cardshop.klunker.variant import Variant
+
+__all__ = [
+    "AuditError",
+    "AuditReport",
+    "Distribution",
+    "Interval",
+    "InvariantFinding",
+    "PlayerCountReport",
+    "run_audit",
+    "wilson",
+]
+
+Z95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+
+class AuditError(CardshopError, ValueError):
+    """An audit cannot run as asked (a bad option, or hypothesis is not installed)."""
+
+
+# ------------------------------------------------------------------ statistics
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A proportion with its 95% confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{100 * self.estimate:.1f}% [{100 * self.low:.1f}, {100 * self.high:.1f}]"
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "estimate": round(self.estimate, 6),
+            "low": round(self.low, 6),
+            "high": round(self.high, 6),
+        }
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> Interval:
+    """The Wilson score interval of ``successes`` out of ``trials``.
+
+    ``successes`` may be fractional (a win shared by two seats counts one half to
+    each). With no trials the interval is the whole of [0, 1].
+    """
+    if trials <= 0:
+        return Interval(0.0, 0.0, 1.0)
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes {successes} is not within 0..{trials}")
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """Summary of a sample: mean, standard deviation and order statistics."""
+
+    mean: float
+    sd: float
+    min: float
+    p10: float
+    median: float
+    p90: float
+    max: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Distribution:
+        if not values:
+            return cls(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        ordered = sorted(values)
+        n = len(ordered)
+
+        def rank(q: float) -> float:  # nearest-rank percentile
+            return float(ordered[max(0, math.ceil(q * n) - 1)])
+
+        sd = statistics.stdev(ordered) if n > 1 else 0.0
+        return cls(
+            statistics.fmean(ordered),
+            sd,
+            float(ordered[0]),
+            rank(0.1),
+            float(statistics.median(ordered)),
+            rank(0.9),
+            float(ordered[-1]),
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"mean {self.mean:.1f} ± {self.sd:.1f}, median {self.median:g} "
+            f"(10%-90%: {self.p10:g}-{self.p90:g}; range {self.min:g}-{self.max:g})"
+        )
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "mean": round(self.mean, 4),
+            "sd": round(self.sd, 4),
+            "min": self.min,
+            "p10": self.p10,
+            "median": self.median,
+            "p90": self.p90,
+            "max": self.max,
+        }
+
+
+# ---------------------------------------------------------------- the report
+
+
+@dataclass(frozen=True, slots=True)
+class InvariantFinding:
+    """Whether one invariant held; if not, how to reproduce the violation."""
+
+    name: str
+    clauses: tuple[str, ...]
+    summary: str
+    held: bool
+    counterexample: Counterexample | None = None
+    found_by: str = ""  # "state machine" (shrunk) or "simulated game <i>"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "clauses": list(self.clauses),
+            "summary": self.summary,
+            "held": self.held,
+            "found_by": self.found_by or None,
+            "counterexample": None
+            if self.counterexample is None
+            else self.counterexample.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCountReport:
+    """What the simulated games of one player count looked like."""
+
+    players: int
+    games: int
+    capped: int
+    cap_share: Interval
+    rounds: Distribution
+    decisions: Distribution
+    win_rate_by_seat: tuple[Interval, ...]
+    win_rate_by_position: tuple[Interval, ...]
+    """Index 0 is the first start player, 1 the seat after it clockwise, ..."""
+    scores: Distribution
+    mean_score_by_position: tuple[float, ...]
+    shared_wins: int
+    unfinished: int = 0
+    """Games stopped by an engine fault (not counted in the statistics)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "games": self.games,
+            "capped": self.capped,
+            "cap_share": self.cap_share.to_dict(),
+            "rounds": self.rounds.to_dict(),
+            "decisions": self.decisions.to_dict(),
+            "win_rate_by_seat": [i.to_dict() for i in self.win_rate_by_seat],
+            "win_rate_by_position": [i.to_dict() for i in self.win_rate_by_position],
+            "scores": self.scores.to_dict(),
+            "mean_score_by_position": [round(x, 4) for x in self.mean_score_by_position],
+            "shared_wins": self.shared_wins,
+            "unfinished": self.unfinished,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """The result of :func:`run_audit`; ``ok`` is false if anything failed."""
+
+    variant: str
+    name: str
+    title: str
+    content_hash: str
+    round_cap: int
+    seed: int
+    games: int
+    examples: int
+    max_cap_share: float
+    invariants: tuple[InvariantFinding, ...]
+    player_counts: tuple[PlayerCountReport, ...]
+
+    @property
+    def violations(self) -> tuple[InvariantFinding, ...]:
+        return tuple(f for f in self.invariants if not f.held)
+
+    @property
+    def games_end(self) -> bool:
+        """Whether the share of games that hit the round cap is within ``max_cap_share``."""
+        return all(
+            pc.games == 0 or pc.capped / pc.games <= self.max_cap_share for pc in self.player_counts
+        )
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations and self.games_end
+
+    def command(self) -> str:
+        """The command line that reproduces this report."""
+        players = " ".join(f"--players {pc.players}" for pc in self.player_counts)
+        parts = [f"cardshop audit {self.variant} --games {self.games}"]
+        if players:
+            parts.append(players)
+        parts.append(f"--seed {self.seed} --examples {self.examples}")
+        if self.max_cap_share:
+            parts.append(f"--max-cap-share {self.max_cap_share:g}")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "variant": self.variant,
+            "name": self.name,
+            "title": self.title,
+            "content_hash": self.content_hash,
+            "round_cap": self.round_cap,
+            "seed": self.seed,
+            "games": self.games,
+            "examples": self.examples,
+            "max_cap_share": self.max_cap_share,
+            "command": self.command(),
+            "ok": self.ok,
+            "games_end": self.games_end,
+            "invariants": [f.to_dict() for f in self.invariants],
+            "player_counts": [pc.to_dict() for pc in self.player_counts],
+        }
+
+    # ------------------------------------------------------------------ text
+
+    def _violation_lines(self, finding: InvariantFinding, indent: str) -> list[str]:
+        example = finding.counterexample
+        lines = []
+        if example is None:
+            return [f"{indent}{finding.found_by}: no replayable setup"]
+        lines.append(f"{indent}{example.detail}")
+        lines.append(
+            f"{indent}found by {finding.found_by}; {len(example.actions)} action(s) from setup:"
+        )
+        lines += [f"{indent}  {line}" for line in example.to_code().splitlines()]
+        return lines
+
+    def to_text(self) -> str:
+        """The report for a terminal."""
+        out = [
+            f"Audit of {self.name} ({self.title or self.name}), "
+            f"variant hash {self.content_hash[:12]}",
+            f"{self.command()}",
+            "",
+            "Invariants (state machine: "
+            f"{self.examples} examples; every simulated game in debug mode)",
+        ]
+        width = max(len(f.name) for f in self.invariants) if self.invariants else 0
+        for f in self.invariants:
+            mark = "held    " if f.held else "VIOLATED"
+            out.append(f"  {mark}  {f.name:<{width}}  {f.summary} [{', '.join(f.clauses)}]")
+            if not f.held:
+                out += self._violation_lines(f, " " * (width + 14))
+        out.append("")
+        total_capped = sum(pc.capped for pc in self.player_counts)
+        total = sum(pc.games for pc in self.player_counts)
+        verdict = "ok  " if self.games_end else "FAIL"
+        out.append(
+            f"Termination: {verdict} {total_capped} of {total} simulated games reached the "
+            f"round cap of {self.round_cap} (allowed share: {self.max_cap_share:.1%})"
+        )
+        for pc in self.player_counts:
+            out += ["", f"{pc.players} players: {pc.games} games (random policy)"]
+            out.append(f"  capped:     {pc.capped} games, {pc.cap_share}")
+            out.append(f"  rounds:     {pc.rounds}")
+            out.append(f"  decisions:  {pc.decisions}")
+            out.append(f"  scores:     {pc.scores}")
+            out.append(f"  shared wins: {pc.shared_wins} games")
+            if pc.unfinished:
+                out.append(f"  unfinished: {pc.unfinished} games stopped by an engine fault")
+            out.append("  win rate by seat:")
+            for seat, rate in enumerate(pc.win_rate_by_seat):
+                out.append(f"    seat {seat}: {rate}")
+            out.append("  win rate by position from the first start player (mean score):")
+            for pos, rate in enumerate(pc.win_rate_by_position):
+                label = "first start player" if pos == 0 else f"+{pos} clockwise"
+                out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
+        out += ["", "Result: " + ("ok" if self.ok else "FAILED")]
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (for docs and issue reports)."""
+        out = [
+            f"## Audit of `{self.name}` ({self.title or self.name})",
+            "",
+            f"Variant hash `{self.content_hash[:12]}`. Reproduce with:",
+            "",
+            "```",
+            self.command(),
+            "```",
+            "",
+            "### Invariants",
+            "",
+            "| Invariant | Clauses | Result |",
+            "| --- | --- | --- |",
+        ]
+        for f in self.invariants:
+            result = "held" if f.held else f"**violated** ({f.found_by})"
+            out.append(f"| `{f.name}` | {', '.join(f.clauses)} | {result} |")
+        for f in self.violations:
+            out += ["", f"Counterexample for `{f.name}`:", ""]
+            if f.counterexample is None:
+                out.append("(no replayable setup)")
+            else:
+                out += [f.counterexample.detail, "", "```python", f.counterexample.to_code(), "```"]
+        total_capped = sum(pc.capped for pc in self.player_counts)
+        total = sum(pc.games for pc in self.player_counts)
+        out += [
+            "",
+            "### Games",
+            "",
+            f"Random policy; {total_capped} of {total} games reached the round cap of "
+            f"{self.round_cap} (termination: {'ok' if self.games_end else 'FAILED'}).",
+            "",
+            "| Players | Games | Capped | Rounds: mean ± sd | median (10%-90%) | max "
+            "| Decisions: mean ± sd | Score: mean ± sd | Shared wins |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for pc in self.player_counts:
+            r, d, s = pc.rounds, pc.decisions, pc.scores
+            out.append(
+                f"| {pc.players} | {pc.games} | {pc.cap_share} | {r.mean:.1f} ± {r.sd:.1f} "
+                f"| {r.median:g} ({r.p10:g}-{r.p90:g}) | {r.max:g} | {d.mean:.0f} ± {d.sd:.0f} "
+                f"| {s.mean:.2f} ± {s.sd:.2f} | {pc.shared_wins} |"
+            )
+        most = max((pc.players for pc in self.player_counts), default=0)
+        head = " | ".join("first start player" if i == 0 else f"+{i}" for i in range(most))
+        out += [
+            "",
+            "Win rate by position from the first start player (95% Wilson interval; a "
+            "shared win counts 1/k to each of k winners):",
+            "",
+            f"| Players | {head} |",
+            "| --- |" + " --- |" * most,
+        ]
+        for pc in self.player_counts:
+            cells = [str(i) for i in pc.win_rate_by_position]
+            cells += [""] * (most - len(cells))
+            out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
+        out += [
+            "",
+            "Win rate by seat:",
+            "",
+            f"| Players | {' | '.join(f'seat {i}' for i in range(most))} |",
+            "| --- |" + " --- |" * most,
+        ]
+        for pc in self.player_counts:
+            cells = [str(i) for i in pc.win_rate_by_seat]
+            cells += [""] * (most - len(cells))
+            out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
+        return "\n".join(out)
+
+
+# ------------------------------------------------------------------- running
+
+
+def _policy_game(
+    variant: Variant,
+    players: int,
+    seed: int,
+    index: int,
+    checks: frozenset[str],
+    every: int,
+    ref: str,
+) -> tuple[Game, InvariantViolation | None]:
+    """Play one simulated game, in debug mode until the first violation.
+
+    The game comes back unfinished if an action failed (a fault of the engine).
+    """
+    game_seed = derive_seed(seed, "audit-game", players, index)
+    rng = derive_rng(seed, "audit-policy", players, index)
+    game = new_game(variant, players, game_seed)
+    violation: InvariantViolation | None = None
+    checked: CheckedGame | None = None
+    if checks:
+        try:
+            checked = CheckedGame(game, checks=checks, every=every, variant_ref=ref)
+        except InvariantViolation as exc:
+            violation = exc
+    while not game.is_over:
+        action = rng.choice(game.legal_actions())
+        played = len(game.history)
+        try:
+            if checked is None:
+                game.apply(action)
+            else:
+                checked.apply(action)
+        except InvariantViolation as exc:
+            violation, checked = exc, None
+            if len(game.history) == played:  # the action itself failed
+                break
+        except Exception:  # an engine fault that no invariant still checked reports
+            break
+    return game, violation
+
+
+def _state_machine(
+    variant: Variant,
+    ref: str,
+    counts: Sequence[int],
+    checks: frozenset[str],
+    examples: int,
+    seed: int,
+) -> InvariantViolation | None:
+    """Run the invariant state machine; the shrunk violation, if any."""
+    try:
+        from hypothesis import HealthCheck, settings
+        from hypothesis import seed as hypothesis_seed
+        from hypothesis.reporting import with_reporter
+        from hypothesis.stateful import run_state_machine_as_test
+
+        from cardshop.testing.stateful import game_machine
+    except ImportError:
+        raise AuditError(
+            "the audit's state machine needs hypothesis: pip install 'cardshop[testing]' "
+            "(or pass --examples 0 to skip it)"
+        ) from None
+    machine = game_machine(variant, players=counts, checks=checks)
+    machine.variant_ref = ref
+    hypothesis_seed(seed)(machine)
+    options = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        with with_reporter(lambda _message: None):
+            run_state_machine_as_test(machine, settings=options)  # type: ignore[no-untyped-call]
+    except InvariantViolation as exc:
+        return exc
+    return None
+
+
+def run_audit(
+    variant: Variant | str | Path,
+    *,
+    games: int = 1000,
+    players: Collection[int] | None = None,
+    seed: int = 0,
+    examples: int = 50,
+    check_every: int = 10,
+    max_cap_share: float = 0.0,
+    progress: Callable[[str], None] | None = None,
+) -> AuditReport:
+    """Audit ``variant`` (a :class:`~cardshop.Variant`, built-in name or YAML path).
+
+    ``games`` simulated games are played per player count (``players``, default
+    the variant's whole range); ``examples`` is the number of state machine runs
+    (0 skips it, and hypothesis is then not needed); ``check_every`` checks the
+    costly invariants (hidden information, copies) of simulated games after every
+    ``check_every``-th action; games may hit the round cap in at most
+    ``max_cap_share`` of games before the audit fails. ``progress`` receives a line
+    of text as each part starts.
+    """
+    v = load_variant(variant)
+    ref = v.name if isinstance(variant, Variant) else str(variant)
+    if games < 0 or examples < 0 or check_every < 1 or not 0 <= max_cap_share <= 1:
+        raise AuditError(
+            "games and examples must be 0 or more, check_every 1 or more, and "
+            f"max_cap_share within 0..1 (got {games}, {examples}, {check_every}, "
+            f"{max_cap_share})"
+        )
+    counts = sorted(set(players)) if players else list(range(v.players.min, v.players.max + 1))
+    bad = [n for n in counts if not v.players.min <= n <= v.players.max]
+    if bad:
+        raise SetupError(
+            f"{v.name} is played by {v.players.min} to {v.players.max} players, not "
+            f"{', '.join(map(str, bad))}"
+        )
+    say = progress or (lambda _line: None)
+    found: dict[str, tuple[Counterexample | None, str]] = {}
+
+    remaining = frozenset(INVARIANTS)
+    if examples:
+        while remaining:
+            say(f"state machine: {examples} examples, checking {len(remaining)} invariants")
+            exc = _state_machine(v, ref, counts, remaining, examples, seed)
+            if exc is None or exc.invariant not in remaining:
+                break
+            found[exc.invariant] = (exc.counterexample, "state machine (shrunk)")
+            remaining = remaining - {exc.invariant}
+
+    reports = []
+    for n in counts:
+        say(f"{n} players: {games} games")
+        results = []
+        for i in range(games):
+            game, violation = _policy_game(v, n, seed, i, remaining, check_every, ref)
+            if violation is not None and violation.invariant not in found:
+                found[violation.invariant] = (
+                    violation.counterexample,
+                    f"simulated game {i} with {n} players",
+                )
+                remaining = remaining - {violation.invariant}
+            results.append(game)
+        reports.append(_summarise(n, results))
+
+    findings = tuple(
+        InvariantFinding(
+            inv.name,
+            inv.clauses,
+            inv.summary,
+            held=inv.name not in found,
+            counterexample=found.get(inv.name, (None, ""))[0],
+            found_by=found.get(inv.name, (None, ""))[1],
+        )
+        for inv in INVARIANTS.values()
+    )
+    return AuditReport(
+        variant=ref,
+        name=v.name,
+        title=v.title,
+        content_hash=v.content_hash,
+        round_cap=v.round_cap,
+        seed=seed,
+        games=games,
+        examples=examples,
+        max_cap_share=max_cap_share,
+        invariants=findings,
+        player_counts=tuple(reports),
+    )
+
+
+def _summarise(players: int, played: Sequence[Game]) -> PlayerCountReport:
+    games = [g for g in played if g.is_over]
+    n_games = len(games)
+    wins_by_seat = [0.0] * players
+    wins_by_position = [0.0] * players
+    score_by_position = [0.0] * players
+    scores: list[float] = []
+    shared = 0
+    capped = 0
+    for game in games:
+        result = game.result()
+        capped += result.termination is Termination.CAPPED
+        share = 1 / len(result.winners)
+        shared += len(result.winners) > 1
+        for seat in result.winners:
+            wins_by_seat[seat] += share
+            wins_by_position[(seat - game.first_player) % players] += share
+        for seat, score in enumerate(result.scores):
+            scores.append(score)
+            score_by_position[(seat - game.first_player) % players] += score
+    return PlayerCountReport(
+        players=players,
+        games=n_games,
+        capped=capped,
+        cap_share=wilson(capped, n_games),
+        rounds=Distribution.of([g.round for g in games]),
+        decisions=Distribution.of([len(g.history) for g in games]),
+        win_rate_by_seat=tuple(wilson(w, n_games) for w in wins_by_seat),
+        win_rate_by_position=tuple(wilson(w, n_games) for w in wins_by_position),
+        scores=Distribution.of(scores),
+        mean_score_by_position=tuple(s / n_games if n_games else 0.0 for s in score_by_position),
+        shared_wins=shared,
+        unfinished=len(played) - n_games,
+    )

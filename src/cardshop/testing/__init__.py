@@ -1,0 +1,33 @@
+"""Property-based testing of Klunker-family variants, for your own test suite.
+
+Needs hypothesis (``pip install "cardshop[testing]"``). Two parts:
+
+* :mod:`cardshop.testing.strategies`: hypothesis strategies for valid variants
+  (:func:`variants`), games (:func:`games`) and legal action sequences
+  (:func:`action_sequences`);
+* :mod:`cardshop.testing.stateful`: :func:`game_machine`, a hypothesis
+  ``RuleBasedStateMachine`` that plays a variant with hypothesis choosing every
+  action and checks every invariant of :mod:`cardshop.invariants` after every step.
+
+Auditing your own variant file takes one line in a test module::
+
+    from cardshop.testing import game_machine
+
+    TestMyVariant = game_machine("variants/my-variant.yaml").TestCase
+
+See docs/auditing.md.
+"""
+
+from __future__ import annotations
+
+try:
+    import hypothesis  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "cardshop.testing needs hypothesis; install it with: pip install 'cardshop[testing]'"
+    ) from exc
+
+from cardshop.testing.stateful import game_machine
+from cardshop.testing.strategies import Playthrough, action_sequences, games, variants
+
+__all__ = ["Playthrough", "action_sequences", "game_machine", "games", "variants"]
