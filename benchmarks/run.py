@@ -191,12 +191,20 @@ def render(report: Data) -> str:
         parts.append(
             _table(
                 "Random playouts through the public API (setup included)",
-                ["variant", "players", "decisions/s", "games/s", "decisions/game"],
+                [
+                    "variant",
+                    "players",
+                    "decisions/s",
+                    "repeats min-max",
+                    "games/s",
+                    "decisions/game",
+                ],
                 [
                     [
                         r["variant"],
                         str(r["players"]),
                         f"{r['decisions_per_s']:,.0f}",
+                        f"{r['decisions_per_s_min']:,.0f}-{r['decisions_per_s_max']:,.0f}",
                         f"{r['games_per_s']:,.1f}",
                         f"{r['decisions_per_game']:.1f}",
                     ]
@@ -281,8 +289,10 @@ def render(report: Data) -> str:
     work = s["simulate_workers"]
     if work["status"] == "ok":
         parts.append(
-            f"\nsimulate(): {work['games_per_s_1']:,.1f} games/s with 1 worker, "
-            f"{work['games_per_s_2']:,.1f} with 2 ({work['speedup']:.2f}x)"
+            f"\nsimulate(): {work['games_per_s_1']:,.1f} games/s with 1 worker "
+            f"({work['cores_used_1']:.2f} cores used), {work['games_per_s_2']:,.1f} with 2 "
+            f"({work['cores_used_2']:.2f} cores used): {work['speedup']:.2f}x; "
+            f"{work['speedup_if_cores_free']:.2f}x if both cores were free"
         )
     else:
         parts.append(_skipped("simulate() with 1 and 2 workers", work))
@@ -367,6 +377,11 @@ def machine() -> Data:
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "cardshop": cardshop.__version__,
+        "cardshop_path": str(Path(cardshop.__file__).resolve().parent),
+        # commit and src_modified describe this checkout; they describe the engine
+        # measured only when that engine was imported from this checkout's src/.
+        "engine_from_this_checkout": Path(cardshop.__file__).resolve().parent
+        == ROOT / "src" / "cardshop",
         "commit": commit,
         "src_modified": dirty,
     }
