@@ -7,19 +7,27 @@ Reproduce the report (about 20 minutes on 2 cores)::
 Each pairing "A vs B" plays ``--games`` games of ``--variant`` with one seat of A and
 three seats of B; the seats turn one place per game, so A plays every seat equally
 often. Every pairing uses the same master seed, so game ``i`` deals the same cards in
-every pairing. ``--games 40`` gives a quick look.
+every pairing. ``--games 40`` gives a quick look. ``--save-json FILE`` keeps every
+game's outcome; ``--from-json FILE`` writes the report again from such a file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from cardshop.simulate import SimulationResult, mean_ci, simulate
+from cardshop import load_variant
+from cardshop.simulate import GameOutcome, SimulationResult, mean_ci, simulate
+
+Run = tuple[str, str, SimulationResult, float, float]
+"""One pairing: A, B, the games, wall seconds, CPU seconds of the worker processes."""
 
 PAIRINGS = (("ismcts:{budget}", "greedy"), ("ismcts:{budget}", "random"), ("greedy", "random"))
 
@@ -38,10 +46,14 @@ def seat_values(sim: SimulationResult, bot: str, key: str) -> list[float]:
     return [float(r[key]) for r in sim.seat_rows() if r["bot"] == bot]
 
 
-def run_pairing(
-    variant: str, games: int, seed: int, workers: int, a: str, b: str
-) -> tuple[SimulationResult, float]:
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_pairing(variant: str, games: int, seed: int, workers: int, a: str, b: str) -> Run:
     start = time.perf_counter()
+    cpu = children_cpu()
     done = 0
     step = max(1, games // 10)
 
@@ -56,13 +68,12 @@ def run_pairing(
     sim = simulate(
         variant, 4, games, [a, b, b, b], seed=seed, workers=workers, rotate=True, progress=progress
     )
-    return sim, time.perf_counter() - start
+    return a, b, sim, time.perf_counter() - start, children_cpu() - cpu
 
 
-def report(
-    args: argparse.Namespace, results: list[tuple[str, str, SimulationResult, float]]
-) -> str:
-    total = sum(t for *_, t in results)
+def report(args: argparse.Namespace, results: list[Run]) -> str:
+    wall = sum(r[3] for r in results)
+    cpu = sum(r[4] for r in results)
     lines = [
         "# Bot tournament",
         "",
@@ -82,7 +93,7 @@ def report(
         "B's mean score | A's mean rank |",
         "|---|---|---|---|---|---|",
     ]
-    for a, b, sim, _ in results:
+    for a, b, sim, _, _ in results:
         a_win = mean_ci(seat_values(sim, a, "win"))
         b_win = mean_ci(seat_values(sim, b, "win"))
         a_score = mean_ci(seat_values(sim, a, "score"))
@@ -94,15 +105,15 @@ def report(
             f"{a_rank:.2f} |"
         )
     lines += ["", "What the games looked like:", ""]
-    lines += ["| A vs B | games | mean rounds | mean decisions | endings | wall time |"]
-    lines += ["|---|---|---|---|---|---|"]
-    for a, b, sim, seconds in results:
+    lines += ["| A vs B | games | mean rounds | mean decisions | endings | wall time | CPU time |"]
+    lines += ["|---|---|---|---|---|---|---|"]
+    for a, b, sim, seconds, cpu_seconds in results:
         rounds = sum(o.rounds for o in sim) / len(sim)
         decisions = sum(o.decisions for o in sim) / len(sim)
         endings = ", ".join(f"{k} {v}" for k, v in sorted(sim.terminations().items()))
         lines.append(
             f"| {a} vs {b} | {len(sim):,} | {rounds:.2f} | {decisions:.1f} | {endings} | "
-            f"{seconds / 60:.1f} min |"
+            f"{seconds / 60:.1f} min | {cpu_seconds / 60:.1f} min |"
         )
     budget = args.budget
     lines += [
@@ -123,7 +134,8 @@ def report(
         "  are played without search.",
         "",
         f"The budget of {budget} iterations per decision was chosen so that the whole",
-        "tournament fits in about 20 minutes of wall time on 2 cores (times below).",
+        "tournament needs about 40 minutes of CPU time: about 20 minutes of wall time on",
+        "2 otherwise idle cores.",
         "",
         "## Reproduce",
         "",
@@ -134,11 +146,40 @@ def report(
         "",
         f"Measured with {args.workers} worker processes on a machine with "
         f"{os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"{total / 60:.1f} minutes of wall time in all, on a machine shared with other work.",
-        "The numbers depend only on the seed and the code, not on the number of workers.",
+        f"{wall / 60:.1f} minutes of wall time and {cpu / 60:.1f} minutes of CPU time in all",
+        "(the machine was shared with other work, so wall time says less than CPU time).",
+        "The results depend only on the seed and the code, not on the number of workers.",
         "",
     ]
     return "\n".join(lines)
+
+
+def save_runs(path: Path, args: argparse.Namespace, results: list[Run]) -> None:
+    doc: dict[str, Any] = {
+        "variant": args.variant,
+        "games": args.games,
+        "budget": args.budget,
+        "seed": args.seed,
+        "workers": args.workers,
+        "pairings": [
+            {"a": a, "b": b, "wall": wall, "cpu": cpu, "outcomes": [o.to_dict() for o in sim]}
+            for a, b, sim, wall, cpu in results
+        ],
+    }
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+
+
+def load_runs(path: Path, args: argparse.Namespace) -> list[Run]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("variant", "games", "budget", "seed", "workers"):
+        setattr(args, key, doc[key])
+    variant = load_variant(doc["variant"])
+    runs: list[Run] = []
+    for p in doc["pairings"]:
+        outcomes = [GameOutcome.from_dict(o) for o in p["outcomes"]]
+        sim = SimulationResult(variant, 4, doc["seed"], outcomes)
+        runs.append((p["a"], p["b"], sim, p["wall"], p["cpu"]))
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,12 +190,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
+    parser.add_argument("--save-json", type=Path, help="keep every game's outcome here")
+    parser.add_argument("--from-json", type=Path, help="report on games saved by --save-json")
     args = parser.parse_args(argv)
-    results = []
-    for a_pattern, b in PAIRINGS:
-        a = a_pattern.format(budget=args.budget)
-        sim, seconds = run_pairing(args.variant, args.games, args.seed, args.workers, a, b)
-        results.append((a, b, sim, seconds))
+    if args.from_json:
+        results = load_runs(args.from_json, args)
+    else:
+        results = []
+        for a_pattern, b in PAIRINGS:
+            a = a_pattern.format(budget=args.budget)
+            results.append(run_pairing(args.variant, args.games, args.seed, args.workers, a, b))
+        if args.save_json:
+            save_runs(args.save_json, args, results)
     text = report(args, results)
     if args.out:
         args.out.write_text(text, encoding="utf-8")

@@ -15,6 +15,8 @@ from cardshop.cli._app import app, user_errors
 # Command modules register themselves on ``app`` when imported.
 from cardshop.cli import _basic  # noqa: F401  isort: skip
 from cardshop.cli import _audit  # noqa: F401  isort: skip
+from cardshop.cli import _play  # noqa: F401  isort: skip
+from cardshop.cli import _simulate  # noqa: F401  isort: skip
 
 __all__ = ["app", "run", "user_errors"]
 
