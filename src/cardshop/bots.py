@@ -25,6 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from cardshop._core import Action, Seat
@@ -215,7 +216,7 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0, variant: Variant | str | None = None) -> None:
+    def __init__(self, seed: int = 0, variant: Variant | str | Path | None = None) -> None:
         self._rng = random.Random(seed)
         self.variant = load_variant(variant if variant is not None else "klunker-en")
         self.rules = self.variant.rules
@@ -350,7 +351,7 @@ class ISMCTSBot:
 
     def __init__(
         self,
-        variant: Variant | str,
+        variant: Variant | str | Path,
         iterations: int | None = 100,
         time_limit: float | None = None,
         seed: int = 0,
@@ -539,7 +540,7 @@ def bot_names() -> list[str]:
     return sorted(BOTS)
 
 
-def make_bot(name: str, variant: Variant | str, seed: int = 0) -> Bot:
+def make_bot(name: str, variant: Variant | str | Path, seed: int = 0) -> Bot:
     """A bot by name: ``"random"``, ``"greedy"``, ``"ismcts"`` or a registered one.
 
     An option follows a colon: ``"ismcts:500"`` searches 500 iterations per decision,

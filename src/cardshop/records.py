@@ -221,7 +221,7 @@ class GameRecord:
         return f"{self.source}:{line}" if line is not None else f"{self.source}: action {index + 1}"
 
     def replay(
-        self, variant: Variant | str | None = None, *, recorded_variant: bool = False
+        self, variant: Variant | str | Path | None = None, *, recorded_variant: bool = False
     ) -> Game:
         """Set the game up again and replay every action, checking each.
 
@@ -269,7 +269,7 @@ class GameRecord:
                 )
         return game
 
-    def _variant_for_replay(self, variant: Variant | str | None, recorded: bool) -> Variant:
+    def _variant_for_replay(self, variant: Variant | str | Path | None, recorded: bool) -> Variant:
         if recorded:
             return self.variant
         where = f"{self.source}:1"
@@ -325,18 +325,23 @@ def record_game(game: Game, bots: Sequence[str] | None = None) -> GameRecord:
     names = tuple(bots) if bots is not None else ("unknown",) * game.players
     if len(names) != game.players:
         raise RecordError(f"bots names {len(names)} players; the game has {game.players}")
+    not_from_setup = RecordError(
+        "the game's history does not lead from its setup to its state (was it set up "
+        "from a position?); only games started by new_game can be recorded"
+    )
     again = new_game(game.variant, game.players, game.seed, game.first_player)
     actions = []
     for action in game.history:
         seat = again.current_player
-        assert seat is not None
-        events = again.apply(action)
+        if seat is None:
+            raise not_from_setup
+        try:
+            events = again.apply(action)
+        except ActionError:
+            raise not_from_setup from None
         actions.append(RecordedAction(seat, action, tuple(event_to_dict(e) for e in events)))
     if again != game:
-        raise RecordError(
-            "the game's history does not lead from its setup to its state (was it set up "
-            "from a position?); only games started by new_game can be recorded"
-        )
+        raise not_from_setup
     result = _result_dict(game.result()) if game.is_over else None
     return GameRecord(
         variant=game.variant,
@@ -356,7 +361,7 @@ def read_record(path: str | Path) -> GameRecord:
 
 def replay_record(
     record: GameRecord | str | Path,
-    variant: Variant | str | None = None,
+    variant: Variant | str | Path | None = None,
     *,
     recorded_variant: bool = False,
 ) -> Game:

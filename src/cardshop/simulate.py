@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, overload
 
 from cardshop._core import Action, Seat, derive_seed
@@ -60,7 +61,7 @@ def bot_seed(seed: int, game: int, seat: Seat) -> int:
 
 
 def play_game(
-    variant: Variant | str,
+    variant: Variant | str | Path,
     players: int,
     bots: Sequence[Bot],
     seed: int | None = None,
@@ -375,7 +376,7 @@ def _as_executor(executor: Any) -> Executor:
 
 
 def simulate(
-    variant: Variant | str,
+    variant: Variant | str | Path,
     players: int,
     games: int,
     bots: Sequence[BotSpec] | str = ("random",),

@@ -1,0 +1,209 @@
+"""Simulation: results that do not depend on where games run (docs/simulation.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from cardshop import SetupError, derive_seed, load_variant, new_game
+from cardshop.bots import GreedyBot, RandomBot, make_bot
+from cardshop.klunker.variant import Variant
+from cardshop.simulate import (
+    GameOutcome,
+    SimulationResult,
+    game_seed,
+    mean_ci,
+    play_game,
+    seat_specs,
+    simulate,
+)
+
+BOTS = ["greedy", "random", "random", "random"]
+
+
+@pytest.fixture(scope="module")
+def reference() -> SimulationResult:
+    """Twelve games played in this process: what every executor must reproduce."""
+    return simulate("klunker-en", 4, 12, BOTS, seed=31, workers=1, rotate=True)
+
+
+def greedy_factory(variant: Variant, seed: int) -> GreedyBot:
+    return GreedyBot(seed, variant)
+
+
+def test_outcomes_in_game_order_with_derived_seeds(reference: SimulationResult) -> None:
+    assert [o.game for o in reference] == list(range(12))
+    assert [o.seed for o in reference] == [derive_seed(31, "game", i) for i in range(12)]
+    assert len({o.seed for o in reference}) == 12
+    for o in reference:
+        assert o.termination in ("finished", "capped")
+        assert len(o.scores) == len(o.ranks) == len(o.bots) == 4
+        assert o.winners == tuple(s for s in range(4) if o.ranks[s] == 1)
+        assert o.rounds >= 1
+        assert o.decisions > 0
+
+
+def test_an_outcome_is_the_game_replayed_from_its_seed(reference: SimulationResult) -> None:
+    o = reference[5]
+    bots = [
+        make_bot(name, "klunker-en", derive_seed(31, "bot", 5, s)) for s, name in enumerate(o.bots)
+    ]
+    game = play_game("klunker-en", 4, bots, seed=o.seed)
+    result = game.result()
+    assert (result.scores, result.rounds, len(game.history)) == (o.scores, o.rounds, o.decisions)
+    assert game.first_player == o.first_player
+    assert new_game("klunker-en", 4, seed=game_seed(31, 5)).first_player == o.first_player
+
+
+def test_rotation_gives_every_bot_every_seat(reference: SimulationResult) -> None:
+    greedy_seats = [o.bots.index("greedy") for o in reference]
+    assert greedy_seats == [i % 4 for i in range(12)]
+    assert seat_specs(["a", "b"], 2, 1, rotate=True) == ["b", "a"]
+    assert seat_specs(["a"], 3, 7, rotate=True) == ["a", "a", "a"]
+
+
+def test_process_pool_gives_the_same_results(reference: SimulationResult) -> None:
+    done: list[int] = []
+    sim = simulate(
+        "klunker-en",
+        4,
+        12,
+        BOTS,
+        seed=31,
+        workers=2,
+        rotate=True,
+        chunk_size=5,
+        progress=done.append,
+    )
+    assert sim == reference
+    assert sorted(done) == [2, 5, 5]  # chunks of 5, 5 and 2 games
+
+
+def test_any_executor_gives_the_same_results(reference: SimulationResult) -> None:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        sim = simulate("klunker-en", 4, 12, BOTS, seed=31, executor=pool, rotate=True, chunk_size=1)
+    assert sim == reference
+    other_seed = simulate("klunker-en", 4, 12, BOTS, seed=32, workers=1, rotate=True)
+    assert other_seed != reference
+
+
+def test_a_dask_cluster_gives_the_same_results(reference: SimulationResult) -> None:
+    import distributed  # the 'distributed' extra, part of 'dev'
+
+    # A real scheduler and worker talking TCP on loopback, in this process (fast).
+    with (
+        distributed.LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=1,
+            threads_per_worker=2,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,  # type: ignore[no-untyped-call]
+    ):
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        by_client = simulate("klunker-en", 4, 12, BOTS, seed=31, executor=client, rotate=True)
+        by_executor = simulate(
+            "klunker-en", 4, 12, BOTS, seed=31, executor=client.get_executor(), rotate=True
+        )
+    assert by_client == reference
+    assert by_executor == reference
+
+
+def test_bot_factories_and_a_comma_separated_text() -> None:
+    by_name = simulate("klunker-en", 3, 4, "greedy, random, random", seed=2, workers=1)
+    by_factory = simulate(
+        "klunker-en", 3, 4, [greedy_factory, "random", "random"], seed=2, workers=2
+    )
+    assert by_name == by_factory
+    assert all(o.bots == ("greedy", "random", "random") for o in by_name)
+
+
+def test_table_and_rows_have_the_shape_pandas_takes(reference: SimulationResult) -> None:
+    table = reference.to_table()
+    assert list(table) == reference.columns()
+    assert {len(column) for column in table.values()} == {12}
+    assert table["score_2"] == [o.scores[2] for o in reference]
+    assert table["bot_0"][:2] == ["greedy", "random"]
+    rows = reference.to_rows()
+    assert len(rows) == 12
+    assert all(list(row) == reference.columns() for row in rows)
+    json.dumps(table)  # plain data only
+    long = reference.seat_rows()
+    assert len(long) == 48
+    assert set(long[0]) == {"game", "seat", "bot", "score", "rank", "win"}
+    # Each game's wins add up to one, shared among tied winners.
+    for o in reference:
+        assert sum(r["win"] for r in long if r["game"] == o.game) == pytest.approx(1.0)
+
+
+def test_summary_counts_every_seat_and_every_win(reference: SimulationResult) -> None:
+    summary = {b.bot: b for b in reference.summary()}
+    assert summary["greedy"].seats == 12
+    assert summary["random"].seats == 36
+    total_wins = sum(b.win_share * b.seats for b in summary.values())
+    assert total_wins == pytest.approx(12)
+    scores = [o.scores[o.bots.index("greedy")] for o in reference]
+    mean, half = mean_ci(scores)
+    assert summary["greedy"].mean_score == pytest.approx(sum(scores) / 12)
+    assert summary["greedy"].score_ci == pytest.approx(half)
+    lo, hi = summary["greedy"].score_interval
+    assert lo < mean < hi
+
+
+def test_mean_ci() -> None:
+    assert mean_ci([1, 1, 1]) == (1.0, 0.0)
+    mean, half = mean_ci([0, 1] * 50)
+    assert mean == 0.5
+    assert half == pytest.approx(1.959964 * math.sqrt(0.25 * 100 / 99 / 100))
+    assert math.isinf(mean_ci([3])[1])
+    assert math.isnan(mean_ci([])[0])
+
+
+def test_outcome_dict_round_trip(reference: SimulationResult) -> None:
+    for o in reference:
+        data = json.loads(json.dumps(o.to_dict()))
+        assert GameOutcome.from_dict(data) == o
+
+
+def test_no_games_is_an_empty_result() -> None:
+    sim = simulate("klunker-en", 3, 0, "random", seed=1)
+    assert len(sim) == 0
+    assert sim.to_table() == {name: [] for name in sim.columns()}
+    assert sim.summary() == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"players": 7}, "3 to 5 players, not 7"),
+        ({"bots": ["random", "greedy"]}, "4 seats, 2 bots"),
+        ({"bots": "random,clever,random,random"}, "unknown bot 'clever'"),
+        ({"games": -1}, "games must be"),
+        ({"workers": 0}, "workers must be at least 1"),
+        ({"executor": "cluster"}, "concurrent.futures.Executor or a dask"),
+    ],
+)
+def test_bad_arguments_are_setup_errors(kwargs: dict[str, object], message: str) -> None:
+    args: dict[str, object] = {"players": 4, "games": 2, "bots": "random"}
+    args.update(kwargs)
+    with pytest.raises(SetupError, match=message):
+        simulate("klunker-en", seed=0, **args)  # type: ignore[arg-type]
+
+
+def test_play_game_checks_the_bots() -> None:
+    with pytest.raises(SetupError, match="one bot per seat"):
+        play_game("klunker-en", 3, [RandomBot()], seed=1)
+    seen: list[str] = []
+    game = play_game(
+        load_variant("klunker-en"),
+        3,
+        [RandomBot(s) for s in range(3)],
+        seed=1,
+        on_action=lambda g, seat, action, events: seen.append(str(action)),
+    )
+    assert seen == [str(a) for a in game.history]
