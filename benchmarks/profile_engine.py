@@ -1,6 +1,8 @@
 """Profile the engine with cProfile: ``python benchmarks/profile_engine.py [--games N]``.
 
-Plays random klunker-en games (4 players by default) through the public API under
+First, without a profiler, the cost of ``apply`` by action verb (window, store, buy...)
+weighted by how often each verb is played, and of a first ``legal_actions``. Then it plays
+random klunker-en games (4 players by default) through the public API under
 cProfile and prints where the time of one decision goes, function by function (own
 time and cumulative time, in microseconds per decision), then does the same for
 ``observation``, ``clone`` and the JSON round trip. cProfile adds a fixed cost to
@@ -18,7 +20,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from _sections import play_random, record_game, simulate_function
+from _harness import CLOCK
+from _sections import play_random, record_game, record_moves, simulate_function
 
 import cardshop
 from cardshop import Game
@@ -53,6 +56,44 @@ def profile(fn: Callable[[], int], unit: str, limit: int, keep: Path | None) -> 
     return _table(pstats.Stats(prof), count, unit, limit)
 
 
+def cost_by_verb(variant: cardshop.Variant, players: int, games: int, rounds: int = 9) -> str:
+    """Cost of ``apply`` by action verb (no profiler), and of a first ``legal_actions``.
+
+    Each decision point of ``games`` random games is cloned, its legal actions are
+    computed (as a playout does before choosing), and the recorded action is applied;
+    the best of ``rounds`` passes is kept, the least disturbed by other processes.
+    """
+    moves = [m for seed in range(games) for m in record_moves(variant, players, 5000 + seed)]
+    by_verb: dict[str, list[tuple[Game, cardshop.Action]]] = {}
+    for state, action in moves:
+        by_verb.setdefault(action.verb, []).append((state, action))
+    lines = [f"{'verb':8} {'share':>6} {'apply us':>9} {'us/decision':>12}"]
+    weighted = 0.0
+    for verb, group in sorted(by_verb.items(), key=lambda kv: -len(kv[1])):
+        best = float("inf")
+        for _ in range(rounds):
+            states = [state.clone() for state, _ in group]
+            for game in states:
+                game.legal_actions()
+            start = CLOCK()
+            for game, (_, action) in zip(states, group, strict=True):
+                game.apply(action)
+            best = min(best, (CLOCK() - start) / len(states))
+        share = len(group) / len(moves)
+        weighted += share * best
+        lines.append(f"{verb:8} {100 * share:5.1f}% {1e6 * best:9.2f} {1e6 * share * best:12.2f}")
+    lines.append(f"apply, weighted by share: {1e6 * weighted:.2f} us per decision")
+    best = float("inf")
+    for _ in range(rounds):
+        states = [state.clone() for state, _ in moves]
+        start = CLOCK()
+        for game in states:
+            game.legal_actions()
+        best = min(best, (CLOCK() - start) / len(states))
+    lines.append(f"legal_actions(), first call at a decision point: {1e6 * best:.2f} us")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--variant", default="klunker-en")
@@ -64,7 +105,10 @@ def main() -> int:
     variant = cardshop.load_variant(args.variant)
     play_random(variant, args.players, range(20))  # warm-up
 
-    print(f"== random playouts, {args.variant} {args.players}p, {args.games} games ==")
+    print(f"== apply() by verb and legal_actions(), {args.variant} {args.players}p, no profiler ==")
+    print(cost_by_verb(variant, args.players, 60))
+
+    print(f"\n== random playouts, {args.variant} {args.players}p, {args.games} games ==")
     print(
         profile(
             lambda: play_random(variant, args.players, range(args.games)),
