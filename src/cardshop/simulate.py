@@ -375,6 +375,37 @@ def _as_executor(executor: Any) -> Executor:
     )
 
 
+def check_arguments(
+    variant: Variant,
+    players: int,
+    games: int,
+    bots: Sequence[BotSpec] | str,
+    workers: int | None,
+) -> tuple[BotSpec, ...]:
+    """Check the arguments of :func:`simulate` (raising :class:`SetupError`); return the bots."""
+    rules = variant.rules
+    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
+        raise SetupError(
+            f"{variant.name} is played by {rules.min_players} to {rules.max_players} players, "
+            f"not {players!r}"
+        )
+    if not isinstance(games, int) or games < 0:
+        raise SetupError(f"games must be a whole number >= 0, not {games!r}")
+    specs: tuple[BotSpec, ...] = (
+        tuple(s.strip() for s in bots.split(",")) if isinstance(bots, str) else tuple(bots)
+    )
+    if len(specs) not in (1, players):
+        raise SetupError(
+            f"give one bot for every seat or one per seat: {players} seats, {len(specs)} bots"
+        )
+    for spec in specs:  # fail fast, here, on an unknown bot name or bad option
+        if isinstance(spec, str):
+            make_bot(spec, variant, 0)
+    if workers is not None and workers < 1:
+        raise SetupError(f"workers must be at least 1, not {workers}")
+    return specs
+
+
 def simulate(
     variant: Variant | str | Path,
     players: int,
@@ -405,26 +436,7 @@ def simulate(
     The results do not depend on where the games ran (see the module docstring).
     """
     var = load_variant(variant)
-    rules = var.rules
-    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
-        raise SetupError(
-            f"{var.name} is played by {rules.min_players} to {rules.max_players} players, "
-            f"not {players!r}"
-        )
-    if not isinstance(games, int) or games < 0:
-        raise SetupError(f"games must be a whole number >= 0, not {games!r}")
-    specs: tuple[BotSpec, ...] = (
-        tuple(s.strip() for s in bots.split(",")) if isinstance(bots, str) else tuple(bots)
-    )
-    if len(specs) not in (1, players):
-        raise SetupError(
-            f"give one bot for every seat or one per seat: {players} seats, {len(specs)} bots"
-        )
-    for spec in specs:  # fail fast, here, on an unknown bot name or bad option
-        if isinstance(spec, str):
-            make_bot(spec, var, 0)
-    if workers is not None and workers < 1:
-        raise SetupError(f"workers must be at least 1, not {workers}")
+    specs = check_arguments(var, players, games, bots, workers)
     job = _Job(var.to_data(), var.content_hash, players, seed, specs, rotate)
     indices = list(range(games))
     if executor is None and (workers == 1 or games <= 1):

@@ -14,10 +14,9 @@ from rich.table import Table
 
 from cardshop._errors import SetupError
 from cardshop._loader import load_variant
-from cardshop.bots import make_bot
 from cardshop.cli._app import app, console, err_console, fail, user_errors
 from cardshop.records import GameRecord
-from cardshop.simulate import SimulationResult, simulate
+from cardshop.simulate import SimulationResult, check_arguments, simulate
 
 
 def _pct(x: float) -> str:
@@ -116,9 +115,8 @@ def simulate_command(
     if not names:
         raise SetupError("--bots names no bot")
     var = load_variant(variant)
-    for name in names:
-        make_bot(name, var, 0)
     specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
+    check_arguments(var, players, games, specs, workers)  # before the progress bar shows
     executor = _dask_client(dask) if dask else None
     start = time.perf_counter()
     with Progress(
