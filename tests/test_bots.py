@@ -89,8 +89,12 @@ def test_a_sampled_game_looks_the_same_to_the_observing_seat(
         obs = game.observation(seat)
         sampled = sample_game(obs, var, rng)
         assert sampled.observation(seat) == obs
-        quick = Determinizer(obs, var, rng).sample(rng)
+        sampler = Determinizer(obs, var, rng)
+        sampler._base.legal_actions()  # a cached answer must not outlive a new deal
+        quick = sampler.sample(rng)
         assert quick.observation(seat) == obs
+        again = Game.from_position(quick.to_position(), var)
+        assert quick.legal_actions() == again.legal_actions()
         if seat == game.current_player:
             assert sampled.legal_actions() == game.legal_actions()
             assert quick.legal_actions() == game.legal_actions()

@@ -15,6 +15,7 @@ from rich.table import Table
 from cardshop._errors import SetupError
 from cardshop._loader import load_variant
 from cardshop.cli._app import app, console, err_console, fail, user_errors
+from cardshop.klunker.events import event_from_dict
 from cardshop.records import GameRecord
 from cardshop.simulate import SimulationResult, check_arguments, simulate
 
@@ -183,6 +184,8 @@ def replay(
     if moves:
         for i, recorded in enumerate(record.actions, start=1):
             console.print(f"{i:>4}  seat {recorded.seat}: {recorded.action}", markup=False)
+            for event in recorded.events[1:]:
+                console.print(f"        {event_from_dict(dict(event))}", markup=False)
     status = (
         f"finished after {game.round} rounds, scores {list(game.scores())}"
         if game.is_over
