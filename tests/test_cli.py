@@ -96,6 +96,24 @@ def test_simulate_in_a_real_process_with_two_workers() -> None:
     assert f"{summary['greedy'].mean_score:.2f} ± {summary['greedy'].score_ci:.2f}" in proc.stdout
 
 
+def test_simulate_on_a_dask_scheduler_by_address(tmp_path: Path) -> None:
+    import distributed  # the 'distributed' extra, part of 'dev'
+
+    out = tmp_path / "dask.json"
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=1, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        result = runner.invoke(
+            app,
+            ["simulate", "klunker-en", "--players", "3", "--games", "6", "--seed", "4",
+             "--bots", "greedy,random,random", "--dask", cluster.scheduler_address,
+             "--json", str(out), "--quiet"],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected = simulate("klunker-en", 3, 6, "greedy,random,random", seed=4, workers=1, rotate=True)
+    assert json.loads(out.read_text())["games"] == [o.to_dict() for o in expected]
+
+
 # --------------------------------------------------------------------- replay
 
 
