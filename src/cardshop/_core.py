@@ -12,7 +12,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from cardshop._errors import ActionParseError
 
-__all__ = ["Action", "Seat", "SupportsGame", "derive_rng", "derive_seed"]
+__all__ = ["Action", "Seat", "SupportsGame", "derive_rng", "derive_seed", "shuffle"]
 
 Seat = int
 """A player's place at the table, ``0 .. players-1``; play goes clockwise, seat+1."""
@@ -71,6 +71,22 @@ def derive_rng(seed: int, *labels: int | str) -> random.Random:
     and the global ``random`` module is never touched.
     """
     return random.Random(derive_seed(seed, *labels))
+
+
+def shuffle(rng: random.Random, cards: list[int]) -> None:
+    """Shuffle in place exactly as ``rng.shuffle(cards)`` does, only faster.
+
+    The same Fisher-Yates walk and the same rejection sampling of ``getrandbits``
+    as CPython's ``Random.shuffle``, with the method lookups hoisted out of the loop.
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cardshop._errors import ActionParseError, PositionError, VariantError, format_path
+from cardshop._errors import PositionError, VariantError, format_path
 from cardshop._loader import variant_from_data
 from cardshop.klunker.variant import Variant
 
@@ -54,9 +54,7 @@ def _variant(data: dict[str, Any], claimed: str) -> Variant:
     cached = _VARIANTS.get(claimed)
     if cached is not None and cached[1] == data:
         return cached[0]
-    digest = hashlib.sha256(
-        json.dumps(data, separators=(",", ":")).encode()
-    ).hexdigest()
+    digest = hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
     if digest != claimed:
         raise PositionError("game JSON: variant_hash does not match the variant it carries")
     variant = variant_from_data(data, source="<game JSON>")
@@ -91,7 +89,9 @@ def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> 
     if not rules.min_players <= n <= rules.max_players:
         raise PositionError(f"game JSON: {n} players is outside the variant's range")
     n_zones = 4 * n + 2
-    if len(st.where) != rules.n_cards or any(not 0 <= z < n_zones for z in st.where):
+    if len(st.where) != rules.n_cards or (
+        st.where and (min(st.where) < 0 or max(st.where) >= n_zones)
+    ):
         raise PositionError("game JSON: 'where' does not place every card in a zone")
     if sorted(st.deck) != [c for c, z in enumerate(st.where) if z == 4 * n]:
         raise PositionError("game JSON: 'deck' does not list exactly the cards in the deck")
@@ -100,10 +100,11 @@ def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> 
     game = cls.__new__(cls)
     game._init_empty(variant, n, doc.seed)
     game.first_player = doc.first_player
-    try:
-        game.history = [game.parse_action(t) for t in doc.history]
-    except ActionParseError as exc:
-        raise PositionError(f"game JSON: bad history: {exc}") from None
+    by_text = rules.actions_by_text
+    history = [by_text.get(t) for t in doc.history]
+    if None in history or any(a.verb == "buy" and a.arg >= n for a in history):  # type: ignore[union-attr, operator]
+        raise PositionError("game JSON: the history holds an action this game cannot have")
+    game.history = history  # type: ignore[assignment]
     game._chance = st.chance
     game._where = list(st.where)
     game._deck = list(st.deck)

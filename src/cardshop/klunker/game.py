@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from cardshop._core import Action, Seat, derive_rng
+from cardshop._core import Action, Seat, derive_rng, shuffle
 from cardshop._errors import (
     ActionParseError,
     GameStateError,
@@ -69,6 +69,10 @@ _PHASES = (Phase.FILL, Phase.STORE, Phase.PURCHASE, Phase.SELL, Phase.OVER)
 FILL, STORE, PURCHASE, SELL, OVER = range(5)
 S_FILL, S_STORE, S_PURCHASE, S_TAX, S_RESHUFFLE, S_REFILL = range(6)
 _TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
+
+# Events on the hot path are built with tuple.__new__ directly: the same named tuples,
+# without the generated __new__'s extra call (about half the cost).
+_new = tuple.__new__
 
 DONE = Action("done")
 PASS = Action("pass")
@@ -198,15 +202,16 @@ class Game:
         self.first_player = first_player
         self._start = first_player
         deck = list(range(rules.n_cards))
-        derive_rng(seed, "deal").shuffle(deck)
+        shuffle(derive_rng(seed, "deal"), deck)
         self._deck = deck
         n_zones = 4 * players + 2
         deck_zone = 4 * players
         self._where = [deck_zone] * rules.n_cards
-        self._counts = [0] * (n_zones * len(rules.kinds))
         k = len(rules.kinds)
-        for card in deck:
-            self._counts[deck_zone * k + rules.kind_of[card]] += 1
+        counts = [0] * (n_zones * k)
+        start = rules.kind_start
+        counts[deck_zone * k : deck_zone * k + k] = [start[i + 1] - start[i] for i in range(k)]
+        self._counts = counts
         self._totals = [0] * n_zones
         self._totals[deck_zone] = rules.n_cards
         events: list[Event] = []
@@ -495,9 +500,9 @@ class Game:
         if verb == "window":  # FILL-1
             kind = rules.kind_index[arg]  # type: ignore[index]
             card = self._move(kind, 3 * turn, 3 * turn + 1)
-            events.append(Placed(turn, arg, card))  # type: ignore[arg-type]
+            events.append(_new(Placed, (turn, arg, card)))
         elif verb == "done":
-            events.append(WindowDone(turn))
+            events.append(_new(WindowDone, (turn,)))
             self._acted += 1
             if self._acted == n:
                 self._step += 1
@@ -507,14 +512,16 @@ class Game:
         elif verb == "store":  # STORE-1
             kind = rules.kind_index[arg]  # type: ignore[index]
             card = self._move(kind, 3 * turn, 3 * turn + 2)
-            events.append(Stored(turn, arg, card))  # type: ignore[arg-type]
-            self._sell_completed(turn, events)  # SELL-2
+            events.append(_new(Stored, (turn, arg, card)))
+            # Only the stored kind can have completed a row (SELL-2).
+            if self._counts[(3 * turn + 2) * len(rules.kinds) + kind] >= rules.set_size:
+                self._sell_completed(turn, events)
             self._next_storer()
         elif verb == "pass":  # STORE-2
             card_no = self._next_card
             self._held[turn] = card_no
             self._next_card = card_no + 1
-            events.append(Passed(turn, card_no))
+            events.append(_new(Passed, (turn, card_no)))
             if card_no == n:  # STORE-4
                 self._step += 1
                 self._run_steps(events)
@@ -627,7 +634,8 @@ class Game:
         base = (3 * seat + 2) * k
         counts = self._counts
         while True:
-            done = [i for i in range(k) if counts[base + i] >= size]
+            row = counts[base : base + k]
+            done = [i for i, c in enumerate(row) if c >= size] if max(row) >= size else []
             if not done:
                 if self._phase == SELL:
                     self._phase = PURCHASE
@@ -758,7 +766,7 @@ class Game:
         for card in [c for c, z in enumerate(self._where) if z == discard_zone]:
             self._to_deck(card, discard_zone)
         self._chance += 1
-        derive_rng(self.seed, "reshuffle", self._chance).shuffle(self._deck)
+        shuffle(derive_rng(self.seed, "reshuffle", self._chance), self._deck)
         events.append(Reshuffled(len(self._deck)))
 
     def _refill(self, events: list[Event]) -> bool:
@@ -932,13 +940,14 @@ class Game:
         return data
 
     def _plain_dict(self) -> dict[str, Any]:
+        text_of = self.rules.text_of
         return {
             "format": self.FORMAT,
             "variant_hash": self.rules.content_hash,
             "players": self.n,
             "seed": self.seed,
             "first_player": self.first_player,
-            "history": [str(a) for a in self.history],
+            "history": [text_of[a] for a in self.history],
             "state": {
                 "chance": self._chance,
                 "where": self._where,

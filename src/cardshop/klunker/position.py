@@ -207,9 +207,9 @@ def game_from_position(
     if phase == FILL:  # seats that already filled this round left no empty window (FILL-2)
         for i in range((turn - pos.start_player) % n):
             s = (pos.start_player + i) % n
-            if not sum(counts[(3 * s + 1) * k : (3 * s + 2) * k]) and sum(
-                counts[3 * s * k : 3 * s * k + k]
-            ):
+            in_window: int = sum(counts[(3 * s + 1) * k : (3 * s + 2) * k])
+            in_hand: int = sum(counts[3 * s * k : 3 * s * k + k])
+            if in_hand and not in_window:
                 raise PositionError(
                     f"seat {s} has already filled its window this round but left it empty "
                     "with cards in hand"

@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop._core import Action
 
@@ -150,8 +151,6 @@ class Variant(_Model):
         200, description="A game still running after this many rounds ends as 'capped' (TERM-1)."
     )
 
-    _rules: Rules | None = PrivateAttr(default=None)
-
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems that a schema alone cannot see, as (key path, reason)."""
         errs: list[tuple[tuple[str | int, ...], str]] = []
@@ -223,12 +222,10 @@ class Variant(_Model):
             errs.append((("tax",), "a tax is configured but 'tax' is not one of the steps"))
         return errs
 
-    @property
+    @cached_property
     def rules(self) -> Rules:
         """The compiled rules that the engine runs (built once, then cached)."""
-        if self._rules is None:
-            self._rules = Rules.compile(self)
-        return self._rules
+        return Rules.compile(self)
 
     def to_data(self) -> dict[str, Any]:
         """The resolved variant as plain data (``extends`` dropped: it is already applied)."""
@@ -291,6 +288,7 @@ class Rules:
     sell_actions: tuple[Action, ...]
     buy_actions: tuple[Action, ...]
     actions_by_text: dict[str, Action]  # every action of the variant, by its text form
+    text_of: dict[Action, str]  # and the other way round
     variant_json: str  # the resolved variant as canonical JSON (its hash is content_hash)
 
     @classmethod
@@ -341,6 +339,7 @@ class Rules:
             sell_actions=sell,
             buy_actions=buy,
             actions_by_text={str(a): a for a in (*simple, *place, *store, *sell, *buy)},
+            text_of={a: str(a) for a in (*simple, *place, *store, *sell, *buy)},
             variant_json=canonical,
         )
 
