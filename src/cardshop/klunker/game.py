@@ -833,8 +833,8 @@ class Game:
         if not (isinstance(seat, int) and 0 <= seat < n):
             raise GameStateError(f"no seat {seat!r}; seats are 0..{n - 1}")
         k = len(self.rules.kinds)
-        counts = self._counts
-        totals = self._totals
+        counts = tuple(self._counts)  # slices of a tuple are tuples: no copy per zone
+        totals = tuple(self._totals)
         k3 = 3 * k
         hand = 3 * seat * k
         turn = self._turn
@@ -847,15 +847,15 @@ class Game:
             turn if turn >= 0 else None,
             self._round,
             self._start,
-            tuple(counts[hand : hand + k]),
-            tuple(totals[0 : 3 * n : 3]),
-            tuple([tuple(counts[b : b + k]) for b in range(k, k3 * n, k3)]),
-            tuple([tuple(counts[b : b + k]) for b in range(2 * k, k3 * n, k3)]),
-            tuple(totals[3 * n : 4 * n]),
+            counts[hand : hand + k],
+            totals[0 : 3 * n : 3],
+            tuple([counts[b : b + k] for b in range(k, k3 * n, k3)]),
+            tuple([counts[b : b + k] for b in range(2 * k, k3 * n, k3)]),
+            totals[3 * n : 4 * n],
             tuple(self._held),
             self._buying,
             totals[4 * n],
-            tuple(counts[(4 * n + 1) * k : (4 * n + 2) * k]),
+            counts[(4 * n + 1) * k : (4 * n + 2) * k],
         )
 
     # ------------------------------------------------------------------ copies
