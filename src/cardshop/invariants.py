@@ -278,13 +278,7 @@ class _Snapshot:
         return len(self.zones[zone])
 
 
-def check_conservation(game: Game, _snap: _Snapshot | None = None, *, counts: bool = True) -> None:
-    """Every card of the variant lies in exactly one zone. [CARD-1]
-
-    With ``counts``, the game's count of each kind in each zone (``zone_counts``)
-    must also agree with the card ids it lists.
-    """
-    snap = _snap or _Snapshot(game)
+def _diagnose_conservation(game: Game, snap: _Snapshot) -> None:
     n_cards = game.rules.n_cards
     seen: dict[int, str] = {}
     for zone, cards in snap.zones.items():
@@ -294,13 +288,25 @@ def check_conservation(game: Game, _snap: _Snapshot | None = None, *, counts: bo
             if not 0 <= card < n_cards:
                 _fail("conservation", f"{zone} holds #{card}, which is not a card of the variant")
             seen[card] = zone
-    if len(seen) != n_cards:
-        missing = [c for c in range(n_cards) if c not in seen]
-        _fail(
-            "conservation",
-            f"{len(missing)} card(s) are in no zone: "
-            + ", ".join(f"#{c} ({game.card_kind(c)})" for c in missing[:10]),
-        )
+    missing = [c for c in range(n_cards) if c not in seen]
+    _fail(
+        "conservation",
+        f"{len(missing)} card(s) are in no zone: "
+        + ", ".join(f"#{c} ({game.card_kind(c)})" for c in missing[:10]),
+    )
+
+
+def check_conservation(game: Game, _snap: _Snapshot | None = None, *, counts: bool = True) -> None:
+    """Every card of the variant lies in exactly one zone. [CARD-1]
+
+    With ``counts``, the game's count of each kind in each zone (``zone_counts``)
+    must also agree with the card ids it lists.
+    """
+    snap = _snap or _Snapshot(game)
+    n_cards = game.rules.n_cards
+    every = [c for cards in snap.zones.values() for c in cards]
+    if len(every) != n_cards or sorted(every) != list(range(n_cards)):
+        _diagnose_conservation(game, snap)
     if not counts:
         return
     for zone in snap.zones:
@@ -318,7 +324,12 @@ def check_no_unsold_rows(game: Game, _snap: _Snapshot | None = None) -> None:
     snap = _snap or _Snapshot(game)
     size = game.rules.set_size
     for seat in range(game.players):
-        complete = sorted(k for k, c in snap.kinds(f"safe:{seat}").items() if c >= size)
+        safe = f"safe:{seat}"
+        complete = (
+            sorted(k for k, c in snap.kinds(safe).items() if c >= size)
+            if snap.size(safe) >= size
+            else []
+        )
         choosing = game.phase is Phase.SELL and seat == game.current_player
         if choosing and len(complete) < 2:
             _fail(
@@ -358,7 +369,8 @@ def check_purchase_cards(game: Game) -> None:
             f"in the {game.phase.value} phase every seat holds a purchase card; "
             f"they hold {list(game.purchase_cards)}",
         )
-    if game.phase is Phase.FILL and held:
+    if game.phase is Phase.FILL and len(held) not in (0, n):
+        # Purchase cards are all taken by a store step earlier in the round, or none.
         _fail("turn_order", f"purchase cards {held} are held during the fill phase")
     turn = game.current_player
     if game.phase is Phase.STORE and turn is not None and game.purchase_cards[turn]:
@@ -477,7 +489,10 @@ def check_hidden_information(
     for seat in range(game.players) if seats is None else seats:
         seen = game.observation(seat)
         for t in range(twins):
-            twin = hidden_twin(game, seat, seed + t)
+            try:
+                twin = hidden_twin(game, seat, seed + t)
+            except CardshopError as exc:
+                _fail("hidden_information", f"no twin of this game can be built: {exc}")
             if twin.observation(seat) != seen:
                 other = twin.observation(seat)
                 diff = [
@@ -523,6 +538,13 @@ def _compare_after(what: str, game: Game, events: list[Event], copy: Game, actio
         _fail("determinism", f"{what} then {str(action)!r} leaves a different state")
 
 
+def _json_round_trip(game: Game, text: str | None = None) -> Game:
+    try:
+        return Game.from_json(game.to_json() if text is None else text)
+    except CardshopError as exc:
+        _fail("determinism", f"the game does not survive a JSON round trip: {exc}")
+
+
 def check_copies(game: Game, action: Action | str | None = None) -> None:
     """A clone and a JSON round trip equal the game and play ``action`` the same way.
 
@@ -530,7 +552,7 @@ def check_copies(game: Game, action: Action | str | None = None) -> None:
     """
     before = game.to_json()
     clone = game.clone()
-    from_json = Game.from_json(before)
+    from_json = _json_round_trip(game, before)
     for what, copy in (("clone()", clone), ("JSON round trip", from_json)):
         if copy != game or copy.history != game.history:
             _fail("determinism", f"{what} gives a game that differs from the original")
@@ -557,7 +579,10 @@ def check_replay(game: Game, events: Sequence[Sequence[Event]] | None = None) ->
     if events is not None and len(events) != len(game.history):
         raise ValueError(f"{len(events)} event lists for {len(game.history)} actions")
     for i, action in enumerate(game.history):
-        theirs = again.apply(action)
+        try:
+            theirs = again.apply(action)
+        except CardshopError as exc:
+            _fail("determinism", f"replay of action {i + 1} ({action}) fails: {exc}")
         if events is not None and theirs != list(events[i]):
             _fail(
                 "determinism",
@@ -1206,7 +1231,7 @@ class CheckedGame:
         if full and "determinism" in self.checks:
             copies = [
                 ("clone()", game.clone()),
-                ("JSON round trip", Game.from_json(game.to_json())),
+                ("JSON round trip", self._guard(lambda: _json_round_trip(game))),
             ]
         if "legal_actions" in self.checks and game.is_legal(action):
             events = self._guard(lambda: apply_checked(game, action))

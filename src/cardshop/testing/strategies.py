@@ -52,6 +52,7 @@ def variants(
     max_cards_per_kind: int = 20,
     max_hand_size: int = 8,
     max_set_size: int = 5,
+    min_round_cap: int = 1,
     max_round_cap: int = 30,
     tax: bool | None = None,
     reshuffle: bool | None = None,
@@ -63,9 +64,11 @@ def variants(
     size, the round's steps and their order (``tax`` and ``reshuffle`` included
     when true, left out when false, either when None), set size, payout table and
     overrides, where unpaid cards and tax go, price, the decline and no-cash rules,
-    tiebreaks, match format and a small round cap (1..``max_round_cap``).
+    tiebreaks, match format and a small round cap (``min_round_cap`` to
+    ``max_round_cap``).
     """
     _check_range("kinds", min_kinds, max_kinds, 1)
+    _check_range("round cap", min_round_cap, max_round_cap, 1)
     _check_range("players", min_players, max_players, 2)
     if max_kinds > len(KIND_NAMES):
         raise ValueError(f"max_kinds is at most {len(KIND_NAMES)}")
@@ -111,7 +114,7 @@ def variants(
             "decline": draw(st.sampled_from(["ends_phase", "skip_turn"])),
         },
         "tiebreak": draw(st.lists(st.sampled_from(_TIEBREAKS), unique=True, max_size=3)),
-        "round_cap": draw(st.integers(1, max_round_cap)),
+        "round_cap": draw(st.integers(min_round_cap, max_round_cap)),
     }
     if "tax" in steps:
         data["tax"] = {

@@ -1,0 +1,257 @@
+"""cardshop audit: the report, its statistics, and the faults it must catch.
+
+Fixtures: tests/fixtures/never-ends.yaml (games that only the round cap stops) and
+an engine fault injected here (a sale that drops a card).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cardshop
+from cardshop import Game
+from cardshop.audit import AuditReport, Distribution, run_audit, wilson
+from cardshop.cli import run
+from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
+from cardshop.klunker.events import Event, Sold
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NEVER_ENDS = str(FIXTURES / "never-ends.yaml")
+
+SMALL = """
+name: small
+players: {min: 2, max: 3}
+cards: {amber: 8, jade: 8, onyx: 8}
+hand_size: 3
+starting_cash: {2: 1, 3: 1}
+steps: [fill, store, purchase, refill]
+sale: {set_size: 2, payout: [1]}
+"""
+
+
+def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    code = run(["audit", *args, "--json", "--quiet"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def drop_a_sold_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Engine fault: a sale loses one of its unpaid cards (it ends up in no zone)."""
+    original = Game._sell_row
+
+    def dropping(self: Game, seat: int, kind: int, events: list[Event]) -> None:
+        original(self, seat, kind, events)
+        sold = events[-1]
+        assert isinstance(sold, Sold)
+        if sold.discarded:
+            self._where[sold.discarded[-1]] = 4 * self.n
+            self._check_counts()
+
+    monkeypatch.setattr(Game, "_sell_row", dropping)
+
+
+# ----------------------------------------------------------------- statistics
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    # Reference values of the 95% Wilson score interval.
+    half = wilson(5, 10)
+    assert (round(half.low, 4), round(half.high, 4)) == (0.2366, 0.7634)
+    none = wilson(0, 10)
+    assert none.low == 0.0
+    assert round(none.high, 4) == 0.2775
+    assert wilson(10, 10).high == 1.0
+    assert round(wilson(10, 10).low, 4) == 0.7225
+    assert (wilson(0, 0).low, wilson(0, 0).high) == (0.0, 1.0)
+    shared = wilson(2.5, 10)  # a shared win counts a fraction
+    assert shared.estimate == 0.25
+    assert shared.low < 0.25 < shared.high
+    with pytest.raises(ValueError, match="successes"):
+        wilson(11, 10)
+
+
+def test_distribution_summary() -> None:
+    d = Distribution.of([4, 1, 3, 2])
+    assert (d.mean, d.min, d.median, d.max) == (2.5, 1.0, 2.5, 4.0)
+    assert math.isclose(d.sd, 1.2909944, rel_tol=1e-6)
+    assert (d.p10, d.p90) == (1.0, 4.0)
+    assert Distribution.of([]).mean == 0.0
+
+
+# ------------------------------------------------------------ a clean variant
+
+
+def test_audit_of_a_builtin_holds_and_reports_the_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """SETUP-2 gives each seat the first start at random: win rates add up to 1."""
+    code, report = audit_json(
+        capsys, "klunker-en", "--games", "40", "--examples", "3", "--seed", "7"
+    )
+    assert code == 0
+    assert report["ok"] is True
+    assert [f["name"] for f in report["invariants"]] == list(INVARIANTS)
+    assert all(f["held"] and f["counterexample"] is None for f in report["invariants"])
+    assert [pc["players"] for pc in report["player_counts"]] == [3, 4, 5]
+    for pc in report["player_counts"]:
+        assert pc["games"] == 40
+        assert pc["capped"] == 0
+        assert pc["cap_share"]["high"] > 0  # 0 of 40 still leaves an upper bound
+        for key in ("win_rate_by_seat", "win_rate_by_position"):
+            rates = pc[key]
+            assert len(rates) == pc["players"]
+            assert math.isclose(sum(r["estimate"] for r in rates), 1.0, abs_tol=1e-4)
+            assert all(r["low"] <= r["estimate"] <= r["high"] for r in rates)
+        assert 1 <= pc["rounds"]["min"] <= pc["rounds"]["median"] <= pc["rounds"]["max"] < 200
+        assert pc["decisions"]["mean"] > pc["rounds"]["mean"]
+        assert pc["scores"]["mean"] * pc["players"] == pytest.approx(
+            sum(pc["mean_score_by_position"]), abs=1e-3
+        )
+    assert report["command"].startswith("cardshop audit klunker-en --games 40")
+
+
+def test_the_same_seed_gives_the_same_report() -> None:
+    first = run_audit("klunker-zh", games=15, players=[3], seed=3, examples=0)
+    again = run_audit("klunker-zh", games=15, players=[3], seed=3, examples=0)
+    other = run_audit("klunker-zh", games=15, players=[3], seed=4, examples=0)
+    assert first.to_dict() == again.to_dict()
+    assert first.to_dict() != other.to_dict()
+
+
+def test_text_and_markdown_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["audit", "klunker-es", "--players", "6", "--games", "10", "--examples", "0", "-q"]
+    assert run(args) == 0
+    text = capsys.readouterr().out
+    assert "held      conservation" in text
+    assert "6 players: 10 games" in text
+    assert "first start player" in text
+    assert text.rstrip().endswith("Result: ok")
+    assert run([*args, "--markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert markdown.startswith("## Audit of `klunker-es`")
+    assert "| `hidden_information` | CARD-2 | held |" in markdown
+    assert "| 6 | 10 |" in markdown
+
+
+# ------------------------------------------------------------- caught faults
+
+
+def test_a_variant_that_never_ends_fails_the_audit(capsys: pytest.CaptureFixture[str]) -> None:
+    """TERM-1: every game of the fixture reaches the round cap; the audit says so."""
+    code, report = audit_json(capsys, NEVER_ENDS, "--games", "15", "--examples", "2")
+    assert code == 1
+    assert report["ok"] is False
+    assert report["games_end"] is False
+    assert all(f["held"] for f in report["invariants"])  # the engine is right; the rules loop
+    for pc in report["player_counts"]:
+        assert pc["capped"] == pc["games"] == 15
+        assert pc["cap_share"]["estimate"] == 1.0
+        assert pc["rounds"]["max"] == report["round_cap"] == 12
+    # Allowing every game to be capped makes it pass: the cap share is the finding.
+    code, report = audit_json(
+        capsys, NEVER_ENDS, "--games", "5", "--examples", "0", "--max-cap-share", "1"
+    )
+    assert code == 0
+
+
+def test_an_injected_sale_fault_is_caught_by_conservation(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CARD-1: cardshop audit exits 1 with a counterexample that replays the fault."""
+    drop_a_sold_card(monkeypatch)
+    code, report = audit_json(
+        capsys, "klunker-en", "--players", "4", "--games", "5", "--examples", "0"
+    )
+    assert code == 1
+    found = {f["name"]: f for f in report["invariants"]}
+    assert found["conservation"]["held"] is False
+    assert found["conservation"]["found_by"].startswith("simulated game")
+    example = found["conservation"]["counterexample"]
+    assert "in no zone" in example["detail"]
+    # The actions replay to the violation, at their last action.
+    game = cardshop.replay(
+        example["variant"],
+        example["players"],
+        example["seed"],
+        example["first_player"],
+        example["actions"][:-1],
+    )
+    checked = CheckedGame(game)
+    with pytest.raises(InvariantViolation) as info:
+        checked.apply(example["actions"][-1])
+    assert info.value.invariant == "conservation"
+
+
+def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    drop_a_sold_card(monkeypatch)
+    report = run_audit(cardshop.parse_variant(SMALL), games=3, examples=20, seed=1)
+    assert not report.ok
+    finding = report.violations[0]
+    assert finding.name == "conservation"
+    assert finding.found_by == "state machine (shrunk)"
+    example = finding.counterexample
+    assert example is not None
+    # Shrunk to a short game that ends with the faulty sale.
+    assert len(example.actions) <= 20
+    variant = cardshop.parse_variant(SMALL)
+    game = cardshop.replay(
+        variant, example.players, example.seed, example.first_player, example.actions[:-1]
+    )
+    assert any(isinstance(e, Sold) and e.discarded for e in game.apply(example.actions[-1]))
+    text = report.to_text()
+    assert "VIOLATED  conservation" in text
+    assert "cardshop.replay(" in text
+    assert "Result: FAILED" in text
+    assert "Counterexample for `conservation`" in report.to_markdown()
+
+
+# ---------------------------------------------------------------- user errors
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-variant"], "unknown variant"),
+        (["klunker-en", "--players", "6"], "3 to 5 players"),
+        (["klunker-en", "--games", "-1"], "games"),
+        (["klunker-en", "--json", "--markdown"], "one of --json and --markdown"),
+        ([str(FIXTURES / "missing.yaml")], "file not found"),
+    ],
+)
+def test_user_errors_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["audit", *args, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_audit_runs_as_a_command() -> None:
+    """The installed entry point, in a real process: exit code and JSON on stdout."""
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "cardshop", "audit", "klunker-zh", "--players", "3"),
+            *("--games", "5", "--examples", "1", "--json", "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["name"] == "klunker-zh"
+    assert data["player_counts"][0]["games"] == 5
+
+
+def test_report_type_is_exported() -> None:
+    report = run_audit("klunker-en", games=2, players=[3], examples=0)
+    assert isinstance(report, AuditReport)
+    assert report.ok
+    assert json.loads(json.dumps(report.to_dict()))["seed"] == 0
