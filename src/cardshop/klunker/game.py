@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import compress
 from typing import Any, NamedTuple
 
 from cardshop._core import Action, Seat, derive_rng, shuffle
@@ -147,6 +148,7 @@ class Game:
         "_counts",
         "_deck",
         "_decliner",
+        "_hands",
         "_held",
         "_legal",
         "_next_card",
@@ -207,7 +209,7 @@ class Game:
         n_zones = 4 * players + 2
         deck_zone = 4 * players
         self._where = [deck_zone] * rules.n_cards
-        k = len(rules.kinds)
+        k = rules.k
         counts = [0] * (n_zones * k)
         start = rules.kind_start
         counts[deck_zone * k : deck_zone * k + k] = [start[i + 1] - start[i] for i in range(k)]
@@ -231,6 +233,7 @@ class Game:
         self.variant = variant
         self.rules = variant.rules
         self.n = players
+        self._hands = self.rules.hand_getters(players)
         self.seed = seed
         self.history = []
         self._chance = 0
@@ -289,7 +292,7 @@ class Game:
     def zone_counts(self, zone: str) -> dict[str, int]:
         """Cards of each kind in a zone, e.g. ``zone_counts("safe:1")`` (kinds present only)."""
         z = self._zone_index(zone)
-        k = len(self.rules.kinds)
+        k = self.rules.k
         row = self._counts[z * k : z * k + k]
         return {name: c for name, c in zip(self.rules.kinds, row, strict=True) if c}
 
@@ -335,17 +338,15 @@ class Game:
         turn = self._turn
         rules = self.rules
         counts = self._counts
-        k = len(rules.kinds)
+        k = rules.k
         if phase == FILL:
-            base = 3 * turn * k
-            acts = [rules.place_actions[i] for i in rules.alpha if counts[base + i]]
+            acts = list(compress(rules.place_alpha, self._hands[turn](counts)))
             if self._totals[3 * turn + 1] or not acts:  # FILL-2
                 acts.insert(0, DONE)
             return acts
         if phase == STORE:
-            base = 3 * turn * k
             acts = [PASS]
-            acts += [rules.store_actions[i] for i in rules.alpha if counts[base + i]]
+            acts += compress(rules.store_alpha, self._hands[turn](counts))
             return acts
         if phase == PURCHASE:
             totals = self._totals
@@ -454,7 +455,7 @@ class Game:
         }[phase]
         if verb not in expected:
             return f"in this phase the actions are {' / '.join(expected)}"
-        k = len(rules.kinds)
+        k = rules.k
         if verb in ("window", "store", "sell"):
             kind = rules.kind_index.get(arg) if isinstance(arg, str) else None
             if kind is None:
@@ -514,7 +515,7 @@ class Game:
             card = self._move(kind, 3 * turn, 3 * turn + 2)
             events.append(_new(Stored, (turn, arg, card)))
             # Only the stored kind can have completed a row (SELL-2).
-            if self._counts[(3 * turn + 2) * len(rules.kinds) + kind] >= rules.set_size:
+            if self._counts[(3 * turn + 2) * rules.k + kind] >= rules.set_size:
                 self._sell_completed(turn, events)
             self._next_storer()
         elif verb == "pass":  # STORE-2
@@ -550,7 +551,7 @@ class Game:
         where = self._where
         card = where.index(src, rules.kind_start[kind], rules.kind_start[kind + 1])
         where[card] = dst
-        k = len(rules.kinds)
+        k = rules.k
         counts = self._counts
         counts[src * k + kind] -= 1
         counts[dst * k + kind] += 1
@@ -561,7 +562,7 @@ class Game:
 
     def _move_any(self, src: int, dst: int) -> int:
         """Move one card of any kind (the first kind present) from ``src`` to ``dst``."""
-        k = len(self.rules.kinds)
+        k = self.rules.k
         counts = self._counts
         base = src * k
         for kind in range(k):
@@ -572,7 +573,7 @@ class Game:
     def _to_deck(self, card: int, src: int) -> None:
         deck_zone = 4 * self.n
         kind = self.rules.kind_of[card]
-        k = len(self.rules.kinds)
+        k = self.rules.k
         self._where[card] = deck_zone
         self._counts[src * k + kind] -= 1
         self._counts[deck_zone * k + kind] += 1
@@ -585,7 +586,7 @@ class Game:
         where = self._where
         kind_of = self.rules.kind_of
         counts = self._counts
-        k = len(self.rules.kinds)
+        k = self.rules.k
         deck_base = 4 * self.n * k
         base = zone * k
         cards = []
@@ -603,7 +604,7 @@ class Game:
     def _rows(self, seat: Seat) -> int:
         """Rows in a seat's safe: per kind, ceil(count / set size). [SELL-1]"""
         size = self.rules.set_size
-        k = len(self.rules.kinds)
+        k = self.rules.k
         base = (3 * seat + 2) * k
         return sum((c + size - 1) // size for c in self._counts[base : base + k])
 
@@ -629,7 +630,7 @@ class Game:
         kinds are complete and the seat must choose (the phase becomes SELL).
         """
         rules = self.rules
-        k = len(rules.kinds)
+        k = rules.k
         size = rules.set_size
         base = (3 * seat + 2) * k
         counts = self._counts
@@ -659,7 +660,7 @@ class Game:
         """Buy all of ``owner``'s window into ``seat``'s safe. [BUY-2, BUY-3]"""
         rules = self.rules
         n = self.n
-        k = len(rules.kinds)
+        k = rules.k
         window = 3 * owner + 1
         safe = 3 * seat + 2
         where = self._where
@@ -832,7 +833,7 @@ class Game:
         n = self.n
         if not (isinstance(seat, int) and 0 <= seat < n):
             raise GameStateError(f"no seat {seat!r}; seats are 0..{n - 1}")
-        k = len(self.rules.kinds)
+        k = self.rules.k
         counts = tuple(self._counts)  # slices of a tuple are tuples: no copy per zone
         totals = tuple(self._totals)
         k3 = 3 * k
@@ -866,6 +867,7 @@ class Game:
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
+        g._hands = self._hands
         g.seed = self.seed
         g.first_player = self.first_player
         g.history = self.history.copy()
@@ -996,7 +998,7 @@ class Game:
 
     def _check_counts(self) -> None:
         """Rebuild counts and totals from ``where`` (after a raw restore)."""
-        k = len(self.rules.kinds)
+        k = self.rules.k
         n_zones = 4 * self.n + 2
         counts = [0] * (n_zones * k)
         totals = [0] * n_zones

@@ -112,7 +112,7 @@ def game_from_position(
     if pos.round > rules.round_cap:
         raise PositionError(f"round {pos.round} is past the round cap {rules.round_cap}")
 
-    k = len(rules.kinds)
+    k = rules.k
 
     def index(kind: str, where: str) -> int:
         i = rules.kind_index.get(kind)

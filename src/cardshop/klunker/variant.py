@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -259,6 +261,7 @@ class Rules:
     variant: Variant
     name: str
     kinds: tuple[str, ...]
+    k: int  # number of kinds
     kind_index: dict[str, int]
     kind_start: tuple[int, ...]  # first card id of each kind; ids are contiguous per kind
     kind_of: tuple[int, ...]  # card id -> kind index
@@ -283,6 +286,8 @@ class Rules:
     content_hash: str
     # Interned actions and the alphabetical order of kinds, for sorted legal actions.
     alpha: tuple[int, ...]
+    place_alpha: tuple[Action, ...]  # place and store actions in alphabetical order
+    store_alpha: tuple[Action, ...]
     place_actions: tuple[Action, ...]
     store_actions: tuple[Action, ...]
     sell_actions: tuple[Action, ...]
@@ -290,6 +295,7 @@ class Rules:
     actions_by_text: dict[str, Action]  # every action of the variant, by its text form
     text_of: dict[Action, str]  # and the other way round
     variant_json: str  # the resolved variant as canonical JSON (its hash is content_hash)
+    _getters: dict[int, Any] = field(default_factory=dict)  # hand_getters cache, by players
 
     @classmethod
     def compile(cls, v: Variant) -> Rules:
@@ -307,10 +313,12 @@ class Rules:
         store = tuple(Action("store", k) for k in kinds)
         sell = tuple(Action("sell", k) for k in kinds)
         buy = tuple(Action("buy", s) for s in range(v.players.max))
+        alpha = tuple(sorted(range(len(kinds)), key=kinds.__getitem__))
         return cls(
             variant=v,
             name=v.name,
             kinds=kinds,
+            k=len(kinds),
             kind_index={k: i for i, k in enumerate(kinds)},
             kind_start=(*start, len(kind_of)),
             kind_of=tuple(kind_of),
@@ -333,7 +341,9 @@ class Rules:
             games_per_player=v.match.games_per_player if v.match else None,
             round_cap=v.round_cap,
             content_hash=digest,
-            alpha=tuple(sorted(range(len(kinds)), key=kinds.__getitem__)),
+            alpha=alpha,
+            place_alpha=tuple(place[i] for i in alpha),
+            store_alpha=tuple(store[i] for i in alpha),
             place_actions=place,
             store_actions=store,
             sell_actions=sell,
@@ -342,6 +352,22 @@ class Rules:
             text_of={a: str(a) for a in (*simple, *place, *store, *sell, *buy)},
             variant_json=canonical,
         )
+
+    def hand_getters(self, players: int) -> tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]:
+        """Per seat, a function of the counts list giving its hand in alphabetical kind order.
+
+        Used to build sorted legal actions with C-level calls only (a hot path).
+        """
+        getters = self._getters.get(players)
+        if getters is None:
+            k = self.k
+            made: list[Callable[[Sequence[int]], tuple[int, ...]]] = []
+            for seat in range(players):
+                idx = [3 * seat * k + i for i in self.alpha]
+                # itemgetter of one index returns a value, not a tuple: add a dummy 0.
+                made.append(itemgetter(*idx) if k > 1 else itemgetter(idx[0], 0))
+            getters = self._getters[players] = tuple(made)
+        return getters
 
     def pay_for(self, kind: int, rows: int) -> int:
         """Cash paid for a row of ``kind`` sold while the safe holds ``rows`` rows. [SELL-3/5]"""
