@@ -123,19 +123,40 @@ def report(args: argparse.Namespace, results: list[Run]) -> str:
         "A bot is stronger than its opponents when its win share's interval lies above",
         "25% (and weaker when it lies below). Mean scores are cash cards at the end.",
         "",
+    ]
+    for a, b, sim, _, _ in results:
+        share, half = mean_ci(seat_values(sim, a, "win"))
+        lead = mean_ci(seat_values(sim, a, "score"))[0] - mean_ci(seat_values(sim, b, "score"))[0]
+        verdict = (
+            "stronger"
+            if share - half > 0.25
+            else "weaker"
+            if share + half < 0.25
+            else "not measurably different"
+        )
+        lines.append(
+            f"* `{a}` against three `{b}`: {pct(share)} of the wins, {share / 0.25:.2f} times "
+            f"a fair share, and {lead:+.2f} cash cards against their mean: {verdict}."
+        )
+    lines += [
+        "",
         "## The bots",
         "",
         "* `random` picks uniformly among the legal actions.",
-        "* `greedy` looks one action ahead with a fixed heuristic (docs/bots.md).",
+        "* `greedy` looks one action ahead with a fixed heuristic ([Bots](bots.md)).",
         f"* `ismcts:{budget}` is information-set Monte Carlo tree search with {budget}",
         "  iterations per decision: each iteration deals the hidden cards at random,",
         "  consistently with what the bot sees, and plays to the end of the round with",
-        "  greedy play for every seat (docs/bots.md). Decisions with one legal action",
+        "  greedy play for every seat ([Bots](bots.md)). Decisions with one legal action",
         "  are played without search.",
         "",
         f"The budget of {budget} iterations per decision was chosen so that the whole",
-        "tournament needs about 40 minutes of CPU time: about 20 minutes of wall time on",
-        "2 otherwise idle cores.",
+        f"tournament fits in about 20 minutes on 2 cores: it took {cpu / 60:.0f} minutes of "
+        "CPU time,",
+        f"about {cpu / 120:.0f} minutes of wall time on 2 otherwise idle cores. A larger "
+        "budget plays",
+        "more slowly; at 20 iterations the search was no better than greedy play in",
+        "trial runs.",
         "",
         "## Reproduce",
         "",
@@ -144,8 +165,11 @@ def report(args: argparse.Namespace, results: list[Run]) -> str:
         f"--seed {args.seed} --workers {args.workers} --out docs/tournament.md",
         "```",
         "",
+        "(`--save-json FILE` keeps every game's outcome; `--from-json FILE` writes the",
+        "report again from it without playing.)",
+        "",
         f"Measured with {args.workers} worker processes on a machine with "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}:",
         f"{wall / 60:.1f} minutes of wall time and {cpu / 60:.1f} minutes of CPU time in all",
         "(the machine was shared with other work, so wall time says less than CPU time).",
         "The results depend only on the seed and the code, not on the number of workers.",
