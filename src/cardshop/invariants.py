@@ -666,9 +666,13 @@ class Ledger:
     # ---------------------------------------------------------------- account
 
     def account(self, seat: Seat) -> dict[str, int]:
-        """Where ``seat``'s cash came from: the terms of the bank ledger."""
+        """Where ``seat``'s cash came from: the terms of the bank ledger.
+
+        ``opening`` is the bank when the ledger started: the starting cash, for a
+        ledger started with a new game.
+        """
         return {
-            "starting": self.opening[seat],
+            "opening": self.opening[seat],
             "sales": self.sales[seat],
             "fees_received": self.fees_received[seat],
             "fees_paid": self.fees_paid[seat],
@@ -676,9 +680,9 @@ class Ledger:
         }
 
     def expected_bank(self, seat: Seat) -> int:
-        """Starting cash + sale pay + fees received - fees paid - tax paid."""
+        """Opening cash + sale pay + fees received - fees paid - tax paid."""
         a = self.account(seat)
-        return a["starting"] + a["sales"] + a["fees_received"] - a["fees_paid"] - a["tax"]
+        return a["opening"] + a["sales"] + a["fees_received"] - a["fees_paid"] - a["tax"]
 
     # ----------------------------------------------------------------- events
 
@@ -1034,7 +1038,7 @@ class Ledger:
                 _fail(
                     "bank_ledger",
                     f"seat {seat}'s bank holds {cash} cards; the ledger says "
-                    f"{terms['starting']} starting + {terms['sales']} sales + "
+                    f"{terms['opening']} opening + {terms['sales']} sales + "
                     f"{terms['fees_received']} fees received - {terms['fees_paid']} fees paid "
                     f"- {terms['tax']} tax = {self.expected_bank(seat)}",
                 )
