@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cardshop import load_variant
-from cardshop.simulate import GameOutcome, SimulationResult, mean_ci, simulate
+from cardshop.simulation import GameOutcome, SimulationResult, mean_ci, simulate
 
 Run = tuple[str, str, SimulationResult, float, float]
 """One pairing: A, B, the games, wall seconds, CPU seconds of the worker processes."""

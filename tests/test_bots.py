@@ -33,7 +33,7 @@ from cardshop.bots import (
     register_bot,
 )
 from cardshop.klunker.sampling import Determinizer, sample_game, sample_position, unseen_cards
-from cardshop.simulate import play_game, simulate
+from cardshop.simulation import play_game, simulate
 
 VARIANTS = ("klunker-en", "klunker-es", "klunker-zh")
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from cardshop import new_game
 from cardshop.cli import app
 from cardshop.records import read_record, replay_record
-from cardshop.simulate import simulate
+from cardshop.simulation import simulate
 
 runner = CliRunner()
 

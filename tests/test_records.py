@@ -17,7 +17,7 @@ from cardshop.records import (
     record_game,
     replay_record,
 )
-from cardshop.simulate import play_game
+from cardshop.simulation import play_game
 
 NAMES = ["greedy", "random", "greedy"]
 

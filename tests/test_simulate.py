@@ -11,7 +11,7 @@ import pytest
 from cardshop import SetupError, derive_seed, load_variant, new_game
 from cardshop.bots import GreedyBot, RandomBot, make_bot
 from cardshop.klunker.variant import Variant
-from cardshop.simulate import (
+from cardshop.simulation import (
     GameOutcome,
     SimulationResult,
     game_seed,

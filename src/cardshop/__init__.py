@@ -10,6 +10,7 @@ The public API is this module's names::
     print(game.result())
 """
 
+from cardshop import bots
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import (
     ActionError,
@@ -23,6 +24,7 @@ from cardshop._errors import (
     VariantError,
 )
 from cardshop._loader import builtin_variants, load_variant, parse_variant
+from cardshop.bots import Bot, GreedyBot, ISMCTSBot, RandomBot, make_bot
 from cardshop.klunker import (
     Event,
     Game,
@@ -39,6 +41,8 @@ from cardshop.klunker import (
     new_match,
     replay,
 )
+from cardshop.records import GameRecord, read_record, record_game, replay_record
+from cardshop.simulation import GameOutcome, SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -46,31 +50,44 @@ __all__ = [
     "Action",
     "ActionError",
     "ActionParseError",
+    "Bot",
     "CardshopError",
     "Event",
     "Game",
+    "GameOutcome",
+    "GameRecord",
     "GameStateError",
+    "GreedyBot",
+    "ISMCTSBot",
     "IllegalActionError",
     "Match",
     "MatchResult",
     "Observation",
     "Phase",
     "PositionError",
+    "RandomBot",
     "RecordError",
     "Result",
     "Seat",
     "SetupError",
+    "SimulationResult",
     "Termination",
     "Variant",
     "VariantError",
     "__version__",
+    "bots",
     "builtin_variants",
     "derive_seed",
     "event_from_dict",
     "event_to_dict",
     "load_variant",
+    "make_bot",
     "new_game",
     "new_match",
     "parse_variant",
+    "read_record",
+    "record_game",
     "replay",
+    "replay_record",
+    "simulate",
 ]

@@ -17,7 +17,7 @@ from cardshop._loader import load_variant
 from cardshop.cli._app import app, console, err_console, fail, user_errors
 from cardshop.klunker.events import event_from_dict
 from cardshop.records import GameRecord
-from cardshop.simulate import SimulationResult, check_arguments, simulate
+from cardshop.simulation import SimulationResult, check_arguments, simulate
 
 
 def _pct(x: float) -> str:

@@ -20,7 +20,7 @@ _VARIANTS: dict[str, tuple[Variant, dict[str, Any]]] = {}
 
 
 class _State(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     chance: int
     where: list[int]
     deck: list[int]
@@ -38,7 +38,7 @@ class _State(BaseModel):
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     format: str
     variant: dict[str, Any]
     variant_hash: str

@@ -28,7 +28,7 @@ Kinds = dict[str, Count]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class SeatModel(_Model):
