@@ -11,9 +11,9 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from cardshop._errors import GameStateError, SetupError
+from cardshop._errors import GameStateError
 from cardshop.envs._rewards import Reward, reward_function, table_text
-from cardshop.envs._spaces import ActionMap, ObservationEncoder
+from cardshop.envs._spaces import table_for
 from cardshop.klunker.game import Game, Termination
 from cardshop.klunker.variant import Variant
 
@@ -62,17 +62,10 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
         reward: Reward = "score",
         render_mode: str | None = None,
     ) -> None:
-        from cardshop._loader import load_variant
-
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise SetupError(
-                f"unknown render mode {render_mode!r}; use one of "
-                f"{', '.join(self.metadata['render_modes'])} or None"
-            )
-        self.variant = load_variant(variant)
-        self.action_map = ActionMap(self.variant, players)
-        self.encoder = ObservationEncoder(self.variant, players)
+        self.variant, self.action_map, self.encoder = table_for(
+            variant, players, render_mode, self.metadata["render_modes"]
+        )
         self.players = players
         self.reward_of = reward_function(reward)
         self.render_mode = render_mode

@@ -13,7 +13,7 @@ from gymnasium import spaces
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import GameStateError, SetupError
 from cardshop.envs._rewards import Reward, reward_function, table_text
-from cardshop.envs._spaces import ActionMap, ObservationEncoder
+from cardshop.envs._spaces import table_for
 from cardshop.klunker.game import Game, Observation, Termination
 from cardshop.klunker.variant import Variant
 
@@ -62,16 +62,9 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
         illegal_reward: float | None = -1.0,
         render_mode: str | None = None,
     ) -> None:
-        from cardshop._loader import load_variant
-
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise SetupError(
-                f"unknown render mode {render_mode!r}; use one of "
-                f"{', '.join(self.metadata['render_modes'])} or None"
-            )
-        self.variant = load_variant(variant)
-        self.action_map = ActionMap(self.variant, players)
-        self.encoder = ObservationEncoder(self.variant, players)
+        self.variant, self.action_map, self.encoder = table_for(
+            variant, players, render_mode, self.metadata["render_modes"]
+        )
         self.players = players
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < players):
             raise SetupError(f"seat must be one of 0..{players - 1} or None, not {seat!r}")

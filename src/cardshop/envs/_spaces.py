@@ -213,3 +213,22 @@ class ObservationEncoder:
         values.append(obs.deck_size)
         values += obs.discard
         return np.array(values, dtype=np.float32)
+
+
+def table_for(
+    variant: Variant | str, players: int, render_mode: str | None, render_modes: Iterable[str]
+) -> tuple[Variant, ActionMap, ObservationEncoder]:
+    """What every cardshop environment sets up first: the variant and its spaces.
+
+    Raises :class:`~cardshop.SetupError` for an unknown render mode, a player count the
+    variant does not allow, or (from ``load_variant``) a bad variant.
+    """
+    from cardshop._loader import load_variant
+
+    modes = list(render_modes)
+    if render_mode is not None and render_mode not in modes:
+        raise SetupError(
+            f"unknown render mode {render_mode!r}; use one of {', '.join(modes)} or None"
+        )
+    loaded = load_variant(variant)
+    return loaded, ActionMap(loaded, players), ObservationEncoder(loaded, players)
