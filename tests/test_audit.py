@@ -220,6 +220,7 @@ def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch
         (["klunker-en", "--players", "6"], "3 to 5 players"),
         (["klunker-en", "--games", "-1"], "games"),
         (["klunker-en", "--json", "--markdown"], "one of --json and --markdown"),
+        (["klunker-en", "--policy", "greedy"], "unknown policy 'greedy'"),
         ([str(FIXTURES / "missing.yaml")], "file not found"),
     ],
 )
@@ -248,6 +249,19 @@ def test_audit_runs_as_a_command() -> None:
     data = json.loads(proc.stdout)
     assert data["name"] == "klunker-zh"
     assert data["player_counts"][0]["games"] == 5
+
+
+def test_the_thrifty_policy_makes_games_last(capsys: pytest.CaptureFixture[str]) -> None:
+    """END-2, END-3: holding cards back makes the taxed, reshuffled games longer."""
+    common = ["klunker-es", "--players", "6", "--games", "8", "--examples", "0"]
+    code, thrifty = audit_json(capsys, *common, "--policy", "thrifty")
+    assert code == 0
+    code, plain = audit_json(capsys, *common)
+    assert code == 0
+    assert thrifty["policy"] == "thrifty"
+    assert thrifty["command"].endswith("--policy thrifty")
+    rounds = thrifty["player_counts"][0]["rounds"]["mean"]
+    assert rounds > 2 * plain["player_counts"][0]["rounds"]["mean"]
 
 
 def test_report_type_is_exported() -> None:

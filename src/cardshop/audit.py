@@ -5,9 +5,10 @@
 1. runs the invariant state machine (:func:`cardshop.testing.game_machine`), where
    hypothesis picks every action and shrinks any failure to a short counterexample
    (needs hypothesis; ``examples=0`` skips it);
-2. plays ``games`` simulated games per player count, each seat picking uniformly
-   at random among its legal actions with a generator derived from the audit seed,
-   every game in debug mode (:class:`cardshop.invariants.CheckedGame`);
+2. plays ``games`` simulated games per player count, each seat following a policy
+   (:data:`POLICIES`; by default uniformly at random among its legal actions) with
+   a generator derived from the audit seed, every game in debug mode
+   (:class:`cardshop.invariants.CheckedGame`);
 3. reports each invariant as held or violated (with a replayable counterexample),
    whether games end before the round cap, and per player count: the share of
    capped games, game length in rounds and decisions, win rates by seat and by
@@ -20,20 +21,22 @@ The same seed gives the same report.
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardshop._core import derive_rng, derive_seed
+from cardshop._core import Action, derive_rng, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._loader import load_variant
 from cardshop.invariants import INVARIANTS, CheckedGame, Counterexample, InvariantViolation
-from cardshop.klunker.game import Game, Termination, new_game
+from cardshop.klunker.game import Game, Phase, Termination, new_game
 from cardshop.klunker.variant import Variant
 
 __all__ = [
+    "POLICIES",
     "AuditError",
     "AuditReport",
     "Distribution",
@@ -221,6 +224,7 @@ class AuditReport:
     games: int
     examples: int
     max_cap_share: float
+    policy: str
     invariants: tuple[InvariantFinding, ...]
     player_counts: tuple[PlayerCountReport, ...]
 
@@ -248,6 +252,8 @@ class AuditReport:
         parts.append(f"--seed {self.seed} --examples {self.examples}")
         if self.max_cap_share:
             parts.append(f"--max-cap-share {self.max_cap_share:g}")
+        if self.policy != "random":
+            parts.append(f"--policy {self.policy}")
         return " ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -262,6 +268,7 @@ class AuditReport:
             "games": self.games,
             "examples": self.examples,
             "max_cap_share": self.max_cap_share,
+            "policy": self.policy,
             "command": self.command(),
             "ok": self.ok,
             "games_end": self.games_end,
@@ -308,7 +315,7 @@ class AuditReport:
             f"round cap of {self.round_cap} (allowed share: {self.max_cap_share:.1%})"
         )
         for pc in self.player_counts:
-            out += ["", f"{pc.players} players: {pc.games} games (random policy)"]
+            out += ["", f"{pc.players} players: {pc.games} games ({self.policy} policy)"]
             out.append(f"  capped:     {pc.capped} games, {pc.cap_share}")
             out.append(f"  rounds:     {pc.rounds}")
             out.append(f"  decisions:  {pc.decisions}")
@@ -357,7 +364,7 @@ class AuditReport:
             "",
             "### Games",
             "",
-            f"Random policy; {total_capped} of {total} games reached the round cap of "
+            f"Policy `{self.policy}`; {total_capped} of {total} games reached the round cap of "
             f"{self.round_cap} (termination: {'ok' if self.games_end else 'FAILED'}).",
             "",
             "| Players | Games | Capped | Rounds: mean ± sd | median (10%-90%) | max "
@@ -402,6 +409,48 @@ class AuditReport:
 # ------------------------------------------------------------------- running
 
 
+def _random_policy(game: Game, rng: random.Random) -> Action:
+    """Any legal action, uniformly."""
+    return rng.choice(game.legal_actions())
+
+
+def _thrifty_policy(game: Game, rng: random.Random) -> Action:
+    """Keep cards in hand, to make games last: one card into an empty window and no
+    more, store only a card that completes a row, buy one's own window when it holds
+    cards, otherwise any window (or decline when none can be bought)."""
+    actions = game.legal_actions()
+    seat = game.current_player
+    phase = game.phase
+    if phase is Phase.FILL:
+        done = [a for a in actions if a.verb == "done"]
+        return done[0] if done else rng.choice(actions)
+    if phase is Phase.STORE:
+        safe = game.zone_counts(f"safe:{seat}")
+        size = game.rules.set_size
+        completing = [
+            a for a in actions if a.verb == "store" and safe.get(str(a.arg), 0) % size == size - 1
+        ]
+        return completing[0] if completing else Action("pass")
+    if phase is Phase.PURCHASE:
+        buys = [a for a in actions if a.verb == "buy"]
+        own = [a for a in buys if a.arg == seat]
+        if own:
+            return own[0]
+        return rng.choice(buys) if buys else Action("decline")
+    return rng.choice(actions)
+
+
+POLICIES: dict[str, Callable[[Game, random.Random], Action]] = {
+    "random": _random_policy,
+    "thrifty": _thrifty_policy,
+}
+"""The policies simulated players can follow, by name.
+
+``random`` picks uniformly among the legal actions. ``thrifty`` holds cards back
+to make games last: it looks for games that do not end.
+"""
+
+
 def _policy_game(
     variant: Variant,
     players: int,
@@ -410,6 +459,7 @@ def _policy_game(
     checks: frozenset[str],
     every: int,
     ref: str,
+    policy: Callable[[Game, random.Random], Action],
 ) -> tuple[Game, InvariantViolation | None]:
     """Play one simulated game, in debug mode until the first violation.
 
@@ -426,7 +476,7 @@ def _policy_game(
         except InvariantViolation as exc:
             violation = exc
     while not game.is_over:
-        action = rng.choice(game.legal_actions())
+        action = policy(game, rng)
         played = len(game.history)
         try:
             if checked is None:
@@ -511,6 +561,7 @@ def run_audit(
     examples: int = 50,
     check_every: int = 10,
     max_cap_share: float = 0.0,
+    policy: str = "random",
     progress: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Audit ``variant`` (a :class:`~cardshop.Variant`, built-in name or YAML path).
@@ -520,8 +571,9 @@ def run_audit(
     (0 skips it, and hypothesis is then not needed); ``check_every`` checks the
     costly invariants (hidden information, copies) of simulated games after every
     ``check_every``-th action; games may hit the round cap in at most
-    ``max_cap_share`` of games before the audit fails. ``progress`` receives a line
-    of text as each part starts.
+    ``max_cap_share`` of games before the audit fails. ``policy`` names how the
+    simulated players choose (a key of :data:`POLICIES`). ``progress`` receives a
+    line of text as each part starts.
     """
     v = load_variant(variant)
     ref = v.name if isinstance(variant, Variant) else str(variant)
@@ -531,6 +583,9 @@ def run_audit(
             f"max_cap_share within 0..1 (got {games}, {examples}, {check_every}, "
             f"{max_cap_share})"
         )
+    if policy not in POLICIES:
+        raise AuditError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+    choose = POLICIES[policy]
     counts = sorted(set(players)) if players else list(range(v.players.min, v.players.max + 1))
     bad = [n for n in counts if not v.players.min <= n <= v.players.max]
     if bad:
@@ -559,7 +614,7 @@ def run_audit(
         say(f"{n} players: {games} games")
         results = []
         for i in range(games):
-            game, violation = _policy_game(v, n, seed, i, remaining, check_every, ref)
+            game, violation = _policy_game(v, n, seed, i, remaining, check_every, ref, choose)
             if violation is not None and violation.invariant not in found:
                 found[violation.invariant] = (
                     violation.counterexample,
@@ -590,6 +645,7 @@ def run_audit(
         games=games,
         examples=examples,
         max_cap_share=max_cap_share,
+        policy=policy,
         invariants=findings,
         player_counts=tuple(reports),
     )

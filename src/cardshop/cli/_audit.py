@@ -40,6 +40,14 @@ def audit(
             "--max-cap-share", help="Share of games allowed to reach the round cap (0..1)."
         ),
     ] = 0.0,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy",
+            help="How simulated players choose: random (any legal action) or thrifty "
+            "(holds cards back, to look for games that do not end).",
+        ),
+    ] = "random",
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     as_markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the report as Markdown.")
@@ -50,7 +58,7 @@ def audit(
 ) -> None:
     """Check every invariant of VARIANT and measure its games.
 
-    Runs the invariant state machine and N random-policy games per player count,
+    Runs the invariant state machine and N simulated games per player count,
     then reports each invariant (with a replayable counterexample if violated), the
     share of games that reached the round cap, game lengths, win rates by seat and
     by position from the first start player (95% Wilson intervals) and scores.
@@ -72,6 +80,7 @@ def audit(
         examples=examples,
         check_every=check_every,
         max_cap_share=max_cap_share,
+        policy=policy,
         progress=progress,
     )
     if as_json:
