@@ -5,8 +5,8 @@
   place only: the model in ``src/cardshop/klunker/variant.py``. The JSON Schema itself
   is published beside it as ``reference/variant.schema.json``.
 * ``changelog.md`` is the repository's ``CHANGELOG.md``.
-* Pages listed in the nav but not written yet are left out of the nav with a note in
-  the build log, so the site builds while its parts are being written.
+* Pages listed in the nav but missing are left out of the nav with a warning in
+  the build log: a strict build (the one the tests run) fails on them.
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         missing: list[str] = []
         config.nav = _keep(config.nav, Path(config.docs_dir), missing)
         if missing:
-            log.info("pages not written yet, left out of the nav: %s", ", ".join(missing))
+            # A warning, so that a strict build fails on a page the nav lists but
+            # nobody wrote.
+            log.warning("pages in the nav that do not exist: %s", ", ".join(missing))
     return config
 
 
