@@ -130,21 +130,9 @@ TARGETS: list[Target] = [
         "{:.2f}",
         _flat,
     ),
-    (
-        "10x counts deck / klunker-en, decisions/s",
-        lambda s: _get(s, "growth", "x10_counts", "vs_base"),
-        "flat within 20%",
-        "{:.2f}",
-        _flat,
-    ),
-    (
-        "10x kinds deck / klunker-en, decisions/s",
-        lambda s: _get(s, "growth", "x10_kinds", "vs_base"),
-        "flat within 20%",
-        "{:.2f}",
-        _flat,
-    ),
 ]
+# The 10x decks' decisions/s against klunker-en are reported in the growth table; the
+# issue sets a target for flatness within a game only, not across deck sizes.
 
 
 def evaluate(sections: Data) -> list[Data]:
