@@ -27,6 +27,7 @@ from cardshop.invariants import (
     check_no_unsold_rows,
     check_replay,
     check_score,
+    check_setup,
     hidden_twin,
 )
 from cardshop.klunker import game as game_module
@@ -218,6 +219,24 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     found = violation(lambda: play(checked, 1))
     assert found.invariant == "legal_actions"
     assert "IndexError: boom" in found.detail
+
+
+def test_setup_is_checked_against_the_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SETUP-3, SETUP-4: a deal that gives one card too few of starting cash is caught."""
+    for name, players in SETUPS:
+        check_setup(cardshop.new_game(name, players, seed=players))
+    original = Game._deal
+
+    def stingy(self: Game, zone: int, count: int) -> tuple[int, ...]:
+        if zone >= 3 * self.n:  # only banks at setup are dealt to from the deck
+            count -= 1
+        return original(self, zone, count)
+
+    monkeypatch.setattr(Game, "_deal", stingy)
+    game = cardshop.new_game("klunker-es", 6, seed=1)
+    assert game.cash(0) == 4
+    with pytest.raises(InvariantViolation, match="starts with 4 cash; the variant deals 5"):
+        CheckedGame(game)
 
 
 def test_score_catches_a_wrong_score(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -86,6 +86,7 @@ __all__ = [
     "check_purchase_cards",
     "check_replay",
     "check_score",
+    "check_setup",
     "hidden_twin",
 ]
 
@@ -375,6 +376,36 @@ def check_purchase_cards(game: Game) -> None:
     turn = game.current_player
     if game.phase is Phase.STORE and turn is not None and game.purchase_cards[turn]:
         _fail("turn_order", f"seat {turn} is asked to store after passing")
+
+
+def check_setup(game: Game) -> None:
+    """A game fresh from ``new_game``: each hand is full and each bank holds the
+    starting cash, with the rest in the deck. [SETUP-3, SETUP-4]
+
+    The banks and the deck are not checked when a ``tax`` step comes before the
+    round's first decision: that tax has already been paid.
+    """
+    rules = game.rules
+    n = game.players
+    cash = rules.starting_cash[n]
+    steps = list(game.variant.steps)
+    first = min(steps.index(s) for s in ("fill", "store", "purchase"))
+    taxed = "tax" in steps[:first]
+    for seat in range(n):
+        hand = sum(game.zone_counts(f"hand:{seat}").values())
+        if hand != rules.hand_size:
+            _fail(
+                "hand_size",
+                f"seat {seat} starts with {hand} cards; the hand size is {rules.hand_size}",
+            )
+        if not taxed and game.cash(seat) != cash:
+            _fail(
+                "bank_ledger",
+                f"seat {seat} starts with {game.cash(seat)} cash; the variant deals {cash}",
+            )
+    deck = rules.n_cards - n * (cash + rules.hand_size)
+    if not taxed and len(game.zones()["deck"]) != deck:
+        _fail("conservation", f"the deck starts with {len(game.zones()['deck'])} cards, not {deck}")
 
 
 def check_legal_actions(game: Game) -> None:
@@ -1182,7 +1213,13 @@ class CheckedGame:
         self.variant_ref = variant_ref or game.variant.name
         self.events: list[list[Event]] = []
         """The events of each action played through this wrapper."""
-        self._guard(lambda: self._check(full=True))
+
+        def first() -> None:
+            if replayable and not game.history:
+                check_setup(game)
+            self._check(full=True)
+
+        self._guard(first)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)

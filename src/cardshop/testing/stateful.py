@@ -45,6 +45,7 @@ from cardshop.invariants import (
     check_purchase_cards,
     check_replay,
     check_score,
+    check_setup,
 )
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game, new_game
@@ -133,9 +134,14 @@ class GameMachine(RuleBasedStateMachine):
             f"seed={seed}, first_player={first})"
         )
         self.game = new_game(self.variant, players, seed, first)
+        self.pending = None
+        try:
+            check_setup(self.game)
+        except InvariantViolation as exc:
+            if exc.invariant in self.checks:
+                self.pending = exc
         self.ledger = Ledger(self.game)
         self.events = []
-        self.pending = None
         self.replayed = False
         self.version += 1
 
