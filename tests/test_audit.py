@@ -233,6 +233,16 @@ def test_user_errors_exit_2(
     assert "Traceback" not in err
 
 
+def test_without_hypothesis_the_state_machine_is_a_user_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # as if it were not installed
+    assert run(["audit", "klunker-en", "--players", "3", "--games", "2", "-q"]) == 2
+    assert "pip install 'cardshop[testing]'" in capsys.readouterr().err
+    code = run(["audit", "klunker-en", "--players", "3", "--games", "2", "--examples", "0", "-q"])
+    assert code == 0
+
+
 def test_audit_runs_as_a_command() -> None:
     """The installed entry point, in a real process: exit code and JSON on stdout."""
     proc = subprocess.run(
