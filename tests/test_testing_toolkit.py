@@ -54,11 +54,6 @@ def test_generated_variants_are_valid_and_load_from_yaml(variant: cardshop.Varia
     assert {"fill", "store", "purchase", "refill"} <= set(steps)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli: `cardshop show` prints Variant.to_data() (JSON mode), whose player-count "
-    "keys are strings ('3': 1) that loading the YAML back rejects",
-)
 def test_show_prints_a_variant_that_loads_back(capsys: pytest.CaptureFixture[str]) -> None:
     from cardshop.cli import run
 

@@ -96,10 +96,12 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
 ) -> None:
     """Print a variant as resolved (after ``extends``), with every default filled in."""
-    data = load_variant(variant).to_data()
+    loaded = load_variant(variant)
     if as_json:
-        console.print_json(json.dumps(data))
+        console.print_json(json.dumps(loaded.to_data()))
     else:
+        # Python mode keeps player-count keys as numbers, so the YAML loads back as is.
+        data = loaded.model_dump(exclude={"extends"})
         console.print(yaml.safe_dump(data, sort_keys=False).rstrip(), markup=False)
 
 

@@ -952,9 +952,9 @@ class Game:
             "history": [text_of[a] for a in self.history],
             "state": {
                 "chance": self._chance,
-                "where": self._where,
-                "deck": self._deck,
-                "held": self._held,
+                "where": self._where.copy(),
+                "deck": self._deck.copy(),
+                "held": self._held.copy(),
                 "next_card": self._next_card,
                 "buying": self._buying,
                 "decliner": self._decliner,
