@@ -538,7 +538,7 @@ def _state_machine(
         )
         try:
             with with_reporter(lambda _message: None):
-                run_state_machine_as_test(machine, settings=options)  # type: ignore[no-untyped-call]
+                run_state_machine_as_test(machine, settings=options)  # type: ignore[no-untyped-call,unused-ignore]
         except InvariantViolation as exc:
             return exc
         return None
