@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from cardshop import Game
+from cardshop.klunker.events import Event, Sold
 
 settings.register_profile(
     "ci",
@@ -29,3 +33,22 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("CARDSHOP_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
 )
+
+
+@pytest.fixture
+def sale_drops_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An injected engine fault: each sale loses one unpaid card (it ends in no zone).
+
+    The audit, the invariants and the state machine must all catch it.
+    """
+    original = Game._sell_row
+
+    def dropping(self: Game, seat: int, kind: int, events: list[Event]) -> None:
+        original(self, seat, kind, events)
+        sold = events[-1]
+        assert isinstance(sold, Sold)
+        if sold.discarded:
+            self._where[sold.discarded[-1]] = 4 * self.n
+            self._check_counts()
+
+    monkeypatch.setattr(Game, "_sell_row", dropping)

@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game
 from cardshop.audit import AuditReport, Distribution, run_audit, wilson
 from cardshop.cli import run
 from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
-from cardshop.klunker.events import Event, Sold
+from cardshop.klunker.events import Sold
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NEVER_ENDS = str(FIXTURES / "never-ends.yaml")
@@ -40,21 +39,6 @@ def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dic
     code = run(["audit", *args, "--json", "--quiet"])
     out = capsys.readouterr().out
     return code, json.loads(out)
-
-
-def drop_a_sold_card(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Engine fault: a sale loses one of its unpaid cards (it ends up in no zone)."""
-    original = Game._sell_row
-
-    def dropping(self: Game, seat: int, kind: int, events: list[Event]) -> None:
-        original(self, seat, kind, events)
-        sold = events[-1]
-        assert isinstance(sold, Sold)
-        if sold.discarded:
-            self._where[sold.discarded[-1]] = 4 * self.n
-            self._check_counts()
-
-    monkeypatch.setattr(Game, "_sell_row", dropping)
 
 
 # ----------------------------------------------------------------- statistics
@@ -159,11 +143,11 @@ def test_a_variant_that_never_ends_fails_the_audit(capsys: pytest.CaptureFixture
     assert code == 0
 
 
+@pytest.mark.usefixtures("sale_drops_a_card")
 def test_an_injected_sale_fault_is_caught_by_conservation(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """CARD-1: cardshop audit exits 1 with a counterexample that replays the fault."""
-    drop_a_sold_card(monkeypatch)
     code, report = audit_json(
         capsys, "klunker-en", "--players", "4", "--games", "5", "--examples", "0"
     )
@@ -187,8 +171,8 @@ def test_an_injected_sale_fault_is_caught_by_conservation(
     assert info.value.invariant == "conservation"
 
 
+@pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    drop_a_sold_card(monkeypatch)
     report = run_audit(cardshop.parse_variant(SMALL), games=3, examples=20, seed=1)
     assert not report.ok
     finding = report.violations[0]

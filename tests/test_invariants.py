@@ -117,24 +117,9 @@ def test_checked_game_behaves_like_its_game() -> None:
 # ------------------------------------------------------ injected engine faults
 
 
-def drop_a_sold_card(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Engine fault: a sale loses one of its unpaid cards (it ends up in no zone)."""
-    original = Game._sell_row
-
-    def dropping(self: Game, seat: int, kind: int, events: list[Event]) -> None:
-        original(self, seat, kind, events)
-        sold = events[-1]
-        assert isinstance(sold, Sold)
-        if sold.discarded:
-            self._where[sold.discarded[-1]] = 4 * self.n  # marked "deck", not in the deck
-            self._check_counts()
-
-    monkeypatch.setattr(Game, "_sell_row", dropping)
-
-
+@pytest.mark.usefixtures("sale_drops_a_card")
 def test_conservation_catches_a_sale_that_drops_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """CARD-1: the injected fault is caught at the sale, with actions that replay it."""
-    drop_a_sold_card(monkeypatch)
     checked = CheckedGame(cardshop.new_game("klunker-en", 4, seed=0))
     found = violation(lambda: play(checked, 0))
     assert found.invariant == "conservation"
@@ -157,8 +142,8 @@ def test_conservation_catches_a_sale_that_drops_a_card(monkeypatch: pytest.Monke
         fixed.apply(text)
 
 
+@pytest.mark.usefixtures("sale_drops_a_card")
 def test_counterexample_code_replays(monkeypatch: pytest.MonkeyPatch) -> None:
-    drop_a_sold_card(monkeypatch)
     checked = CheckedGame(cardshop.new_game("klunker-es", 3, seed=2))
     example = violation(lambda: play(checked, 2)).counterexample
     assert example is not None
@@ -441,8 +426,8 @@ def test_invariants_are_named_documented_and_selectable() -> None:
         CheckedGame(game, checks=["nope"])
 
 
+@pytest.mark.usefixtures("sale_drops_a_card")
 def test_unchecked_invariants_are_not_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    drop_a_sold_card(monkeypatch)
     # The dropped cards break conservation and the event log, and the JSON form
     # (used by copies and hidden twins) no longer reads back.
     ignored = {"conservation", "event_log", "determinism", "hidden_information"}

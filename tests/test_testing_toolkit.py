@@ -20,7 +20,7 @@ from hypothesis.stateful import run_state_machine_as_test
 import cardshop
 from cardshop import Game
 from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
-from cardshop.klunker.events import Event, Sold
+from cardshop.klunker.events import Sold
 from cardshop.testing import Playthrough, action_sequences, game_machine, games, variants
 
 STEPS = 25  # steps per state machine run; each step plays 1 to 20 actions
@@ -149,19 +149,9 @@ sale: {set_size: 2, payout: [1]}
 """
 
 
-def test_the_machine_finds_and_shrinks_an_injected_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("sale_drops_a_card")
+def test_the_machine_finds_and_shrinks_an_injected_fault() -> None:
     """CARD-1: a sale that drops a card is found, and the counterexample replays."""
-    original = Game._sell_row
-
-    def dropping(self: Game, seat: int, kind: int, events: list[Event]) -> None:
-        original(self, seat, kind, events)
-        sold = events[-1]
-        assert isinstance(sold, Sold)
-        if sold.discarded:
-            self._where[sold.discarded[-1]] = 4 * self.n
-            self._check_counts()
-
-    monkeypatch.setattr(Game, "_sell_row", dropping)
     variant = cardshop.parse_variant(SMALL)
     machine = game_machine(variant, checks=["conservation"])
     with pytest.raises(InvariantViolation) as info:
