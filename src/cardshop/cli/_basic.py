@@ -11,6 +11,7 @@ import typer
 import yaml
 
 from cardshop._core import derive_rng
+from cardshop._errors import CardshopError
 from cardshop._loader import builtin_variants, load_variant
 from cardshop.cli._app import app, console, err_console, user_errors
 from cardshop.klunker.game import new_game
@@ -76,11 +77,7 @@ def validate(
     for path in files:
         try:
             v = load_variant(path)
-        except Exception as exc:  # CardshopError; anything else is a bug and propagates
-            from cardshop._errors import CardshopError
-
-            if not isinstance(exc, CardshopError):
-                raise
+        except CardshopError as exc:
             bad += 1
             err_console.print(f"cardshop: error: {exc}", markup=False)
         else:
