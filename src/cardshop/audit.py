@@ -379,30 +379,22 @@ class AuditReport:
                 f"| {s.mean:.2f} ± {s.sd:.2f} | {pc.shared_wins} |"
             )
         most = max((pc.players for pc in self.player_counts), default=0)
-        head = " | ".join("first start player" if i == 0 else f"+{i}" for i in range(most))
-        out += [
-            "",
+
+        def rate_table(title: str, head: list[str], rates: str) -> None:
+            out.extend(["", title, "", f"| Players | {' | '.join(head)} |"])
+            out.append("| --- |" + " --- |" * most)
+            for pc in self.player_counts:
+                cells = [str(i) for i in getattr(pc, rates)]
+                cells += [""] * (most - len(cells))
+                out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
+
+        rate_table(
             "Win rate by position from the first start player (95% Wilson interval; a "
             "shared win counts 1/k to each of k winners):",
-            "",
-            f"| Players | {head} |",
-            "| --- |" + " --- |" * most,
-        ]
-        for pc in self.player_counts:
-            cells = [str(i) for i in pc.win_rate_by_position]
-            cells += [""] * (most - len(cells))
-            out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
-        out += [
-            "",
-            "Win rate by seat:",
-            "",
-            f"| Players | {' | '.join(f'seat {i}' for i in range(most))} |",
-            "| --- |" + " --- |" * most,
-        ]
-        for pc in self.player_counts:
-            cells = [str(i) for i in pc.win_rate_by_seat]
-            cells += [""] * (most - len(cells))
-            out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
+            ["first start player" if i == 0 else f"+{i}" for i in range(most)],
+            "win_rate_by_position",
+        )
+        rate_table("Win rate by seat:", [f"seat {i}" for i in range(most)], "win_rate_by_seat")
         return "\n".join(out)
 
 
