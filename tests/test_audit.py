@@ -23,16 +23,7 @@ from cardshop.klunker.events import Sold
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NEVER_ENDS = str(FIXTURES / "never-ends.yaml")
-
-SMALL = """
-name: small
-players: {min: 2, max: 3}
-cards: {amber: 8, jade: 8, onyx: 8}
-hand_size: 3
-starting_cash: {2: 1, 3: 1}
-steps: [fill, store, purchase, refill]
-sale: {set_size: 2, payout: [1]}
-"""
+SMALL = FIXTURES / "small.yaml"
 
 
 def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -173,7 +164,7 @@ def test_an_injected_sale_fault_is_caught_by_conservation(
 
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    report = run_audit(cardshop.parse_variant(SMALL), games=3, examples=20, seed=1)
+    report = run_audit(cardshop.load_variant(SMALL), games=3, examples=20, seed=1)
     assert not report.ok
     finding = report.violations[0]
     assert finding.name == "conservation"
@@ -182,7 +173,7 @@ def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch
     assert example is not None
     # Shrunk to a short game that ends with the faulty sale.
     assert len(example.actions) <= 20
-    variant = cardshop.parse_variant(SMALL)
+    variant = cardshop.load_variant(SMALL)
     game = cardshop.replay(
         variant, example.players, example.seed, example.first_player, example.actions[:-1]
     )

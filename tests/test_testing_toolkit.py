@@ -9,6 +9,7 @@ examples).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,8 @@ from cardshop import Game
 from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
 from cardshop.klunker.events import Sold
 from cardshop.testing import Playthrough, action_sequences, game_machine, games, variants
+
+SMALL = Path(__file__).parent / "fixtures" / "small.yaml"
 
 STEPS = 25  # steps per state machine run; each step plays 1 to 20 actions
 
@@ -138,21 +141,10 @@ def test_action_sequences_to_the_end_finish(playthrough: Playthrough) -> None:
 # ------------------------------------------------------------- the machine
 
 
-SMALL = """
-name: small
-players: {min: 2, max: 3}
-cards: {amber: 8, jade: 8, onyx: 8}
-hand_size: 3
-starting_cash: {2: 1, 3: 1}
-steps: [fill, store, purchase, refill]
-sale: {set_size: 2, payout: [1]}
-"""
-
-
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_machine_finds_and_shrinks_an_injected_fault() -> None:
     """CARD-1: a sale that drops a card is found, and the counterexample replays."""
-    variant = cardshop.parse_variant(SMALL)
+    variant = cardshop.load_variant(SMALL)
     machine = game_machine(variant, checks=["conservation"])
     with pytest.raises(InvariantViolation) as info:
         run_state_machine_as_test(
