@@ -12,7 +12,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from cardshop._errors import GameStateError
-from cardshop.envs._rewards import Reward, reward_function, table_text
+from cardshop.envs._rewards import Reward, render_table, reward_function
 from cardshop.envs._spaces import table_for
 from cardshop.klunker.game import Game, Termination
 from cardshop.klunker.variant import Variant
@@ -151,11 +151,7 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
             self.render()
 
     def render(self) -> str | None:
-        text = table_text(self._game())
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self._game(), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release: the environment holds only Python objects."""

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import GameStateError, SetupError
-from cardshop.envs._rewards import Reward, reward_function, table_text
+from cardshop.envs._rewards import Reward, render_table, reward_function
 from cardshop.envs._spaces import table_for
 from cardshop.klunker.game import Game, Observation, Termination
 from cardshop.klunker.variant import Variant
@@ -173,8 +173,4 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
         return obs, reward, terminated, truncated, self._info(obs, **extra)
 
     def render(self) -> str | None:
-        text = table_text(self._game())
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self._game(), self.render_mode)

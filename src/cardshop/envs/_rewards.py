@@ -84,3 +84,13 @@ def table_text(game: Game) -> str:
             f"winners {list(result.winners)}"
         )
     return "\n".join(lines)
+
+
+def render_table(game: Game, render_mode: str | None) -> str | None:
+    """What ``render()`` does in every environment: print the table in ``"human"``
+    mode, return it as text otherwise."""
+    text = table_text(game)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
