@@ -130,19 +130,23 @@ def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[
 class Game(ABC):
     """One game of a variant, in progress or over; every family's engine subclasses it.
 
-    Subclasses set :attr:`family` and :attr:`dynamics` and implement the abstract
-    members. Seats are ``0 .. players-1``. See the module docstring for the protocol.
+    Subclasses set :attr:`family`, override :attr:`dynamics` if their seats act
+    together, and implement the abstract members. Seats are ``0 .. players-1``. See the module docstring for the protocol.
     """
 
     __slots__ = ()
 
     family: ClassVar[str]
-    dynamics: ClassVar[Dynamics]
 
     variant: VariantBase
     seed: int
 
     # ---------------------------------------------------------------- the state
+
+    @property
+    def dynamics(self) -> Dynamics:
+        """Whether seats take turns or act together (sequential unless overridden)."""
+        return Dynamics.SEQUENTIAL
 
     @property
     @abstractmethod
