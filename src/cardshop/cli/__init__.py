@@ -39,6 +39,8 @@ def _typer_error(exc: Exception) -> tuple[str, int] | None:
     ctx = getattr(exc, "ctx", None)
     if ctx is not None:
         message += f" {paragraph(ctx.get_usage())} (see '{ctx.command_path} --help')."
+    else:
+        message += " See 'cardshop --help'."
     return message, code
 
 
