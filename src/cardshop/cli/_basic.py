@@ -46,7 +46,7 @@ def demo(
         action = rng.choice(game.legal_actions())
         events = game.apply(action)
         console.print(f"  {phase:<8} seat {seat}: {action}", markup=False)
-        for event in events[1:]:
+        for event in events:  # all of them: a sale chosen by 'sell KIND' has no echo event
             console.print(f"           {event}", markup=False)
     result = game.result()
     console.print(f"\nGame {result.termination.value} after {result.rounds} rounds.")
