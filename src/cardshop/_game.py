@@ -131,7 +131,8 @@ class Game(ABC):
     """One game of a variant, in progress or over; every family's engine subclasses it.
 
     Subclasses set :attr:`family`, override :attr:`dynamics` if their seats act
-    together, and implement the abstract members. Seats are ``0 .. players-1``. See the module docstring for the protocol.
+    together, and implement the abstract members. Seats are ``0 .. players-1``. See
+    the module docstring for the protocol.
     """
 
     __slots__ = ()
