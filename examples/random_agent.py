@@ -1,8 +1,10 @@
 """Run a random agent through cardshop's RL environments and print its mean reward.
 
 Trains nothing: an agent that picks uniformly among the legal actions (read from the
-action mask) plays every seat of the PettingZoo environment, then one seat of the
-Gymnasium environment against cardshop bots. Needs the rl extra::
+action mask) plays every seat of the PettingZoo environment (AEC for a variant whose
+seats take turns, Parallel for one whose seats act together), then one seat of the
+Gymnasium environment against cardshop bots. Works for a variant of any family. Needs
+the rl extra::
 
     pip install "cardshop[rl]"
     python examples/random_agent.py --variant klunker-en --players 4 --episodes 20
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from typing import Any
 
 import gymnasium
 import numpy as np
 
-from cardshop.envs import GYM_ID, env
+from cardshop import SetupError
+from cardshop.envs import SHOP_GYM_ID, env, parallel_env
 
 
 def random_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
@@ -24,9 +28,8 @@ def random_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
-def pettingzoo_episodes(variant: str, players: int, episodes: int, seed: int) -> list[float]:
-    """Rewards of every seat over ``episodes`` games, all seats random."""
-    aec = env(variant, players=players, reward="score")
+def aec_episodes(aec: Any, episodes: int, seed: int) -> list[float]:
+    """Rewards of every seat over ``episodes`` turn-based games, all seats random."""
     rng = np.random.default_rng(seed)
     rewards: list[float] = []
     for episode in range(episodes):
@@ -42,11 +45,41 @@ def pettingzoo_episodes(variant: str, players: int, episodes: int, seed: int) ->
     return rewards
 
 
+def parallel_episodes(par: Any, episodes: int, seed: int) -> list[float]:
+    """Rewards of every seat over ``episodes`` simultaneous games, all seats random."""
+    rng = np.random.default_rng(seed)
+    rewards: list[float] = []
+    for episode in range(episodes):
+        obs, _ = par.reset(seed=seed + episode)
+        totals = dict.fromkeys(par.agents, 0.0)
+        while par.agents:
+            actions = {
+                agent: random_choice(rng, obs[agent]["action_mask"])
+                for agent in par.agents
+                if obs[agent]["action_mask"].any()  # only the seats that act this tick
+            }
+            obs, paid, _, _, _ = par.step(actions)
+            for agent, reward in paid.items():
+                totals[agent] += reward
+        rewards += totals.values()
+    par.close()
+    return rewards
+
+
+def pettingzoo_episodes(variant: Any, players: int, episodes: int, seed: int) -> list[float]:
+    """Rewards of every seat over ``episodes`` games, all seats random."""
+    try:
+        aec = env(variant, players=players, reward="score")
+    except SetupError:  # the seats act together: PettingZoo's Parallel API
+        return parallel_episodes(parallel_env(variant, players, reward="score"), episodes, seed)
+    return aec_episodes(aec, episodes, seed)
+
+
 def gymnasium_episodes(
-    variant: str, players: int, episodes: int, seed: int, opponents: str
+    variant: Any, players: int, episodes: int, seed: int, opponents: str
 ) -> list[float]:
     """Returns of seat 0 over ``episodes`` games against ``opponents`` bots."""
-    genv = gymnasium.make(GYM_ID, variant=variant, players=players, opponents=opponents)
+    genv = gymnasium.make(SHOP_GYM_ID, variant=variant, players=players, opponents=opponents)
     rng = np.random.default_rng(seed)
     returns: list[float] = []
     for episode in range(episodes):
@@ -72,10 +105,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--opponents", default="greedy", help="bot for the Gymnasium seats")
     args = parser.parse_args(argv)
 
-    aec = pettingzoo_episodes(args.variant, args.players, args.episodes, args.seed)
+    pz = pettingzoo_episodes(args.variant, args.players, args.episodes, args.seed)
     print(
         f"PettingZoo, {args.episodes} games, every seat random: "
-        f"mean reward {statistics.fmean(aec):.3f} per seat"
+        f"mean reward {statistics.fmean(pz):.3f} per seat"
     )
     gym = gymnasium_episodes(args.variant, args.players, args.episodes, args.seed, args.opponents)
     print(

@@ -1,4 +1,4 @@
-"""Reinforcement-learning environments: PettingZoo (every seat) and Gymnasium (one seat).
+"""Reinforcement-learning environments for every family: PettingZoo and Gymnasium.
 
 Needs the ``rl`` extra (``pip install "cardshop[rl]"``: numpy, gymnasium, pettingzoo);
 ``import cardshop`` alone never imports them. See docs/envs.md::
@@ -14,9 +14,18 @@ Needs the ``rl`` extra (``pip install "cardshop[rl]"``: numpy, gymnasium, pettin
         )
         aec.step(action)
 
-Both environments share :class:`ActionMap` (action numbers <-> action texts) and
-:class:`ObservationEncoder` (one seat's observation -> a numeric vector). The
-Gymnasium environment is also registered as ``"cardshop/Klunker-v0"``.
+* :func:`env` / :class:`ShopAECEnv`: a PettingZoo AEC environment, every seat an
+  agent, for variants whose seats take turns;
+* :func:`parallel_env` / :class:`ShopParallelEnv`: a PettingZoo Parallel
+  environment for variants whose seats act together;
+* :class:`ShopGymEnv`: a Gymnasium environment, one seat the agent and bots the
+  others, for any variant (registered as ``"cardshop/Shop-v0"``; the Klunker defaults
+  as ``"cardshop/Klunker-v0"``).
+
+All are built from the variant's family (found through the registry, never imported):
+:class:`ActionMap` numbers its action space, :class:`ObservationEncoder` turns its
+observations into vectors, and its renderer draws the table. A variant is a variant
+object, a built-in name or a YAML path.
 """
 
 from __future__ import annotations
@@ -30,13 +39,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without the
         f"cardshop.envs needs the 'rl' extra ({exc.name} is missing): pip install \"cardshop[rl]\""
     ) from exc
 
-from cardshop.envs._aec import KlunkerAECEnv, env, raw_env
-from cardshop.envs._gym import KlunkerGymEnv, Opponent
+from cardshop.envs._aec import KlunkerAECEnv, ShopAECEnv, env, raw_env
+from cardshop.envs._gym import KlunkerGymEnv, Opponent, ShopGymEnv
+from cardshop.envs._parallel import ShopParallelEnv, parallel_env
 from cardshop.envs._rewards import Reward, RewardName, reward_function, table_text
 from cardshop.envs._spaces import ActionMap, ObservationEncoder
 
 __all__ = [
     "GYM_ID",
+    "SHOP_GYM_ID",
     "ActionMap",
     "KlunkerAECEnv",
     "KlunkerGymEnv",
@@ -44,14 +55,25 @@ __all__ = [
     "Opponent",
     "Reward",
     "RewardName",
+    "ShopAECEnv",
+    "ShopGymEnv",
+    "ShopParallelEnv",
     "env",
+    "parallel_env",
     "raw_env",
     "reward_function",
     "table_text",
 ]
 
 GYM_ID = "cardshop/Klunker-v0"
-"""The id of :class:`KlunkerGymEnv` in Gymnasium's registry: ``gymnasium.make(GYM_ID)``."""
+"""The id of :class:`KlunkerGymEnv` (``klunker-en``, 4 players unless told):
+``gymnasium.make(GYM_ID)``."""
+
+SHOP_GYM_ID = "cardshop/Shop-v0"
+"""The id of :class:`ShopGymEnv`, for any variant:
+``gymnasium.make(SHOP_GYM_ID, variant=..., players=...)``."""
 
 if GYM_ID not in gymnasium.registry:
     gymnasium.register(id=GYM_ID, entry_point="cardshop.envs:KlunkerGymEnv")
+if SHOP_GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=SHOP_GYM_ID, entry_point="cardshop.envs:ShopGymEnv")

@@ -1,55 +1,56 @@
-"""A PettingZoo AEC environment for any Klunker-family variant and player count."""
+"""A PettingZoo AEC environment for any turn-based variant of any family."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from cardshop._errors import GameStateError
+from cardshop import driver
+from cardshop._errors import GameStateError, SetupError
+from cardshop._game import Dynamics, Game, Termination
 from cardshop.envs._rewards import Reward, render_table, reward_function
-from cardshop.envs._spaces import table_for
-from cardshop.klunker.game import Game, Termination
-from cardshop.klunker.variant import Variant
+from cardshop.envs._spaces import ObsDict, Table, VariantLike
 
-__all__ = ["KlunkerAECEnv", "env", "raw_env"]
-
-ObsDict = dict[str, npt.NDArray[Any]]
+__all__ = ["KlunkerAECEnv", "ShopAECEnv", "env", "raw_env"]
 
 
-class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
-    """A game of a Klunker-family variant as a PettingZoo AEC environment.
+class ShopAECEnv(AECEnv):  # type: ignore[misc]
+    """A game of a turn-based variant, of any family, as a PettingZoo AEC environment.
 
     Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; the agent to act
-    is the game's current player, so one agent may act several times in a row
-    (placing cards one by one in the fill phase, for instance).
+    is the game's one acting seat, so one agent may act several times in a row
+    (placing cards one by one in Klunker's fill phase, for instance). A variant whose
+    seats act together is refused (:class:`~cardshop.SetupError`): use
+    :class:`ShopParallelEnv` (:func:`parallel_env`).
 
-    * Actions: ``Discrete(len(action_map))``, numbered by :class:`ActionMap`
+    * Actions: ``Discrete(len(action_map))``, numbered by the family's action space
       (``env.action_map.action(i)`` is the action, ``env.action_map.index(text)``
       the number). An illegal action raises :class:`~cardshop.IllegalActionError`;
       use the mask, or :func:`env` with ``illegal_reward`` to end the game instead.
     * Observations: ``{"observation": float32 vector, "action_mask": int8 vector}``;
-      the vector is :class:`ObservationEncoder` applied to ``game.observation(seat)``
-      and the mask is all zeros except for the agent to act.
+      the vector is the family's observation encoder applied to
+      ``game.observation(seat)`` and the mask is all zeros except for the agent to act.
     * Rewards: 0 until the game ends, then ``reward(result, seat)`` for every seat
       (``"score"``, ``"rank"``, ``"win"`` or a function, see :func:`reward_function`).
     * A game that finishes terminates every agent; a game stopped by the variant's
-      round cap (TERM-1) truncates them instead (the rewards are paid all the same).
-    * ``reset(seed=s)`` makes the game's deal reproducible; ``options={"first_player":
-      seat}`` fixes the first start player (other option keys are ignored).
+      cap on its length (termination ``capped``) truncates them instead (the rewards
+      are paid all the same).
+    * ``reset(seed=s)`` makes the game's deal reproducible; ``options`` keys that
+      name a keyword option of the family's ``new_game`` are passed to it (Klunker:
+      ``{"first_player": seat}`` fixes the first start player); other keys are ignored.
     * ``render()`` draws the whole table as text, every hand included (a spectator's
       view); render mode ``"human"`` prints it, ``"ansi"`` (and None) return it.
 
-    The game itself is ``env.game`` (a :class:`~cardshop.Game`) after ``reset``.
+    The game itself is ``env.game`` (a :class:`cardshop._game.Game`) after ``reset``.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
-        "name": "cardshop_klunker_v0",
+        "name": "cardshop_v0",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
         "render_fps": 1,
@@ -57,30 +58,30 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
 
     def __init__(
         self,
-        variant: Variant | str = "klunker-en",
-        players: int = 4,
+        variant: VariantLike,
+        players: int,
         reward: Reward = "score",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.variant, self.action_map, self.encoder = table_for(
-            variant, players, render_mode, self.metadata["render_modes"]
-        )
+        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
+        if self.table.dynamics is Dynamics.SIMULTANEOUS:
+            raise SetupError(
+                f"in {self.table.variant.name} the seats act together, which an AEC "
+                "environment cannot express: use cardshop.envs.parallel_env()"
+            )
+        self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}_v0"}
+        self.variant = self.table.variant
+        self.action_map = self.table.action_map
+        self.encoder = self.table.encoder
         self.players = players
         self.reward_of = reward_function(reward)
         self.render_mode = render_mode
         self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
         self.agents: list[str] = []
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(len(self.action_map),), dtype=np.int8),
-            }
-        )
+        obs_space = self.table.observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {
-            a: spaces.Discrete(len(self.action_map)) for a in self.possible_agents
-        }
+        self.action_spaces = {a: self.table.action_space() for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
 
@@ -98,9 +99,8 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        first = (options or {}).get("first_player")
         game_seed = int(self._np_random.integers(2**63 - 1))
-        self.game = Game(self.variant, self.players, seed=game_seed, first_player=first)
+        self.game = self.table.new_game(game_seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -111,21 +111,14 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        game = self._game()
-        seat = game.current_player
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
+        acting = self._game().acting
+        if acting:
+            self.agent_selection = self.possible_agents[acting[0]]
         elif self.agents:
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> ObsDict:
-        game = self._game()
-        seat = self.possible_agents.index(agent)
-        if seat == game.current_player:
-            mask = self.action_map.mask(game.legal_actions())
-        else:
-            mask = np.zeros(len(self.action_map), dtype=np.int8)
-        return {"observation": self.encoder.encode(game.observation(seat)), "action_mask": mask}
+        return self.table.observe(self._game(), self.possible_agents.index(agent))
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         agent = self.agent_selection
@@ -135,14 +128,16 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
         if action is None:
             raise GameStateError(f"{agent} is still playing and needs an action, not None")
         game = self._game()
+        seat = self.possible_agents.index(agent)
+        chosen = self.action_map.action(action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        game.apply(self.action_map.action(action))
+        driver.step(game, {}, {seat: chosen})  # raises, changing nothing, if illegal
         if game.is_over:
             result = game.result()
             capped = result.termination is Termination.CAPPED
-            for seat, name in enumerate(self.possible_agents):
-                self.rewards[name] = float(self.reward_of(result, seat))
+            for s, name in enumerate(self.possible_agents):
+                self.rewards[name] = float(self.reward_of(result, s))
                 self.terminations[name] = not capped
                 self.truncations[name] = capped
         self._accumulate_rewards()
@@ -157,26 +152,43 @@ class KlunkerAECEnv(AECEnv):  # type: ignore[misc]
         """Nothing to release: the environment holds only Python objects."""
 
 
+class KlunkerAECEnv(ShopAECEnv):
+    """:class:`ShopAECEnv` with the defaults of cardshop 0.1 (``klunker-en``, 4 players).
+
+    Kept for compatibility; new code uses :class:`ShopAECEnv` or :func:`env`.
+    """
+
+    def __init__(
+        self,
+        variant: VariantLike = "klunker-en",
+        players: int = 4,
+        reward: Reward = "score",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(variant, players, reward, render_mode)
+
+
 raw_env = KlunkerAECEnv
 """The unwrapped environment class, under PettingZoo's conventional name."""
 
 
 def env(
-    variant: Variant | str = "klunker-en",
+    variant: VariantLike = "klunker-en",
     players: int = 4,
     reward: Reward = "score",
     render_mode: str | None = None,
     illegal_reward: float | None = None,
 ) -> Any:
-    """A :class:`KlunkerAECEnv` in PettingZoo's usual wrappers.
+    """A :class:`ShopAECEnv` of a turn-based variant in PettingZoo's usual wrappers.
 
     The wrappers check that actions are in range and that ``reset`` comes first. With
     ``illegal_reward`` set, an illegal action ends the game at once, with that reward
     for the agent that took it and 0 for the others (PettingZoo's
     ``TerminateIllegalWrapper``); without it an illegal action raises
-    :class:`~cardshop.IllegalActionError`.
+    :class:`~cardshop.IllegalActionError`. A variant whose seats act together is a
+    :class:`~cardshop.SetupError` pointing to :func:`parallel_env`.
     """
-    wrapped: Any = KlunkerAECEnv(variant, players, reward, render_mode)
+    wrapped: Any = ShopAECEnv(variant, players, reward, render_mode)
     if illegal_reward is not None:
         wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)

@@ -10,63 +10,84 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import GameStateError, SetupError
+from cardshop._errors import GameStateError, IllegalActionError, SetupError
+from cardshop._game import Game, Termination
 from cardshop.envs._rewards import Reward, render_table, reward_function
-from cardshop.envs._spaces import table_for
-from cardshop.klunker.game import Game, Observation, Termination
-from cardshop.klunker.variant import Variant
+from cardshop.envs._spaces import ObsDict, Table, VariantLike
 
-__all__ = ["KlunkerGymEnv", "Opponent"]
-
-ObsDict = dict[str, npt.NDArray[Any]]
+__all__ = ["KlunkerGymEnv", "Opponent", "ShopGymEnv"]
 
 
 class Opponent(Protocol):
     """What the environment needs of a bot (``cardshop.bots.Bot`` has it)."""
 
-    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action: ...
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action: ...
 
 
-class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
-    """A game of a Klunker-family variant seen from one seat, as a Gymnasium environment.
+def make_opponent(name: str, table: Table, seed: int) -> Opponent:
+    """A bot by name: the family's own bots first, then ``cardshop.bots.make_bot``."""
+    factory = table.family.bots.get(name.strip().lower())
+    if factory is not None:
+        return factory(table.variant, table.players, seed)
+    from cardshop.bots import RandomBot, make_bot
 
-    The agent plays ``seat``; the other seats are cardshop bots that act between the
-    agent's decisions. ``opponents`` is a bot name for all of them (``"random"``,
-    ``"greedy"``, any name ``cardshop.bots.make_bot`` knows) or a list with one
-    entry per other seat, in seat order: a name or a ready bot object. Bots given by
-    name are made afresh on every ``reset`` with seeds derived from the episode's
-    seed, so ``reset(seed=s)`` replays the same episode for the same actions.
+    if name.strip().lower() == "random":  # the core's bot, for every family
+        return RandomBot(seed)
+    bot: Opponent = make_bot(name, cast("Any", table.variant), seed=seed)
+    return bot
+
+
+class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
+    """A game of any variant, of any family, seen from one seat, as a Gymnasium env.
+
+    The agent plays ``seat``; the other seats are cardshop bots, played by
+    :mod:`cardshop.driver` between the agent's decisions. In a turn-based game the
+    bots play until the agent's seat is to act; in a simultaneous game the agent's
+    action joins the bots' choices of the same tick (neither sees the other's), and
+    ticks in which the agent's seat does not act are played by the bots alone.
+
+    ``opponents`` is a bot name for all of them (``"random"``, a bot of the variant's
+    family, any name ``cardshop.bots.make_bot`` knows) or a list with one entry per
+    other seat, in seat order: a name or a ready bot object. Bots given by name are
+    made afresh on every ``reset`` with seeds derived from the episode's seed, so
+    ``reset(seed=s)`` replays the same episode for the same actions.
 
     Spaces, action numbers, observations and rewards are those of
-    :class:`KlunkerAECEnv`: ``Discrete(len(action_map))``, a dict of the observation
-    vector and the ``action_mask`` (also in ``info["action_mask"]``), and the
-    ``reward`` rule paid once at the end. A capped game (TERM-1) is *truncated*,
-    a finished one *terminated*.
+    :class:`ShopAECEnv`: ``Discrete(len(action_map))``, a dict of the observation
+    vector and the ``action_mask`` (also in ``info["action_mask"]`` and from
+    :meth:`action_masks`, sb3-contrib's ``MaskablePPO`` convention), and the
+    ``reward`` rule paid once at the end. A capped game is *truncated*, a finished one
+    *terminated*.
 
     An illegal action leaves the game as it was and returns ``illegal_reward``
     (with ``info["illegal_action"] = True``); with ``illegal_reward=None`` it raises
     :class:`~cardshop.IllegalActionError` instead. ``seat=None`` draws the agent's
-    seat at every reset.
+    seat at every reset. ``reset(options=...)`` passes on the options the family's
+    ``new_game`` names (Klunker: ``first_player``).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
-        variant: Variant | str = "klunker-en",
-        players: int = 4,
+        variant: VariantLike,
+        players: int,
         seat: Seat | None = 0,
         opponents: str | Sequence[str | Opponent] = "random",
         reward: Reward = "score",
         illegal_reward: float | None = -1.0,
         render_mode: str | None = None,
     ) -> None:
-        self.variant, self.action_map, self.encoder = table_for(
-            variant, players, render_mode, self.metadata["render_modes"]
-        )
+        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
+        self.variant = self.table.variant
+        self.action_map = self.table.action_map
+        self.encoder = self.table.encoder
         self.players = players
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < players):
+        if seat is not None and not (
+            isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < players
+        ):
             raise SetupError(f"seat must be one of 0..{players - 1} or None, not {seat!r}")
         self.fixed_seat = seat
         if isinstance(opponents, str):
@@ -80,14 +101,8 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
         self.reward_of = reward_function(reward)
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(len(self.action_map),), dtype=np.int8),
-            }
-        )
-        self.observation_space = cast("spaces.Space[ObsDict]", obs_space)
-        self.action_space = spaces.Discrete(len(self.action_map))
+        self.observation_space = cast("spaces.Space[ObsDict]", self.table.observation_space())
+        self.action_space = self.table.action_space()
         self.game: Game | None = None
         self.seat: Seat = seat if seat is not None else 0
         self._bots: dict[Seat, Opponent] = {}
@@ -102,44 +117,36 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
         bots: dict[Seat, Opponent] = {}
         for seat, spec in zip(others, self.opponents, strict=True):
             if isinstance(spec, str):
-                from cardshop.bots import make_bot
-
-                bots[seat] = make_bot(spec, self.variant, seed=derive_seed(game_seed, "bot", seat))
+                bots[seat] = make_opponent(spec, self.table, derive_seed(game_seed, "bot", seat))
             else:
                 bots[seat] = spec
         return bots
 
     def _play_opponents(self) -> None:
-        game = self._game()
-        while not game.is_over and game.current_player != self.seat:
-            seat = game.current_player
-            assert seat is not None
-            bot = self._bots[seat]
-            game.apply(bot.choose(game.observation(seat), game.legal_actions()))
+        seat = self.seat
+        driver.run_until(self._game(), self._bots, lambda game: seat in game.acting)
 
     def _observe(self) -> ObsDict:
-        game = self._game()
-        if game.current_player == self.seat:
-            mask = self.action_map.mask(game.legal_actions())
-        else:
-            mask = np.zeros(len(self.action_map), dtype=np.int8)
-        vector = self.encoder.encode(game.observation(self.seat))
-        return {"observation": vector, "action_mask": mask}
+        return self.table.observe(self._game(), self.seat)
 
     def _info(self, obs: ObsDict, **extra: Any) -> dict[str, Any]:
         return {"action_mask": obs["action_mask"].copy(), "seat": self.seat, **extra}
 
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The agent's legal actions now, as booleans (sb3-contrib's ``MaskablePPO``
+        calls this); all False when the game is over."""
+        return self.table.mask(self._game(), self.seat).astype(np.bool_)
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsDict, dict[str, Any]]:
-        """Start a new game; ``options={"first_player": seat}`` fixes the first start player."""
+        """Start a new game and let the bots play until the agent's seat acts."""
         super().reset(seed=seed)
         rng = self.np_random
         if self.fixed_seat is None:
             self.seat = int(rng.integers(self.players))
         game_seed = int(rng.integers(2**63 - 1))
-        first = (options or {}).get("first_player")
-        self.game = Game(self.variant, self.players, seed=game_seed, first_player=first)
+        self.game = self.table.new_game(game_seed, options)
         self._bots = self._make_bots(game_seed)
         self._play_opponents()
         obs = self._observe()
@@ -152,11 +159,15 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
         if game.is_over:
             raise GameStateError("the game is over: call reset() to start a new one")
         chosen = self.action_map.action(action)
-        if self.illegal_reward is not None and not game.is_legal(chosen):
+        if chosen not in game.legal_actions(self.seat):
+            if self.illegal_reward is None:
+                raise IllegalActionError(
+                    f"{str(chosen)!r} (action {int(action)}) is not legal for seat {self.seat} now"
+                )
             obs = self._observe()
             info = self._info(obs, illegal_action=True)
             return obs, float(self.illegal_reward), False, False, info
-        game.apply(chosen)  # raises IllegalActionError, saying why, if illegal
+        driver.step(game, self._bots, {self.seat: chosen})
         self._play_opponents()
         obs = self._observe()
         reward = 0.0
@@ -174,3 +185,23 @@ class KlunkerGymEnv(gymnasium.Env[ObsDict, np.int64]):
 
     def render(self) -> str | None:
         return render_table(self._game(), self.render_mode)
+
+
+class KlunkerGymEnv(ShopGymEnv):
+    """:class:`ShopGymEnv` with the defaults of cardshop 0.1 (``klunker-en``, 4 players).
+
+    Kept for compatibility (and as ``"cardshop/Klunker-v0"``); new code uses
+    :class:`ShopGymEnv` (``"cardshop/Shop-v0"``).
+    """
+
+    def __init__(
+        self,
+        variant: VariantLike = "klunker-en",
+        players: int = 4,
+        seat: Seat | None = 0,
+        opponents: str | Sequence[str | Opponent] = "random",
+        reward: Reward = "score",
+        illegal_reward: float | None = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(variant, players, seat, opponents, reward, illegal_reward, render_mode)

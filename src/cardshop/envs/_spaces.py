@@ -1,53 +1,77 @@
-"""The fixed action index and the numeric observation vector shared by both environments.
+"""What every environment sets up first: the variant, its family and the two spaces.
 
-Both are built from a variant and a player count only, so an agent trained on one
-game of a variant can play any other game of it with the same number of players.
+The action numbering and the observation vector come from the variant's family
+(:attr:`Family.action_space <cardshop._family.Family.action_space>` and
+:attr:`Family.observation_encoder <cardshop._family.Family.observation_encoder>`, plain
+Python); this module only turns them into numpy arrays and Gymnasium spaces. Both
+depend on a variant and a player count only, so an agent trained on one game of a
+variant can play any other game of it with the same number of players.
 """
 
 from __future__ import annotations
 
+import inspect
 import operator
-from collections.abc import Iterable
-from typing import Any, SupportsIndex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, SupportsIndex, cast
 
 import numpy as np
 import numpy.typing as npt
+from gymnasium import spaces
 
-from cardshop._core import Action
-from cardshop._errors import ActionParseError, SetupError
-from cardshop.klunker.game import Observation, Phase
-from cardshop.klunker.variant import Variant
+from cardshop._core import Action, Seat
+from cardshop._errors import ActionParseError, GameStateError, SetupError
+from cardshop._family import Family, get_family
+from cardshop._game import Dynamics, Game
+from cardshop._variant import VariantBase
 
-__all__ = ["ActionMap", "ObservationEncoder"]
+__all__ = ["ActionMap", "ObservationEncoder", "Table", "VariantLike", "resolve_variant"]
 
-_PHASES = tuple(Phase)
+VariantLike = VariantBase | str | Path
+"""A variant object, a built-in variant name or the path of a YAML file."""
+
+ObsDict = dict[str, npt.NDArray[Any]]
 
 
-def _check_players(variant: Variant, players: int) -> None:
-    rules = variant.rules
-    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
+def resolve_variant(variant: object) -> VariantBase:
+    """A variant object from a variant, a built-in name or a YAML path.
+
+    Names and paths go through :func:`cardshop.load_variant`; a variant object (of any
+    registered family) is used as it is.
+    """
+    loaded: object
+    if isinstance(variant, str | Path):
+        from cardshop._loader import load_variant
+
+        loaded = load_variant(variant)
+    else:
+        loaded = variant
+    family = getattr(loaded, "family", None)
+    players = getattr(loaded, "players", None)
+    if not isinstance(family, str) or not hasattr(players, "min") or not hasattr(players, "max"):
         raise SetupError(
-            f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-            f"players, not {players!r}"
+            f"not a variant: {variant!r:.80}; give a variant, a built-in variant name "
+            "or the path of a variant file"
         )
+    return cast("VariantBase", loaded)
+
+
+def _check_players(variant: VariantBase, players: object) -> int:
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
+    return players
 
 
 class ActionMap:
     """Every action of a variant at a player count, numbered ``0 .. len(map)-1``.
 
-    With ``K`` card kinds (in the variant's ``cards`` order) and ``N`` players the
-    indices are, in this order::
-
-        window KIND   K indices   fill: put a hand card of KIND in your window
-        done          1           fill: finish filling your window
-        store KIND    K indices   store: put a hand card of KIND in your safe
-        pass          1           store: stop storing, take the lowest purchase card
-        buy SEAT      N indices   purchase: buy all of SEAT's window (seats 0..N-1)
-        decline       1           purchase: buy nothing
-        sell KIND     K indices   sell: choose which completed row to sell first
-
-    so ``len(map) == 3K + N + 3``. :meth:`action` and :meth:`index` convert both
-    ways, :attr:`texts` lists the action texts in index order::
+    The numbering is the family's action space (its fixed, documented order; for
+    Klunker see :func:`cardshop.klunker.spaces.action_space`). :meth:`action` and
+    :meth:`index` convert both ways, :attr:`texts` lists the action texts in index
+    order::
 
         >>> from cardshop.envs import ActionMap
         >>> amap = ActionMap("klunker-en", players=4)
@@ -55,23 +79,18 @@ class ActionMap:
         (28, Action.from_text('done'), 18)
     """
 
-    def __init__(self, variant: Variant | str, players: int) -> None:
-        from cardshop._loader import load_variant
-
-        self.variant = load_variant(variant)
-        _check_players(self.variant, players)
-        self.players = players
-        kinds = self.variant.rules.kinds
-        actions: list[Action] = [Action("window", k) for k in kinds]
-        actions.append(Action("done"))
-        actions += [Action("store", k) for k in kinds]
-        actions.append(Action("pass"))
-        actions += [Action("buy", s) for s in range(players)]
-        actions.append(Action("decline"))
-        actions += [Action("sell", k) for k in kinds]
-        self.actions: tuple[Action, ...] = tuple(actions)
+    def __init__(self, variant: VariantLike, players: int) -> None:
+        self.variant = resolve_variant(variant)
+        self.players = _check_players(self.variant, players)
+        self.family = get_family(self.variant.family)
+        self.actions: tuple[Action, ...] = tuple(self.family.action_space(self.variant, players))
         """The actions in index order."""
-        self._index = {a: i for i, a in enumerate(actions)}
+        self._index = {a: i for i, a in enumerate(self.actions)}
+        self._by_text = {str(a): i for i, a in enumerate(self.actions)}
+        if len(self._index) != len(self.actions):
+            raise SetupError(
+                f"the action space of family {self.family.name!r} lists an action twice"
+            )
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -95,12 +114,16 @@ class ActionMap:
 
     def index(self, action: Action | str) -> int:
         """The number of an action or action text (``"window shoes"``, ``"buy 2"``)."""
-        parsed = Action.from_text(action) if isinstance(action, str) else action
+        if isinstance(action, str):
+            found = self._by_text.get(" ".join(action.split()))
+            if found is not None:
+                return found
+            action = Action.from_text(action)
         try:
-            return self._index[parsed]
-        except KeyError:
+            return self._index[action]
+        except (KeyError, TypeError):
             raise ActionParseError(
-                f"{str(parsed)!r} is not an action of {self.variant.name} "
+                f"{str(action)!r} is not an action of {self.variant.name} "
                 f"with {self.players} players"
             ) from None
 
@@ -108,127 +131,137 @@ class ActionMap:
         """A 0/1 vector with a 1 at the index of each action in ``legal``."""
         out = np.zeros(len(self.actions), dtype=np.int8)
         for action in legal:
-            out[self._index[action]] = 1
+            try:
+                out[self._index[action]] = 1
+            except KeyError:
+                raise GameStateError(
+                    f"legal action {str(action)!r} is missing from the action space of "
+                    f"family {self.family.name!r}"
+                ) from None
         return out
 
 
 class ObservationEncoder:
-    """Turns an :class:`~cardshop.Observation` into a flat ``float32`` vector.
+    """Turns one seat's observation into a flat ``float32`` vector.
 
-    Only the observation of one seat is read, so the vector holds exactly what that
-    seat may know. With ``K`` kinds and ``N`` players, in this order:
-
-    ========================  ======  ==========================================
-    part                      length  values
-    ========================  ======  ==========================================
-    ``phase``                 5       one-hot: fill, store, purchase, sell, over
-    ``seat``                  N       one-hot: the observing seat
-    ``current_player``        N       one-hot (all 0 when the game is over)
-    ``start_player``          N       one-hot
-    ``round``                 1       the round number, from 1
-    ``hand``                  K       own hand, cards per kind
-    ``hand_sizes``            N       cards in each seat's hand
-    ``windows``               N x K   cards per kind in each seat's window
-    ``safes``                 N x K   cards per kind in each seat's safe
-    ``cash``                  N       cash cards in each seat's bank (the scores)
-    ``purchase_cards``        N       purchase card each seat holds, 0 = none
-    ``buying``                1       the purchase card whose turn it is, 0 = none
-    ``deck_size``             1       cards left in the deck
-    ``discard``               K       cards per kind in the discard
-    ========================  ======  ==========================================
-
-    Seats are absolute (seat 0 first), counts are raw card counts; :attr:`names`
-    names every element (``"safes[2].shoes"``) and :attr:`low` / :attr:`high` bound
-    it, for a :class:`gymnasium.spaces.Box`.
+    The numbers are the family's observation encoder (for Klunker see
+    :class:`cardshop.klunker.spaces.Encoder`): only the observation of one seat is
+    read, so the vector holds exactly what that seat may know. :attr:`names` names
+    every element and :attr:`low` / :attr:`high` bound it, for a
+    :class:`gymnasium.spaces.Box`.
     """
 
-    def __init__(self, variant: Variant | str, players: int) -> None:
-        from cardshop._loader import load_variant
-
-        self.variant = load_variant(variant)
-        _check_players(self.variant, players)
-        self.players = players
-        rules = self.variant.rules
-        kinds = rules.kinds
-        per_kind = [float(self.variant.cards[k]) for k in kinds]
-        total = float(rules.n_cards)
-        n = players
-        names: list[str] = []
-        high: list[float] = []
-
-        def part(label: str, labels: Iterable[str], bound: Iterable[float] | float) -> None:
-            items = list(labels)
-            bounds = list(bound) if isinstance(bound, Iterable) else [bound] * len(items)
-            names.extend(f"{label}{x}" for x in items)
-            high.extend(bounds)
-
-        part("phase.", [p.value for p in _PHASES], 1.0)
-        for label in ("seat", "current_player", "start_player"):
-            part(label, [f"[{s}]" for s in range(n)], 1.0)
-        part("round", [""], float(rules.round_cap))
-        part("hand.", kinds, per_kind)
-        part("hand_sizes", [f"[{s}]" for s in range(n)], total)
-        for zone in ("windows", "safes"):
-            for s in range(n):
-                part(f"{zone}[{s}].", kinds, per_kind)
-        part("cash", [f"[{s}]" for s in range(n)], total)
-        part("purchase_cards", [f"[{s}]" for s in range(n)], float(n))
-        part("buying", [""], float(n))
-        part("deck_size", [""], total)
-        part("discard.", kinds, per_kind)
-        self.names: tuple[str, ...] = tuple(names)
+    def __init__(self, variant: VariantLike, players: int) -> None:
+        self.variant = resolve_variant(variant)
+        self.players = _check_players(self.variant, players)
+        self.family = get_family(self.variant.family)
+        self.encoder = self.family.observation_encoder(self.variant, players)
+        self.names: tuple[str, ...] = tuple(self.encoder.labels)
         """The name of every element, in order."""
-        self.low: npt.NDArray[np.float32] = np.zeros(len(names), dtype=np.float32)
-        """Lower bounds (all 0)."""
-        self.high: npt.NDArray[np.float32] = np.array(high, dtype=np.float32)
-        """Upper bounds: the card counts of the variant, the round cap, the player count."""
+        self.low: npt.NDArray[np.float32] = np.array(self.encoder.low, dtype=np.float32)
+        """Lower bounds."""
+        self.high: npt.NDArray[np.float32] = np.array(self.encoder.high, dtype=np.float32)
+        """Upper bounds."""
+        if not len(self.names) == len(self.low) == len(self.high):
+            raise SetupError(
+                f"the observation encoder of family {self.family.name!r} has "
+                f"{len(self.names)} labels, {len(self.low)} lower and {len(self.high)} "
+                "upper bounds"
+            )
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The same as :attr:`names` (the family encoder's word)."""
+        return self.names
 
     def __len__(self) -> int:
         return len(self.names)
 
-    def encode(self, obs: Observation) -> npt.NDArray[np.float32]:
+    def encode(self, observation: Any) -> npt.NDArray[np.float32]:
         """The vector of one seat's observation (a new array on every call)."""
-        n = self.players
-        if obs.players != n or obs.kinds != self.variant.rules.kinds:
+        return np.array(self.encoder.encode(observation), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A variant at a player count, with everything an environment builds from it."""
+
+    family: Family
+    variant: VariantBase
+    players: int
+    action_map: ActionMap
+    encoder: ObservationEncoder
+    dynamics: Dynamics
+    game_options: frozenset[str]
+    """Keyword options of the family's ``new_game`` that ``reset(options=...)`` passes on."""
+
+    @classmethod
+    def build(
+        cls,
+        variant: VariantLike,
+        players: int,
+        render_mode: str | None,
+        render_modes: Iterable[str],
+    ) -> Table:
+        """Set up a table; :class:`~cardshop.SetupError` for an unknown render mode,
+        a player count the variant does not allow or a bad variant."""
+        modes = list(render_modes)
+        if render_mode is not None and render_mode not in modes:
             raise SetupError(
-                f"this encoder is for {self.variant.name} with {n} players; the observation "
-                f"is of a game with {obs.players} players and kinds {', '.join(obs.kinds)}"
+                f"unknown render mode {render_mode!r}; use one of {', '.join(modes)} or None"
             )
-        values: list[Any] = [0.0] * (5 + 3 * n)
-        values[_PHASES.index(obs.phase)] = 1.0
-        values[5 + obs.seat] = 1.0
-        if obs.current_player is not None:
-            values[5 + n + obs.current_player] = 1.0
-        values[5 + 2 * n + obs.start_player] = 1.0
-        values.append(obs.round)
-        values += obs.hand
-        values += obs.hand_sizes
-        for window in obs.windows:
-            values += window
-        for safe in obs.safes:
-            values += safe
-        values += obs.cash
-        values += obs.purchase_cards
-        values.append(obs.buying)
-        values.append(obs.deck_size)
-        values += obs.discard
-        return np.array(values, dtype=np.float32)
-
-
-def table_for(
-    variant: Variant | str, players: int, render_mode: str | None, render_modes: Iterable[str]
-) -> tuple[Variant, ActionMap, ObservationEncoder]:
-    """What every cardshop environment sets up first: the variant and its spaces.
-
-    Raises :class:`~cardshop.SetupError` for an unknown render mode, a player count the
-    variant does not allow, or (from ``load_variant``) a bad variant.
-    """
-    from cardshop._loader import load_variant
-
-    modes = list(render_modes)
-    if render_mode is not None and render_mode not in modes:
-        raise SetupError(
-            f"unknown render mode {render_mode!r}; use one of {', '.join(modes)} or None"
+        loaded = resolve_variant(variant)
+        _check_players(loaded, players)
+        family = get_family(loaded.family)
+        probe = family.new_game(loaded, players, seed=0)
+        return cls(
+            family=family,
+            variant=loaded,
+            players=players,
+            action_map=ActionMap(loaded, players),
+            encoder=ObservationEncoder(loaded, players),
+            dynamics=probe.dynamics,
+            game_options=_keyword_options(family),
         )
-    loaded = load_variant(variant)
-    return loaded, ActionMap(loaded, players), ObservationEncoder(loaded, players)
+
+    def new_game(self, seed: int, options: Mapping[str, Any] | None) -> Game:
+        """A new game; the ``options`` the family's ``new_game`` names are passed on,
+        other keys are ignored (PettingZoo and Gymnasium pass options of their own)."""
+        chosen = {k: v for k, v in (options or {}).items() if k in self.game_options}
+        return self.family.new_game(self.variant, self.players, seed=seed, **chosen)
+
+    def observation_space(self) -> spaces.Dict:
+        """``{"observation": Box, "action_mask": Box of 0/1}``."""
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(len(self.action_map),), dtype=np.int8),
+            }
+        )
+
+    def action_space(self) -> spaces.Discrete:
+        """``Discrete(len(action_map))``."""
+        return spaces.Discrete(len(self.action_map))
+
+    def mask(self, game: Game, seat: Seat) -> npt.NDArray[np.int8]:
+        """The legal actions of ``seat`` as 0/1 (all 0 when it does not act now)."""
+        if seat in game.acting:
+            return self.action_map.mask(game.legal_actions(seat))
+        return np.zeros(len(self.action_map), dtype=np.int8)
+
+    def observe(self, game: Game, seat: Seat) -> ObsDict:
+        """What an agent at ``seat`` receives: its observation vector and its mask."""
+        return {
+            "observation": self.encoder.encode(game.observation(seat)),
+            "action_mask": self.mask(game, seat),
+        }
+
+
+def _keyword_options(family: Family) -> frozenset[str]:
+    try:
+        params = inspect.signature(family.new_game).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return frozenset()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    rest = list(params.items())[2:]  # after (variant, players)
+    return frozenset(name for name, p in rest if p.kind in kinds and name != "seed")

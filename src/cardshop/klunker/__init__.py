@@ -5,11 +5,13 @@ loading) lives beside it in ``cardshop``. A new family is a new package like thi
 """
 
 from cardshop.klunker.events import Event, event_from_dict, event_to_dict
+from cardshop.klunker.family import FAMILY
 from cardshop.klunker.game import Game, Observation, Phase, Result, Termination, new_game, replay
 from cardshop.klunker.match import Match, MatchResult, new_match
 from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [
+    "FAMILY",
     "Event",
     "Game",
     "Match",

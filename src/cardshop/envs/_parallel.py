@@ -1,0 +1,185 @@
+"""A PettingZoo Parallel environment for any variant whose seats act together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
+
+from cardshop import driver
+from cardshop._core import Action, Seat
+from cardshop._errors import GameStateError, IllegalActionError, SetupError
+from cardshop._game import Dynamics, Game, Termination
+from cardshop.envs._rewards import Reward, render_table, reward_function
+from cardshop.envs._spaces import ObsDict, Table, VariantLike
+
+__all__ = ["ShopParallelEnv", "parallel_env"]
+
+StepResult = tuple[
+    dict[str, ObsDict],
+    dict[str, float],
+    dict[str, bool],
+    dict[str, bool],
+    dict[str, dict[str, Any]],
+]
+
+
+class ShopParallelEnv(ParallelEnv):  # type: ignore[misc]
+    """A game of a simultaneous variant, of any family, as a PettingZoo Parallel env.
+
+    Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; every agent is live
+    from ``reset`` until the game ends. One :meth:`step` is one tick of the game: the
+    actions of every *acting* seat are applied together (``game.apply_joint``).
+
+    * ``step(actions)`` takes a dict keyed by agent, as PettingZoo's Parallel API
+      does: an action for every acting agent is required; the action of a live agent
+      that does not act in this tick (its mask is all zeros) is ignored, and may be
+      left out. Every action is checked before any is applied: an illegal one raises
+      :class:`~cardshop.IllegalActionError` and changes nothing, or, with
+      ``illegal_reward`` set, ends the episode at once with that reward for each
+      offending agent and 0 for the others (the game itself is left as it was).
+    * Spaces, observations (``{"observation": ..., "action_mask": ...}``) and rewards
+      are those of :class:`ShopAECEnv`: the rewards are 0 until the game ends, then
+      ``reward(result, seat)``; a finished game terminates every agent, a capped one
+      truncates them. After the last tick ``agents`` is empty.
+    * ``reset(seed=s, options=...)`` as in :class:`ShopAECEnv`.
+
+    A turn-based variant is refused (:class:`~cardshop.SetupError`): use
+    :class:`ShopAECEnv` (:func:`env`).
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
+        "name": "cardshop_parallel_v0",
+        "render_modes": ["ansi", "human"],
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: VariantLike,
+        players: int,
+        reward: Reward = "score",
+        render_mode: str | None = None,
+        illegal_reward: float | None = None,
+    ) -> None:
+        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
+        if self.table.dynamics is not Dynamics.SIMULTANEOUS:
+            raise SetupError(
+                f"in {self.table.variant.name} the seats take turns: use the AEC "
+                "environment, cardshop.envs.env()"
+            )
+        self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}_parallel_v0"}
+        self.variant = self.table.variant
+        self.action_map = self.table.action_map
+        self.encoder = self.table.encoder
+        self.players = players
+        self.reward_of = reward_function(reward)
+        self.illegal_reward = illegal_reward
+        self.render_mode = render_mode
+        self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
+        self.agents: list[str] = []
+        obs_space = self.table.observation_space()
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self.table.action_space() for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise GameStateError("the environment has no game yet: call reset() first")
+        return self.game
+
+    def _observe_all(self, agents: list[str]) -> dict[str, ObsDict]:
+        game = self._game()
+        return {a: self.table.observe(game, self.possible_agents.index(a)) for a in agents}
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        game_seed = int(self._np_random.integers(2**63 - 1))
+        self.game = self.table.new_game(game_seed, options)
+        self.agents = self.possible_agents[:]
+        return self._observe_all(self.agents), {a: {} for a in self.agents}
+
+    def _chosen(self, actions: Mapping[str, Any]) -> dict[Seat, Action]:
+        game = self._game()
+        unknown = sorted(set(actions) - set(self.agents))
+        if unknown:
+            raise GameStateError(f"actions for agents that are not live: {', '.join(unknown)}")
+        chosen: dict[Seat, Action] = {}
+        for seat in game.acting:
+            agent = self.possible_agents[seat]
+            action = actions.get(agent)
+            if action is None:
+                raise GameStateError(f"{agent} acts in this tick and needs an action")
+            chosen[seat] = self.action_map.action(action)
+        return chosen
+
+    def step(self, actions: Mapping[str, Any]) -> StepResult:
+        """Play one tick; see the class docstring."""
+        game = self._game()
+        if not self.agents:
+            raise GameStateError("the game is over: call reset() to start a new one")
+        live = self.agents[:]
+        chosen = self._chosen(actions)
+        illegal = [s for s, a in chosen.items() if a not in game.legal_actions(s)]
+        rewards = dict.fromkeys(live, 0.0)
+        terminations = dict.fromkeys(live, False)
+        truncations = dict.fromkeys(live, False)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
+        if illegal:
+            named = ", ".join(f"{self.possible_agents[s]}: {chosen[s]}" for s in illegal)
+            if self.illegal_reward is None:
+                raise IllegalActionError(f"illegal actions in this tick ({named})")
+            for s in illegal:
+                agent = self.possible_agents[s]
+                rewards[agent] = float(self.illegal_reward)
+                infos[agent]["illegal_action"] = True
+            terminations = dict.fromkeys(live, True)
+            self.agents = []
+            return self._observe_all(live), rewards, terminations, truncations, infos
+        driver.step(game, {}, chosen)
+        if game.is_over:
+            result = game.result()
+            capped = result.termination is Termination.CAPPED
+            for agent in live:
+                seat = self.possible_agents.index(agent)
+                rewards[agent] = float(self.reward_of(result, seat))
+                terminations[agent] = not capped
+                truncations[agent] = capped
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return self._observe_all(live), rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        return render_table(self._game(), self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release: the environment holds only Python objects."""
+
+
+def parallel_env(
+    variant: VariantLike,
+    players: int,
+    reward: Reward = "score",
+    render_mode: str | None = None,
+    illegal_reward: float | None = None,
+) -> ShopParallelEnv:
+    """A :class:`ShopParallelEnv` of a variant whose seats act together.
+
+    A turn-based variant is a :class:`~cardshop.SetupError` pointing to :func:`env`.
+    """
+    return ShopParallelEnv(variant, players, reward, render_mode, illegal_reward)
