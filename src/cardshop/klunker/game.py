@@ -419,8 +419,8 @@ class Game:
         verb, arg = action
         if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
             raise ActionParseError(
-                f"action {action!r}: the verb must be a str and the argument a str, an int "
-                f"or None, not {type(arg).__name__}"
+                f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
+                f"argument a str, an int or None, not {type(arg).__name__}"
             )
         return action
 
