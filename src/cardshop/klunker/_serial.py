@@ -219,8 +219,10 @@ def game_from_data(
                 raise bad("state.acted", f"{st.acted} seats done does not make seat {turn} next")
         elif st.acted > n:
             raise bad("state.acted", f"{st.acted} is more than the {n} seats")
-        if phase in (FILL, STORE) and (st.buying or st.decliner != -1):
-            raise bad("state.buying", "nobody buys or declines before the purchase phase")
+        if phase in (FILL, STORE) and st.buying:
+            raise bad("state.buying", "nobody buys before the purchase phase")
+        if phase in (FILL, STORE) and st.decliner != -1:
+            raise bad("state.decliner", "nobody declines before the purchase phase")
         if phase == FILL and st.next_card != 1:
             raise bad("state.next_card", "the first purchase card is 1 in the fill phase")
         if phase == STORE and st.next_card != taken + 1:
