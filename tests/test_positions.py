@@ -361,3 +361,26 @@ def test_check_history_false_skips_only_the_replay() -> None:
     bad = _tamper(MID, "state.round", 10**6)
     with pytest.raises(PositionError, match=r"state\.round"):
         Game.from_json(bad, check_history=False)
+
+
+def test_json_and_positions_follow_the_variant_s_step_order() -> None:
+    """ROUND-1: with store before fill, seats hold purchase cards while filling."""
+    variant = cardshop.parse_variant(
+        "extends: klunker-en\nname: store-first\nsteps: [store, fill, purchase, refill]\n"
+    )
+    game = cardshop.new_game(variant, 3, seed=9)
+    rng = random.Random(9)
+    seen_fill_with_cards = False
+    for _ in range(120):
+        if game.is_over:
+            break
+        assert Game.from_json(game.to_json()) == game
+        if game.phase == Phase.FILL and all(game.purchase_cards):
+            seen_fill_with_cards = True
+            assert Game.from_position(game.to_position(), variant).purchase_cards == (
+                game.purchase_cards
+            )
+        game.apply(rng.choice(game.legal_actions()))
+    assert seen_fill_with_cards
+    with pytest.raises(PositionError, match="store step comes before fill"):
+        Game.from_position(pos(), variant)
