@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Action, Game, IllegalActionError, Phase
+from cardshop import Action, Game, IllegalActionError, Phase, PositionError
 
 SETUPS = [
     (name, players)
@@ -264,6 +264,9 @@ def test_observation_is_unchanged_by_hidden_swaps() -> None:
     out = hand1[0]
     where[out], where[swap_in] = where[swap_in], where[out]
     deck[deck.index(swap_in)] = out
+    with pytest.raises(PositionError, match="does not lead from the setup"):
+        Game.from_json(json.dumps(data))  # the seed did not deal these cards
+    data["from_setup"] = False
     other = Game.from_json(json.dumps(data))
     assert other.observation(0) == game.observation(0)
     assert other.observation(2) == game.observation(2)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game
+from cardshop import Game, PositionError
 from cardshop.invariants import (
     INVARIANTS,
     CheckedGame,
@@ -255,7 +255,10 @@ def test_conservation_and_hand_size_catch_tampered_states() -> None:
     data = json.loads(game.to_json())
     top = data["state"]["deck"].pop()
     data["state"]["where"][top] = 0  # one more card in seat 0's hand
-    tampered = Game.from_json(data)
+    with pytest.raises(PositionError, match="more than the hand size"):
+        Game.from_json(data)  # game JSON refuses it; build the state by hand instead
+    tampered = game.clone()
+    tampered._deal(0, 1)  # one more card in seat 0's hand, counts kept in step
     check_conservation(tampered)
     with pytest.raises(InvariantViolation, match="more than the hand size"):
         check_hand_size(tampered)

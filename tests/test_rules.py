@@ -347,14 +347,21 @@ def test_buy_3_another_window_costs_the_price_own_is_free() -> None:
         seat(window={"diadem": 1}, cash=1),
         seat(window={"monocle": 1}, cash=0),
     )
+    banks = game.zones()
     bought = game.apply("buy 1")[0]
     assert isinstance(bought, ev.Bought)
     assert bought.price == 1
+    assert len(bought.paid) == 1 and bought.paid[0] in banks["bank:0"]
+    assert bought.paid[0] in game.zones()["bank:1"]
     assert game.scores() == (1, 2, 0)
+    banks = game.zones()
     bought = game.apply("buy 0")[0]  # seat 1 (card 2): its window is gone; buys seat 0's
-    assert bought == ev.Bought(1, 0, bought.cards, 1)
+    assert bought == ev.Bought(1, 0, bought.cards, 1, bought.paid)
+    assert len(bought.paid) == 1 and bought.paid[0] in banks["bank:1"]
     assert game.scores() == (2, 1, 0)
-    game.apply("buy 2")  # seat 2 buys its own window for free
+    bought = game.apply("buy 2")[0]  # seat 2 buys its own window for free
+    assert isinstance(bought, ev.Bought)
+    assert bought.price == 0 and bought.paid == ()
     assert game.scores() == (2, 1, 0)
 
 

@@ -12,7 +12,23 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from cardshop._errors import ActionParseError
 
-__all__ = ["Action", "Seat", "SupportsGame", "derive_rng", "derive_seed", "shuffle"]
+__all__ = [
+    "MAX_ACTION_TEXT",
+    "SEED_LIMIT",
+    "Action",
+    "Seat",
+    "SupportsGame",
+    "derive_rng",
+    "derive_seed",
+    "is_seed",
+    "shuffle",
+]
+
+MAX_ACTION_TEXT = 100
+"""The longest action text :meth:`Action.from_text` reads (longer texts are refused)."""
+
+SEED_LIMIT = 2**64
+"""Seeds are ints with ``-SEED_LIMIT < seed < SEED_LIMIT`` (64 bits and a sign)."""
 
 Seat = int
 """A player's place at the table, ``0 .. players-1``; play goes clockwise, seat+1."""
@@ -44,7 +60,18 @@ class Action(NamedTuple):
 
     @classmethod
     def from_text(cls, text: str) -> Action:
-        """Parse ``"verb"`` or ``"verb arg"``; a numeric argument becomes an int."""
+        """Parse ``"verb"`` or ``"verb arg"``; an argument of ASCII digits becomes an int.
+
+        Only ASCII digits make a number: ``"buy ²"`` and ``"buy \u0661"`` are refused, not
+        read as ``buy 2`` or ``buy 1``. Texts longer than :data:`MAX_ACTION_TEXT`
+        characters, and anything that is not a ``str``, raise :class:`ActionParseError`.
+        """
+        if not isinstance(text, str):
+            raise ActionParseError(f"an action text must be a str, not {type(text).__name__}")
+        if len(text) > MAX_ACTION_TEXT:
+            raise ActionParseError(
+                f"action text of {len(text)} characters is longer than {MAX_ACTION_TEXT}"
+            )
         parts = text.split()
         if not parts or len(parts) > 2:
             raise ActionParseError(f"cannot parse action {text!r}: expected 'verb' or 'verb arg'")
@@ -52,9 +79,19 @@ class Action(NamedTuple):
         if len(parts) == 1:
             return cls(verb)
         arg = parts[1]
-        if arg.lstrip("-").isdigit():
+        digits = arg[1:] if arg.startswith("-") else arg
+        if digits and digits.isascii() and digits.isdigit():
             return cls(verb, int(arg))
+        if any(c.isdigit() and not c.isascii() for c in arg):
+            raise ActionParseError(
+                f"cannot parse action {text!r}: a number must be written with ASCII digits 0-9"
+            )
         return cls(verb, arg.lower())
+
+
+def is_seed(seed: object) -> bool:
+    """Whether ``seed`` is a usable seed: an int (not a bool) within :data:`SEED_LIMIT`."""
+    return isinstance(seed, int) and not isinstance(seed, bool) and -SEED_LIMIT < seed < SEED_LIMIT
 
 
 def derive_seed(seed: int, *labels: int | str) -> int:

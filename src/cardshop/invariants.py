@@ -510,6 +510,7 @@ def hidden_twin(game: Game, seat: Seat, seed: int = 0) -> Game:
     state["where"] = where
     state["deck"] = new_deck
     data["seed"] = rng.getrandbits(63)
+    data["from_setup"] = False  # the twin's cards were never dealt from its seed
     return Game.from_json(data)
 
 
@@ -668,7 +669,7 @@ class Ledger:
         self.hands = [set(zones[f"hand:{s}"]) for s in range(n)]
         self.windows = [set(zones[f"window:{s}"]) for s in range(n)]
         self.safes = [set(zones[f"safe:{s}"]) for s in range(n)]
-        self.bank_cards = {c for s in range(n) for c in zones[f"bank:{s}"]}
+        self.bank_cards = [set(zones[f"bank:{s}"]) for s in range(n)]
         self.banks = [len(zones[f"bank:{s}"]) for s in range(n)]
         self.deck = set(zones["deck"])
         self.discard = set(zones["discard"])
@@ -837,6 +838,14 @@ class Ledger:
                 "bank_ledger",
                 f"seat {seat} paid {ev.price} for seat {owner}'s window; the price due was {due}",
             )
+        if len(ev.paid) != due or len(set(ev.paid)) != due:
+            _fail(
+                "bank_ledger",
+                f"seat {seat} paid {due} for seat {owner}'s window, but the event names "
+                f"{len(set(ev.paid))} distinct card(s) paid: {ev.paid}",
+            )
+        for card in ev.paid:  # drawn at random: any card of the buyer's bank (BUY-3)
+            self._move(card, self.bank_cards[seat], self.bank_cards[owner], f"seat {seat}'s bank")
         self.banks[seat] -= due
         self.banks[owner] += due
         self.fees_paid[seat] += due
@@ -914,7 +923,7 @@ class Ledger:
             _fail("sale_payout", f"{ev!r} does not sell {size} distinct {ev.kind} cards")
         unpaid = self.deck if rules.unpaid_to_deck else self.discard
         for card in ev.cash:
-            self._move(card, safe, self.bank_cards, f"seat {seat}'s safe")
+            self._move(card, safe, self.bank_cards[seat], f"seat {seat}'s safe")
         for card in ev.discarded:
             self._move(card, safe, unpaid, f"seat {seat}'s safe")
         self.banks[seat] += pay
@@ -1004,8 +1013,10 @@ class Ledger:
                     f"seat {seat} paid {len(ev.cards)} card(s) of tax from a bank of "
                     f"{self.banks[seat]}; it owed {owed} (END-2)",
                 )
-            for card in ev.cards:
-                self._move(card, self.bank_cards, to, "the banks")
+            if len(set(ev.cards)) != len(ev.cards):
+                _fail("event_log", f"{ev!r} names a card twice")
+            for card in ev.cards:  # drawn at random: any card of the payer's bank (END-2)
+                self._move(card, self.bank_cards[seat], to, f"seat {seat}'s bank")
             self.banks[seat] -= owed
             self.tax[seat] += owed
 
@@ -1088,9 +1099,12 @@ class Ledger:
                     f"{zone} holds {extra or 'no'} card(s) the events did not bring there and "
                     f"lacks {gone or 'no'} card(s) they did",
                 )
-        banks = {c for s in range(n) for c in zones[f"bank:{s}"]}
-        if banks != self.bank_cards:
-            _fail("event_log", "the banks hold other cards than the events put there")
+        for seat in range(n):
+            if set(zones[f"bank:{seat}"]) != self.bank_cards[seat]:
+                _fail(
+                    "event_log",
+                    f"seat {seat}'s bank holds other cards than the events put there",
+                )
         if game.is_over != (self.phase is Phase.OVER):
             _fail(
                 "end_of_game",

@@ -24,14 +24,17 @@ raises :class:`~cardshop.RecordError` naming the file and line.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardshop._core import Action, Seat
+from cardshop._core import MAX_ACTION_TEXT, Action, Seat, is_seed
 from cardshop._errors import ActionError, CardshopError, RecordError
-from cardshop._loader import load_variant, variant_from_data
+from cardshop._loader import builtin_variants, load_variant, variant_from_data
+from cardshop.klunker._serial import history_cap
 from cardshop.klunker.events import event_to_dict
 from cardshop.klunker.game import Game, Result, new_game
 from cardshop.klunker.variant import Variant
@@ -47,6 +50,14 @@ __all__ = [
 
 RECORD_FORMAT = "cardshop-record/1"
 """The ``format`` value of a record's header line."""
+
+MAX_RECORD_BYTES = 64_000_000
+"""The largest record read, in bytes (a capped 6-player game is far smaller)."""
+MAX_LINE_BYTES = 1_000_000
+"""The longest line of a record (the header carries the variant)."""
+MAX_EVENTS = 1_000
+"""The most events one action line may list."""
+MAX_BOT_NAME = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,22 +142,37 @@ class GameRecord:
     @classmethod
     def loads(cls, text: str, source: str = "<record>") -> GameRecord:
         """Read a record from JSON Lines text; :class:`RecordError` names the bad line."""
+        if not isinstance(text, str):
+            raise RecordError(f"{source}: a record is text, not {type(text).__name__}")
+        if len(text) * 4 > MAX_RECORD_BYTES and len(text.encode()) > MAX_RECORD_BYTES:
+            raise RecordError(f"{source}: record is larger than {MAX_RECORD_BYTES} bytes")
         rows: list[tuple[int, dict[str, Any]]] = []
+        record: GameRecord | None = None
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
+            if len(line) > MAX_LINE_BYTES:
+                raise RecordError(f"{source}:{number}: line longer than {MAX_LINE_BYTES} bytes")
             try:
                 data = json.loads(line)
+            except RecursionError:
+                raise RecordError(f"{source}:{number}: JSON nested too deeply") from None
             except ValueError as exc:
                 raise RecordError(f"{source}:{number}: not JSON: {exc}") from None
             if not isinstance(data, dict):
                 raise RecordError(f"{source}:{number}: each line must be a JSON object")
+            if record is None:
+                record = cls._from_header(data, source, number)
+                continue
+            if len(rows) >= record.max_actions:
+                raise RecordError(
+                    f"{source}:{number}: more than {record.max_actions} actions; no game of "
+                    f"{record.players} players of {record.variant.name} is that long"
+                )
             rows.append((number, data))
-        if not rows:
+        if record is None:
             raise RecordError(f"{source}: empty record: the header line is missing")
-        number, head = rows[0]
-        record = cls._from_header(head, source, number)
-        for number, data in rows[1:]:
+        for number, data in rows:
             if record.result is not None:
                 raise RecordError(f"{source}:{number}: a line after the result line")
             if set(data) == {"result"}:
@@ -155,7 +181,9 @@ class GameRecord:
                 record.result = data["result"]
                 record.result_line = number
                 continue
-            record.actions.append(_action_line(data, source, number, len(record.actions) + 1))
+            record.actions.append(
+                _action_line(data, source, number, len(record.actions) + 1, record.players)
+            )
             record.lines.append(number)
         return record
 
@@ -177,10 +205,27 @@ class GameRecord:
             "bots": list,
         }
         for key, kind in expected.items():
-            if not isinstance(head.get(key), kind):
+            value = head.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
                 raise RecordError(
                     f"{where}: header key {key!r} is missing or not a {kind.__name__}"
                 )
+        unknown = sorted(set(head) - {"format", *expected})
+        if unknown:
+            raise RecordError(f"{where}: unknown header key {unknown[0][:60]!r}")
+        name = head["variant"]
+        if (
+            len(name) > 100
+            or not name
+            or any(c in name for c in "/\\\0")
+            or name.endswith((".yaml", ".yml"))
+        ):
+            raise RecordError(
+                f"{where}: header key 'variant' must be a variant's name, not "
+                f"{name[:60]!r}; a record never makes cardshop open a file: to replay with "
+                "the rules of a file, pass it explicitly (replay_record(record, variant=PATH), "
+                "cardshop replay --variant PATH)"
+            )
         try:
             variant = variant_from_data(head["variant_data"], source=f"{where} (variant_data)")
         except CardshopError as exc:
@@ -190,25 +235,73 @@ class GameRecord:
                 f"{where}: the header's variant_data does not match its variant_hash "
                 "(the record was edited)"
             )
+        if name != variant.name:
+            raise RecordError(
+                f"{where}: header key 'variant' is {name[:60]!r}, but variant_data is "
+                f"variant {variant.name!r}"
+            )
+        rules = variant.rules
+        players, seed, first = head["players"], head["seed"], head["first_player"]
+        if not rules.min_players <= players <= rules.max_players:
+            raise RecordError(
+                f"{where}: header key 'players': {players} is outside {variant.name}'s range "
+                f"{rules.min_players}..{rules.max_players}"
+            )
+        if not is_seed(seed):
+            raise RecordError(f"{where}: header key 'seed' is not an int of at most 64 bits")
+        if not 0 <= first < players:
+            raise RecordError(
+                f"{where}: header key 'first_player': {first} is not a seat 0..{players - 1}"
+            )
+        bots = head["bots"]
+        if len(bots) != players or not all(
+            isinstance(b, str) and len(b) <= MAX_BOT_NAME for b in bots
+        ):
+            raise RecordError(
+                f"{where}: header key 'bots' must name the player of each of the {players} "
+                f"seats (texts of at most {MAX_BOT_NAME} characters)"
+            )
         return cls(
             variant=variant,
             players=head["players"],
             seed=head["seed"],
             first_player=head["first_player"],
-            bots=tuple(str(b) for b in head["bots"]),
+            bots=tuple(bots),
             source=source,
             variant_name=head["variant"],
             variant_hash=head["variant_hash"],
             lines=[],
         )
 
+    @property
+    def max_actions(self) -> int:
+        """The most actions a record of this setup can hold (from the round cap)."""
+        return history_cap(self.variant.rules, self.players)
+
     @classmethod
     def read(cls, path: str | Path) -> GameRecord:
-        """Read a record file."""
+        """Read a record file: a regular file of at most :data:`MAX_RECORD_BYTES`."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise RecordError(f"{str(path)[:200]}: cannot read the record: {why}") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise RecordError(f"{path}: not a regular file; a record is a JSON Lines file")
+            if info.st_size > MAX_RECORD_BYTES:
+                raise RecordError(f"{path}: record is larger than {MAX_RECORD_BYTES} bytes")
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                raw = f.read(MAX_RECORD_BYTES + 1)
         except OSError as exc:
             raise RecordError(f"{path}: cannot read the record: {exc.strerror}") from None
+        finally:
+            os.close(fd)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: record is larger than {MAX_RECORD_BYTES} bytes")
+        try:
+            text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise RecordError(f"{path}: not a text file (UTF-8 JSON Lines expected)") from None
         return cls.loads(text, str(path))
@@ -274,12 +367,13 @@ class GameRecord:
             return self.variant
         where = f"{self.source}:1"
         if variant is not None:
-            current = load_variant(variant)
+            current = load_variant(variant)  # the caller's choice: a name, path or Variant
+        elif self.variant_name in builtin_variants():
+            current = load_variant(self.variant_name)
         else:
-            try:
-                current = load_variant(self.variant_name)
-            except CardshopError:
-                return self.variant  # not loadable here by name: the recorded rules decide
+            # Not a built-in name: the recorded rules decide. The name is never opened
+            # as a file; pass a file explicitly with ``variant=``.
+            return self.variant
         if current.content_hash != self.variant_hash:
             raise RecordError(
                 f"{where}: variant {self.variant_name!r} has changed since the record was "
@@ -290,17 +384,30 @@ class GameRecord:
         return current
 
 
-def _action_line(data: dict[str, Any], source: str, line: int, n: int) -> RecordedAction:
+def _action_line(
+    data: dict[str, Any], source: str, line: int, n: int, players: int
+) -> RecordedAction:
     where = f"{source}:{line}"
-    if data.get("n") != n:
-        raise RecordError(f"{where}: expected action number {n}, found {data.get('n')!r}")
+    number = data.get("n")
+    if type(number) is not int or number != n:
+        shown = repr(number)[:60]
+        raise RecordError(f"{where}: expected action number {n}, found {shown}")
     seat, text, events = data.get("seat"), data.get("action"), data.get("events")
-    if not isinstance(seat, int) or isinstance(seat, bool):
-        raise RecordError(f"{where}: 'seat' is missing or not a number")
-    if not isinstance(text, str):
-        raise RecordError(f"{where}: 'action' is missing or not a text")
-    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
-        raise RecordError(f"{where}: 'events' is missing or not a list of objects")
+    unknown = sorted(set(data) - {"n", "seat", "action", "events"})
+    if unknown:
+        raise RecordError(f"{where}: unknown key {unknown[0][:60]!r} in an action line")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise RecordError(f"{where}: 'seat' is missing or not a seat 0..{players - 1}")
+    if not isinstance(text, str) or len(text) > MAX_ACTION_TEXT:
+        raise RecordError(f"{where}: 'action' is missing or not an action text")
+    if (
+        not isinstance(events, list)
+        or len(events) > MAX_EVENTS
+        or not all(isinstance(e, dict) for e in events)
+    ):
+        raise RecordError(
+            f"{where}: 'events' is missing or not a list of at most {MAX_EVENTS} objects"
+        )
     try:
         action = Action.from_text(text)
     except ActionError as exc:

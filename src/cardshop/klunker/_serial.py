@@ -1,52 +1,103 @@
-"""Rebuilding a :class:`Game` from its JSON form (see ``Game.to_dict``)."""
+"""Rebuilding a :class:`Game` from its JSON form (see ``Game.to_dict``).
+
+Game JSON is untrusted input. It is checked in this order, each check bounded before
+the next one does work:
+
+1. size: at most :data:`MAX_JSON_BYTES` bytes of text; the JSON parser refuses
+   nesting deeper than its recursion limit and numbers too large to hold;
+2. shape: every key, type and range (pydantic, strict: no ``true`` for ``1``), list
+   lengths capped;
+3. the variant it carries: valid, in resolved form, matching ``variant_hash``;
+4. the state: every card in exactly one zone, the deck list equal to the deck zone,
+   and the checks positions get (:func:`~cardshop.klunker.position.check_zones`,
+   :func:`~cardshop.klunker.position.check_turn`), plus the fields only JSON has
+   (step, counters, end of game);
+5. the history: at most :func:`history_cap` actions of this variant; for a game
+   started by ``new_game`` (``from_setup``), replayed from the seed, which must lead
+   to exactly the stated state.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._errors import PositionError, VariantError, format_path
+from cardshop._core import MAX_ACTION_TEXT, SEED_LIMIT
+from cardshop._errors import ActionError, PositionError, VariantError, format_path
 from cardshop._loader import variant_from_data
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.position import MAX_COUNT, MAX_SEATS, check_turn, check_zones
+from cardshop.klunker.variant import Rules, Variant
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
 
+__all__ = ["MAX_HISTORY", "MAX_JSON_BYTES", "game_from_data", "history_cap"]
+
+MAX_JSON_BYTES = 8_000_000
+"""The largest game JSON text read (in UTF-8 bytes)."""
+
+MAX_HISTORY = 1_000_000
+"""A hard cap on the history's length, before the variant's own cap is known."""
+
 _VARIANTS: dict[str, tuple[Variant, dict[str, Any]]] = {}
 
+_NAMES = {
+    "held": "state.held",
+    "turn": "state.turn",
+    "start": "state.start",
+    "declined": "state.decliner",
+}
 
-class _State(BaseModel):
+Small = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Zone = Annotated[int, Field(ge=0, le=4 * MAX_SEATS + 1)]
+
+
+class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-    chance: int
-    where: list[int]
-    deck: list[int]
-    held: list[int]
-    next_card: int
-    buying: int
-    decliner: int
-    acted: int
-    termination: int
-    phase: int
-    turn: int
-    start: int
-    round: int
-    step: int
 
 
-class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-    format: str
+class _State(_Model):
+    chance: Annotated[int, Field(ge=0, le=2**62)]
+    where: Annotated[list[Zone], Field(max_length=MAX_COUNT)]
+    deck: Annotated[list[Small], Field(max_length=MAX_COUNT)]
+    held: Annotated[list[Small], Field(max_length=MAX_SEATS)]
+    next_card: Annotated[int, Field(ge=1, le=MAX_SEATS + 1)]
+    buying: Annotated[int, Field(ge=0, le=MAX_SEATS)]
+    decliner: Annotated[int, Field(ge=-1, lt=MAX_SEATS)]
+    acted: Annotated[int, Field(ge=0, le=MAX_SEATS)]
+    termination: Annotated[int, Field(ge=0, le=2)]
+    phase: Annotated[int, Field(ge=0, le=4)]
+    turn: Annotated[int, Field(ge=-1, lt=MAX_SEATS)]
+    start: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
+    round: Annotated[int, Field(ge=1, le=MAX_COUNT)]
+    step: Annotated[int, Field(ge=0, le=100)]
+
+
+class _Doc(_Model):
+    format: Annotated[str, Field(max_length=100)]
     variant: dict[str, Any]
-    variant_hash: str
-    players: int
-    seed: int
-    first_player: int
-    history: list[str]
+    variant_hash: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    players: Annotated[int, Field(ge=0, le=MAX_SEATS)]
+    seed: Annotated[int, Field(gt=-SEED_LIMIT, lt=SEED_LIMIT)]
+    first_player: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
+    from_setup: bool = True
+    history: Annotated[
+        list[Annotated[str, Field(max_length=MAX_ACTION_TEXT)]], Field(max_length=MAX_HISTORY)
+    ]
     state: _State
+
+
+def history_cap(rules: Rules, players: int) -> int:
+    """The most actions a game can take: a bound per round times the round cap.
+
+    In one round each seat places at most a hand of cards and says done, stores at
+    most a hand and passes, and buys or declines once, then chooses the order of at
+    most one sale per kind.
+    """
+    per_round = players * (2 * rules.hand_size + 3 + rules.k)
+    return per_round * rules.round_cap
 
 
 def _variant(data: dict[str, Any], claimed: str) -> Variant:
@@ -54,31 +105,52 @@ def _variant(data: dict[str, Any], claimed: str) -> Variant:
     cached = _VARIANTS.get(claimed)
     if cached is not None and cached[1] == data:
         return cached[0]
-    digest = hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
-    if digest != claimed:
-        raise PositionError("game JSON: variant_hash does not match the variant it carries")
     variant = variant_from_data(data, source="<game JSON>")
-    if variant.content_hash != digest:
+    if variant.content_hash != claimed:
+        raise PositionError("game JSON: variant_hash does not match the variant it carries")
+    if variant.to_data() != data:
         raise PositionError("game JSON: the variant it carries is not in resolved form")
-    _VARIANTS[digest] = (variant, data)
+    if len(_VARIANTS) >= 64:
+        _VARIANTS.clear()
+    _VARIANTS[claimed] = (variant, data)
     return variant
 
 
-def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> Game:
-    """Validate a game's JSON text (or its parsed data) and rebuild the game."""
+def _parse(source: str | bytes | Mapping[str, Any]) -> _Doc:
     try:
         if isinstance(source, Mapping):
-            doc = _Doc.model_validate(dict(source))
+            return _Doc.model_validate(dict(source))
+        if isinstance(source, str):
+            # A str of N characters is at most 4N bytes of UTF-8: count only when needed.
+            if len(source) * 4 > MAX_JSON_BYTES and len(source.encode()) > MAX_JSON_BYTES:
+                raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes")
+        elif isinstance(source, (bytes, bytearray)):
+            if len(source) > MAX_JSON_BYTES:
+                raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes")
         else:
-            doc = _Doc.model_validate_json(source)
+            raise PositionError(
+                f"game JSON must be a str, bytes or a mapping, not {type(source).__name__}"
+            )
+        return _Doc.model_validate_json(source)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         if err["type"] == "json_invalid":
             raise PositionError(f"not a game in JSON: {err['msg']}") from None
         path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
-        raise PositionError(f"not a valid game JSON at {format_path(path)}: {err['msg']}") from None
+        msg = f"unknown key {path[-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
+        raise PositionError(f"not a valid game JSON at {format_path(path)}: {msg}") from None
+
+
+def game_from_data(
+    cls: type[Game], source: str | bytes | Mapping[str, Any], *, check_history: bool = True
+) -> Game:
+    """Validate a game's JSON text (or its parsed data) and rebuild the game."""
+    from cardshop.klunker.game import FILL, OVER, PURCHASE, SELL, STORE
+    from cardshop.klunker.variant import STEP_CODES
+
+    doc = _parse(source)
     if doc.format != cls.FORMAT:
-        raise PositionError(f"game JSON has format {doc.format!r}; expected {cls.FORMAT!r}")
+        raise PositionError(f"game JSON has format {doc.format[:100]!r}; expected {cls.FORMAT!r}")
     try:
         variant = _variant(doc.variant, doc.variant_hash)
     except VariantError as exc:
@@ -86,27 +158,106 @@ def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> 
     rules = variant.rules
     n = doc.players
     st = doc.state
+
+    def bad(field: str, why: str) -> PositionError:
+        return PositionError(f"game JSON: {field}: {why}")
+
     if not rules.min_players <= n <= rules.max_players:
-        raise PositionError(f"game JSON: {n} players is outside the variant's range")
+        raise bad(
+            "players",
+            f"{n} is outside {rules.name}'s range {rules.min_players}..{rules.max_players}",
+        )
+    for field, seat in (("first_player", doc.first_player), ("state.start", st.start)):
+        if seat >= n:
+            raise bad(field, f"{seat} is not a seat 0..{n - 1}")
+    cap = history_cap(rules, n)
+    if len(doc.history) > cap:
+        raise bad("history", f"{len(doc.history)} actions; a game of {n} can have {cap} at most")
+    if st.round > rules.round_cap:
+        raise bad("state.round", f"round {st.round} is past the round cap {rules.round_cap}")
+    # One chance event per reshuffle and per payment: at most 2n + 1 per round.
+    if st.chance > (2 * n + 1) * st.round:
+        raise bad("state.chance", f"{st.chance} chance events cannot happen in {st.round} rounds")
+
+    # Cards: every card in exactly one zone; the deck list is the deck zone. [CARD-1]
     n_zones = 4 * n + 2
-    if len(st.where) != rules.n_cards or (
-        st.where and (min(st.where) < 0 or max(st.where) >= n_zones)
-    ):
-        raise PositionError("game JSON: 'where' does not place every card in a zone")
-    if sorted(st.deck) != [c for c, z in enumerate(st.where) if z == 4 * n]:
-        raise PositionError("game JSON: 'deck' does not list exactly the cards in the deck")
-    if len(st.held) != n or not 0 <= st.phase <= 4 or not -1 <= st.turn < n:
-        raise PositionError("game JSON: inconsistent turn, phase or purchase cards")
+    deck_zone = 4 * n
+    if len(st.where) != rules.n_cards:
+        raise bad("state.where", f"places {len(st.where)} cards; {rules.name} has {rules.n_cards}")
+    if st.where and max(st.where) >= n_zones:
+        raise bad("state.where", f"zone {max(st.where)} does not exist with {n} players")
+    if sorted(st.deck) != [c for c, z in enumerate(st.where) if z == deck_zone]:
+        raise bad("state.deck", "does not list exactly the cards that 'where' puts in the deck")
+
+    # Phase, turn and the counters. [ROUND-1]
+    phase, turn = st.phase, st.turn
+    steps = rules.steps
+    if phase == OVER:
+        if turn != -1 or st.termination == 0:
+            raise bad("state.phase", "a finished game has turn -1 and a termination 1 or 2")
+        if any(st.held) or st.buying or st.decliner != -1 or st.next_card != 1:
+            raise bad("state.held", "purchase cards are back in the middle when a game ends")
+        want = STEP_CODES["refill"] if st.termination == 1 else -1
+        at_end = st.step == len(steps) if want < 0 else st.step == steps.index(want)
+        if not at_end:
+            raise bad("state.step", f"{st.step} is not where a game can end")
+        if st.termination == 2 and st.round != rules.round_cap:
+            raise bad("state.round", f"a capped game ends in round {rules.round_cap}")
+    else:
+        if not 0 <= turn < n:
+            raise bad("state.turn", f"{turn} is not a seat 0..{n - 1}")
+        if st.termination:
+            raise bad("state.termination", "a game that is not over has no termination")
+        step_code = {FILL: 0, STORE: 1, PURCHASE: 2, SELL: 2}[phase]
+        if st.step != steps.index(step_code):
+            raise bad("state.step", f"{st.step} is not the step of the phase {phase}")
+        if st.decliner >= n:
+            raise bad("state.decliner", f"{st.decliner} is not a seat")
+        taken = sum(1 for c in st.held if c)
+        if phase == FILL:
+            if st.acted >= n or (st.start + st.acted) % n != turn:
+                raise bad("state.acted", f"{st.acted} seats done does not make seat {turn} next")
+        elif st.acted > n:
+            raise bad("state.acted", f"{st.acted} is more than the {n} seats")
+        if phase in (FILL, STORE) and (st.buying or st.decliner != -1):
+            raise bad("state.buying", "nobody buys or declines before the purchase phase")
+        if phase == FILL and st.next_card != 1:
+            raise bad("state.next_card", "the first purchase card is 1 in the fill phase")
+        if phase == STORE and st.next_card != taken + 1:
+            raise bad("state.next_card", f"{st.next_card}; {taken} card(s) are taken")
+        if phase in (PURCHASE, SELL) and len(st.held) == n and st.buying != st.held[turn]:
+            raise bad("state.buying", f"{st.buying} is not the card of seat {turn}")
+
     game = cls.__new__(cls)
     game._init_empty(variant, n, doc.seed)
-    game.first_player = doc.first_player
-    by_text = rules.actions_by_text
-    history = [by_text.get(t) for t in doc.history]
-    if None in history or any(a.verb == "buy" and a.arg >= n for a in history):  # type: ignore[union-attr, operator]
-        raise PositionError("game JSON: the history holds an action this game cannot have")
-    game.history = history  # type: ignore[assignment]
-    game._chance = st.chance
     game._where = list(st.where)
+    game._check_counts()
+    counts = game._counts
+    if phase == OVER:
+        check_zones(rules, n, counts, prefix="game JSON: ")
+        if st.termination == 1:
+            need = sum(max(0, rules.hand_size - game._totals[3 * s]) for s in range(n))
+            if len(st.deck) >= need:
+                raise bad("state.termination", "the deck could still refill every hand (END-4)")
+    else:
+        check_turn(
+            rules, n, counts, phase, turn, st.start, st.held, st.decliner, _NAMES, "game JSON: "
+        )
+        check_zones(rules, n, counts, turn if phase == SELL else -1, "game JSON: ")
+
+    # The history: actions of this game, leading from the setup to the state.
+    by_text = rules.actions_by_text
+    history = []
+    for i, text in enumerate(doc.history):
+        action = by_text.get(text)
+        if action is None or (action.verb == "buy" and action.arg >= n):  # type: ignore[operator]
+            raise bad(f"history[{i}]", f"{text[:60]!r} is not an action of this game")
+        history.append(action)
+
+    game.first_player = doc.first_player
+    game._from_setup = doc.from_setup
+    game.history = history
+    game._chance = st.chance
     game._deck = list(st.deck)
     game._held = list(st.held)
     game._next_card = st.next_card
@@ -119,5 +270,31 @@ def game_from_data(cls: type[Game], source: str | bytes | Mapping[str, Any]) -> 
     game._start = st.start
     game._round = st.round
     game._step = st.step
-    game._check_counts()
+    if check_history and doc.from_setup:
+        _check_history(cls, game)
     return game
+
+
+def _check_history(cls: type[Game], game: Game) -> None:
+    """Replay the history from the setup; it must lead to the stated state exactly."""
+    again = cls(game.variant, game.n, game.seed, game.first_player)
+    for i, action in enumerate(game.history):
+        try:
+            again.apply(action)
+        except ActionError as exc:
+            raise PositionError(
+                f"game JSON: history[{i}]: {str(action)!r} does not replay from the setup "
+                f"(seed and first_player): {exc}"
+            ) from None
+    if again != game:
+        ours, theirs = game._state(), again._state()
+        fields = (
+            "chance", "where", "deck", "held", "next_card", "buying", "decliner", "acted",
+            "termination", "phase", "turn", "start", "round", "step",
+        )  # fmt: skip
+        diff = [f for f, a, b in zip(fields, ours[3:], theirs[3:], strict=True) if a != b]
+        raise PositionError(
+            "game JSON: state: the history does not lead from the setup to the stated state "
+            f"(it differs in {', '.join('state.' + f for f in diff)}); a game that did not "
+            'start from new_game must say "from_setup": false'
+        )

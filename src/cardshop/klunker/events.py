@@ -74,12 +74,18 @@ class Passed(NamedTuple):
 
 
 class Bought(NamedTuple):
-    """A seat bought a whole window into its safe. [BUY-2, BUY-3]"""
+    """A seat bought a whole window into its safe. [BUY-2, BUY-3]
+
+    ``price`` cash cards were paid for another seat's window: ``paid`` names them,
+    drawn at random from the buyer's bank and now in the owner's (empty for one's own
+    window).
+    """
 
     seat: int
     owner: int
     cards: tuple[int, ...]
     price: int
+    paid: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         whose = "its own window" if self.owner == self.seat else f"seat {self.owner}'s window"

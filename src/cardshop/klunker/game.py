@@ -22,8 +22,9 @@ from enum import StrEnum
 from itertools import compress
 from typing import Any, NamedTuple
 
-from cardshop._core import Action, Seat, derive_rng, shuffle
+from cardshop._core import SEED_LIMIT, Action, Seat, derive_rng, is_seed, shuffle
 from cardshop._errors import (
+    ActionError,
     ActionParseError,
     GameStateError,
     IllegalActionError,
@@ -75,6 +76,11 @@ _TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
 # without the generated __new__'s extra call (about half the cost).
 _new = tuple.__new__
 
+# The exact types an action's argument may have. ``True == 1`` and ``1.0 == 1`` in
+# Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
+# is_legal() look at the argument's type to refuse it.
+_ARG_TYPES = frozenset({int, str, type(None)})
+
 DONE = Action("done")
 PASS = Action("pass")
 DECLINE = Action("decline")
@@ -88,6 +94,14 @@ VERBS = {
     "decline": "decline  (purchase: buy nothing; only with an empty window)",
     "sell": "sell KIND  (sell: choose which completed row to sell first)",
 }
+
+
+def _short(value: object) -> str:
+    """``repr`` of a bad argument, cut short (a 4000-digit int is not printed whole)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= SEED_LIMIT:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Observation(NamedTuple):
@@ -148,6 +162,7 @@ class Game:
         "_counts",
         "_deck",
         "_decliner",
+        "_from_setup",
         "_hands",
         "_held",
         "_legal",
@@ -185,17 +200,27 @@ class Game:
         first_player: Seat | None = None,
     ) -> None:
         rules = variant.rules
-        if not isinstance(players, int) or not (rules.min_players <= players <= rules.max_players):
+        if (
+            not isinstance(players, int)
+            or isinstance(players, bool)
+            or not (rules.min_players <= players <= rules.max_players)
+        ):
             raise SetupError(
                 f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {players!r}"
+                f"players, not {_short(players)}"
             )
         if seed is None:
             seed = secrets.randbits(63)
+        elif not is_seed(seed):
+            raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {_short(seed)}")
         if first_player is not None and not (
-            isinstance(first_player, int) and 0 <= first_player < players
+            isinstance(first_player, int)
+            and not isinstance(first_player, bool)
+            and 0 <= first_player < players
         ):
-            raise SetupError(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
+            raise SetupError(
+                f"first_player must be a seat 0..{players - 1}, not {_short(first_player)}"
+            )
         self._init_empty(variant, players, seed)
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
@@ -236,6 +261,7 @@ class Game:
         self._hands = self.rules.hand_getters(players)
         self.seed = seed
         self.history = []
+        self._from_setup = True
         self._chance = 0
         self._held = [0] * players
         self._next_card = 1
@@ -369,13 +395,34 @@ class Game:
     def is_legal(self, action: Action | str) -> bool:
         """Whether ``action`` (an action or its text) may be applied now."""
         try:
-            parsed = self.parse_action(action) if isinstance(action, str) else action
-        except ActionParseError:
+            parsed = self._as_action(action)
+        except ActionError:
             return False
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         return parsed in legal
+
+    def _as_action(self, action: object) -> Action:
+        """``action`` as an Action of this game's vocabulary (the slow path of apply).
+
+        Texts are parsed; an :class:`Action` must have an argument of exactly the type
+        its verb takes (``Action("buy", True)`` is refused: True == 1 in Python); any
+        other object is refused with :class:`ActionError`.
+        """
+        if isinstance(action, str):
+            return self.parse_action(action)
+        if type(action) is not Action:
+            raise ActionError(
+                f"an action must be a cardshop Action or its text, not {type(action).__name__}"
+            )
+        verb, arg = action
+        if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
+            raise ActionParseError(
+                f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
+                f"argument a str, an int or None, not {type(arg).__name__}"
+            )
+        return action
 
     def parse_action(self, text: str) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
@@ -383,6 +430,8 @@ class Game:
         Checks the verb and that the argument names a card kind or seat of this game;
         whether the action is legal *now* is for :meth:`apply` to check.
         """
+        if not isinstance(text, str):
+            raise ActionParseError(f"an action text must be a str, not {type(text).__name__}")
         known = self.rules.actions_by_text.get(text)
         if known is not None and (known.verb != "buy" or known.arg < self.n):  # type: ignore[operator]
             return known
@@ -421,9 +470,13 @@ class Game:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        if action not in legal:
-            if isinstance(action, str):
-                action = self.parse_action(action)
+        # The fast path: an Action equal to a legal one, with an argument of an exact type.
+        if (
+            action.__class__ is not Action
+            or action not in legal
+            or action[1].__class__ not in _ARG_TYPES
+        ):
+            action = self._as_action(action)
             if action not in legal:
                 why = self._why_illegal(action) or "not legal now"
                 raise IllegalActionError(
@@ -560,15 +613,39 @@ class Game:
         totals[dst] += 1
         return card
 
-    def _move_any(self, src: int, dst: int) -> int:
-        """Move one card of any kind (the first kind present) from ``src`` to ``dst``."""
-        k = self.rules.k
+    def _pay(self, src: int, dst: int, count: int) -> tuple[int, ...]:
+        """Move ``count`` cards drawn at random from bank ``src`` to ``dst``. [BUY-3, END-2]
+
+        Cash faces are hidden, so a payment is a blind draw: one chance event (its own
+        generator, from the seed and the chance counter) draws the cards one by one,
+        each uniformly among the cards still in the bank. ``count`` is at most the
+        bank's size.
+        """
+        self._chance += 1
+        rng = derive_rng(self.seed, "pay", self._chance)
+        rules = self.rules
+        k = rules.k
         counts = self._counts
+        where = self._where
+        start = rules.kind_start
         base = src * k
-        for kind in range(k):
-            if counts[base + kind]:
-                return self._move(kind, src, dst)
-        raise AssertionError("zone is empty")  # pragma: no cover
+        paid = []
+        for _ in range(count):
+            j = rng.randrange(self._totals[src])
+            kind = 0
+            while j >= counts[base + kind]:
+                j -= counts[base + kind]
+                kind += 1
+            card = where.index(src, start[kind], start[kind + 1])
+            for _ in range(j):  # the j-th card of that kind in the bank, by id
+                card = where.index(src, card + 1, start[kind + 1])
+            where[card] = dst
+            counts[base + kind] -= 1
+            counts[dst * k + kind] += 1
+            self._totals[src] -= 1
+            self._totals[dst] += 1
+            paid.append(card)
+        return tuple(paid)
 
     def _to_deck(self, card: int, src: int) -> None:
         deck_zone = 4 * self.n
@@ -683,11 +760,12 @@ class Game:
         self._totals[window] -= moved
         self._totals[safe] += moved
         price = 0
+        paid: tuple[int, ...] = ()
         if owner != seat:
             price = min(rules.price, self._totals[3 * n + seat])
-            for _ in range(price):
-                self._move_any(3 * n + seat, 3 * n + owner)
-        events.append(Bought(seat, owner, cards, price))
+            if price:
+                paid = self._pay(3 * n + seat, 3 * n + owner, price)
+        events.append(Bought(seat, owner, cards, price, paid))
         if self._sell_completed(seat, events):
             self._next_buyer(events)
 
@@ -747,13 +825,14 @@ class Game:
                     for i in range(n):
                         seat = (self._start + i) % n
                         bank = 3 * n + seat
-                        paid = []
-                        for _ in range(min(due, self._totals[bank])):
-                            card = self._move_any(bank, 4 * n + 1)
+                        owed = min(due, self._totals[bank])
+                        paid: tuple[int, ...] = ()
+                        if owed:
+                            paid = self._pay(bank, 4 * n + 1, owed)
                             if rules.tax_to_deck:
-                                self._to_deck(card, 4 * n + 1)
-                            paid.append(card)
-                        events.append(Taxed(seat, tuple(paid)))
+                                for card in paid:
+                                    self._to_deck(card, 4 * n + 1)
+                        events.append(Taxed(seat, paid))
             elif code == S_RESHUFFLE:  # END-3
                 self._reshuffle(events)
             elif code == S_REFILL and not self._refill(events):  # END-4, END-5
@@ -871,6 +950,7 @@ class Game:
         g.seed = self.seed
         g.first_player = self.first_player
         g.history = self.history.copy()
+        g._from_setup = self._from_setup
         g._chance = self._chance
         g._where = self._where.copy()
         g._counts = self._counts.copy()
@@ -949,6 +1029,7 @@ class Game:
             "players": self.n,
             "seed": self.seed,
             "first_player": self.first_player,
+            "from_setup": self._from_setup,
             "history": [text_of[a] for a in self.history],
             "state": {
                 "chance": self._chance,
@@ -975,11 +1056,22 @@ class Game:
         return f'{plain[:-1]},"variant":{self.rules.variant_json}}}'
 
     @classmethod
-    def from_json(cls, text: str | bytes | Mapping[str, Any]) -> Game:
-        """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
+    def from_json(
+        cls, text: str | bytes | Mapping[str, Any], *, check_history: bool = True
+    ) -> Game:
+        """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`).
+
+        The input is untrusted: its size, types and ranges are bounded, and the state
+        must be one the rules allow (every card in one zone, hand sizes, purchase
+        cards, phase and turn, the round cap; docs/positions.md lists the checks). For
+        a game started by :func:`new_game`, the history is replayed from the seed and
+        must lead to exactly the stated state. ``check_history=False`` skips that
+        replay, which costs about as much as playing the game again; use it only for
+        JSON you wrote yourself (the state is still checked in full).
+        """
         from cardshop.klunker._serial import game_from_data
 
-        return game_from_data(cls, text)
+        return game_from_data(cls, text, check_history=check_history)
 
     @classmethod
     def from_position(
@@ -1040,6 +1132,6 @@ def replay(
     for i, action in enumerate(actions):
         try:
             game.apply(action)
-        except (IllegalActionError, ActionParseError) as exc:
+        except ActionError as exc:
             raise IllegalActionError(f"action {i + 1} ({action}) does not replay: {exc}") from None
     return game

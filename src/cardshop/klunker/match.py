@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardshop._core import Action, Seat, derive_seed
+from cardshop._core import Action, Seat, derive_seed, is_seed
 from cardshop._errors import GameStateError, SetupError
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game, Result
@@ -32,6 +32,9 @@ class Match:
 
     def __init__(self, variant: Variant, players: int, seed: int) -> None:
         per = variant.rules.games_per_player
+        if not is_seed(seed):
+            text = f"an int of {seed.bit_length()} bits" if isinstance(seed, int) else repr(seed)
+            raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {text[:60]}")
         if per is None:
             raise SetupError(f"{variant.name} declares no match (its YAML has no 'match' key)")
         self.variant = variant

@@ -8,23 +8,37 @@ round-trips through a game by kinds, not by ids.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import derive_rng
+from cardshop._core import SEED_LIMIT, derive_rng
 from cardshop._errors import PositionError, VariantError, format_path
 from cardshop._source import load_yaml
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
-    from cardshop.klunker.variant import Variant
+    from cardshop.klunker.variant import Rules, Variant
 
-__all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
+__all__ = [
+    "PositionModel",
+    "SeatModel",
+    "check_turn",
+    "check_zones",
+    "game_from_position",
+    "position_of",
+]
 
-Count = Annotated[int, Field(ge=0)]
-Kinds = dict[str, Count]
+MAX_COUNT = 1_000_000
+"""The largest card count a position may write in one place (far above any deck)."""
+MAX_SEATS = 100
+MAX_KINDS = 1_000
+MAX_DECK = 1_000_000
+
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
+Kinds = Annotated[dict[str, Count], Field(max_length=MAX_KINDS)]
 
 
 class _Model(BaseModel):
@@ -43,18 +57,23 @@ class SeatModel(_Model):
 class PositionModel(_Model):
     """A game position. See docs/positions.md for the meaning of each key."""
 
-    variant: str | None = None
-    players: int | None = None
-    seed: int = 0
-    round: Annotated[int, Field(ge=1)] = 1
+    variant: Annotated[str, Field(max_length=200)] | dict[str, Any] | None = None
+    players: Annotated[int, Field(ge=0, le=MAX_SEATS)] | None = None
+    seed: Annotated[int, Field(gt=-SEED_LIMIT, lt=SEED_LIMIT)] = 0
+    round: Annotated[int, Field(ge=1, le=MAX_COUNT)] = 1
     phase: Literal["fill", "store", "purchase", "sell"] = "fill"
-    start_player: Annotated[int, Field(ge=0)] = 0
-    turn: Annotated[int, Field(ge=0)] | None = None
-    purchase_cards: list[Count] | None = None
-    declined: Annotated[int, Field(ge=0)] | None = None
-    seats: list[SeatModel] = Field(min_length=1)
+    start_player: Seat = 0
+    turn: Seat | None = None
+    purchase_cards: (
+        Annotated[list[Annotated[int, Field(ge=0, le=MAX_SEATS)]], Field(max_length=MAX_SEATS)]
+        | None
+    ) = None
+    declined: Seat | None = None
+    seats: list[SeatModel] = Field(min_length=1, max_length=MAX_SEATS)
     discard: Kinds = Field(default_factory=dict)
-    deck: list[str] | None = None
+    deck: (
+        Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=MAX_DECK)] | None
+    ) = None
 
 
 def _parse(position: Mapping[str, Any] | str) -> PositionModel:
@@ -81,18 +100,42 @@ def _parse(position: Mapping[str, Any] | str) -> PositionModel:
         raise PositionError(f"invalid position at {format_path(path)}: {msg}") from None
 
 
+def _position_variant(written: str | dict[str, Any] | None, given: Variant | str | None) -> Variant:
+    """The variant of a position: the caller's, else a built-in name or an embedded one.
+
+    A position is data from anywhere: its ``variant`` key never makes cardshop open a
+    file. Only the caller opens files, by passing ``variant=`` explicitly.
+    """
+    from cardshop._loader import builtin_variants, load_variant, variant_from_data
+
+    if given is not None:
+        return load_variant(given)
+    if written is None:
+        raise PositionError("the position names no variant; pass one or set 'variant'")
+    if isinstance(written, dict):
+        try:
+            return variant_from_data(written, source="<position variant>")
+        except VariantError as exc:
+            raise PositionError(f"the variant embedded in the position is invalid: {exc}") from None
+    names = builtin_variants()
+    if written not in names:
+        raise PositionError(
+            f"variant {written[:60]!r} is not a built-in variant ({', '.join(names)}); a "
+            "position never makes cardshop open a file: pass yours explicitly with "
+            "Game.from_position(position, variant=PATH), or embed the variant's mapping "
+            "under 'variant'"
+        )
+    return load_variant(written)
+
+
 def game_from_position(
     cls: type[Game], position: Mapping[str, Any] | str, variant: Variant | str | None
 ) -> Game:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
-    from cardshop._loader import load_variant
     from cardshop.klunker.game import FILL, PURCHASE, SELL, STORE
 
     pos = _parse(position)
-    ref = variant if variant is not None else pos.variant
-    if ref is None:
-        raise PositionError("the position names no variant; pass one or set 'variant'")
-    var = load_variant(ref)
+    var = _position_variant(pos.variant, variant)
     rules = var.rules
     n = len(pos.seats)
     if pos.players is not None and pos.players != n:
@@ -102,13 +145,13 @@ def game_from_position(
             f"{n} players is outside {rules.name}'s range {rules.min_players}..{rules.max_players}"
         )
 
-    def seat_ok(value: int | None, key: str) -> None:
+    for key, value in (
+        ("start_player", pos.start_player),
+        ("turn", pos.turn),
+        ("declined", pos.declined),
+    ):
         if value is not None and value >= n:
             raise PositionError(f"{key} is {value}, but seats are 0..{n - 1}")
-
-    seat_ok(pos.start_player, "start_player")
-    seat_ok(pos.turn, "turn")
-    seat_ok(pos.declined, "declined")
     if pos.round > rules.round_cap:
         raise PositionError(f"round {pos.round} is past the round cap {rules.round_cap}")
 
@@ -166,68 +209,13 @@ def game_from_position(
             f"{pool_size} are in no other zone"
         )
 
-    for s in range(n):
-        hand = sum(counts[3 * s * k : 3 * s * k + k])
-        if hand > rules.hand_size:
-            raise PositionError(
-                f"seat {s} holds {hand} cards in hand, more than the hand size {rules.hand_size}"
-            )
-
-    # Purchase cards and whose turn. [STORE-2, BUY-1]
     held = list(pos.purchase_cards) if pos.purchase_cards is not None else [0] * n
-    if len(held) != n:
-        raise PositionError(f"purchase_cards lists {len(held)} seats; there are {n}")
-    taken = sorted(c for c in held if c)
-    if len(taken) != len(set(taken)):
-        dup = next(c for c in taken if taken.count(c) > 1)
-        raise PositionError(f"two players hold purchase card {dup}")
-    if any(c > n for c in taken):
-        raise PositionError(f"purchase cards run 1..{n}; got {taken}")
-    if taken != list(range(1, len(taken) + 1)):
-        raise PositionError(f"purchase cards are taken lowest first; {taken} skips one")
     phase = {"fill": FILL, "store": STORE, "purchase": PURCHASE, "sell": SELL}[pos.phase]
     turn = pos.turn if pos.turn is not None else pos.start_player
-    if phase == FILL and taken:
-        raise PositionError("no one holds a purchase card during the fill phase")
-    if phase == STORE:
-        if len(taken) == n:
-            raise PositionError("every purchase card is taken: the store phase is over")
-        if held[turn]:
-            raise PositionError(
-                f"seat {turn} holds a purchase card and cannot act in the store phase"
-            )
-    if phase in (PURCHASE, SELL) and len(taken) != n:
-        raise PositionError("in the purchase phase every seat holds a purchase card")
-    if pos.declined is not None and phase not in (PURCHASE, SELL):
-        raise PositionError("'declined' only makes sense in the purchase phase")
-    if pos.declined is not None and rules.decline_ends_phase:
-        raise PositionError(
-            "'declined' cannot be set: in this variant declining ends the purchase phase"
-        )
-    if phase == FILL:  # seats that already filled this round left no empty window (FILL-2)
-        for i in range((turn - pos.start_player) % n):
-            s = (pos.start_player + i) % n
-            in_window: int = sum(counts[(3 * s + 1) * k : (3 * s + 2) * k])
-            in_hand: int = sum(counts[3 * s * k : 3 * s * k + k])
-            if in_hand and not in_window:
-                raise PositionError(
-                    f"seat {s} has already filled its window this round but left it empty "
-                    "with cards in hand"
-                )
-
-    # No completed row waits in a safe, except the buyer's choice of order. [SELL-2, SELL-6]
-    for s in range(n):
-        base = (3 * s + 2) * k
-        full = [rules.kinds[i] for i in range(k) if counts[base + i] >= rules.set_size]
-        if phase == SELL and s == turn:
-            if len(full) < 2:
-                raise PositionError(
-                    f"the sell phase needs complete rows of two or more kinds in seat {s}'s safe"
-                )
-        elif full:
-            raise PositionError(
-                f"seat {s}'s safe holds a complete row of {', '.join(full)} left unsold"
-            )
+    declined = pos.declined if pos.declined is not None else -1
+    check_turn(rules, n, counts, phase, turn, pos.start_player, held, declined)
+    check_zones(rules, n, counts, turn if phase == SELL else -1)
+    taken = [c for c in held if c]
 
     # Assign card ids: listed zones first, then the unplaced pool (shuffled with the seed).
     game = cls.__new__(cls)
@@ -257,12 +245,13 @@ def game_from_position(
     game._deck = deck[::-1]  # stored top card last
     game._check_counts()
 
+    game._from_setup = False
     game._held = held
     game._phase = phase
     game._turn = turn
     game._start = pos.start_player
     game._round = pos.round
-    game._decliner = pos.declined if pos.declined is not None else -1
+    game._decliner = declined
     step_name = {FILL: "fill", STORE: "store", PURCHASE: "purchase", SELL: "purchase"}[phase]
     game._step = list(rules.variant.steps).index(step_name)  # type: ignore[arg-type]
     if phase == FILL:
@@ -272,6 +261,126 @@ def game_from_position(
     if phase in (PURCHASE, SELL):
         game._buying = held[turn]
     return game
+
+
+# ----------------------------------------------------------- state checks
+#
+# One checker for every way a state comes in: positions (kind counts written by a
+# person) and game JSON (card ids written by a program) both end in these two
+# functions, so the two formats refuse the same impossible states.
+
+POSITION_NAMES = {
+    "held": "purchase_cards",
+    "turn": "turn",
+    "start": "start_player",
+    "declined": "declined",
+}
+"""How the checks name the fields of a position; game JSON passes its own names."""
+
+
+def check_zones(
+    rules: Rules, n: int, counts: Sequence[int], sell_seat: int = -1, prefix: str = ""
+) -> None:
+    """Hands within the hand size; no complete row left unsold in a safe. [SELL-2]
+
+    ``counts[zone * k + kind]`` are the kind counts of every zone (the engine's
+    layout). ``sell_seat`` is the seat choosing which row to sell (SELL-6), whose safe
+    must hold complete rows of two or more kinds; -1 outside the sell phase.
+    """
+    k = rules.k
+    for s in range(n):
+        hand = sum(counts[3 * s * k : 3 * s * k + k])
+        if hand > rules.hand_size:
+            raise PositionError(
+                f"{prefix}seat {s} holds {hand} cards in hand, more than the hand size "
+                f"{rules.hand_size}"
+            )
+    for s in range(n):
+        base = (3 * s + 2) * k
+        full = [rules.kinds[i] for i in range(k) if counts[base + i] >= rules.set_size]
+        if s == sell_seat:
+            if len(full) < 2:
+                raise PositionError(
+                    f"{prefix}the sell phase needs complete rows of two or more kinds in "
+                    f"seat {s}'s safe"
+                )
+        elif full:
+            raise PositionError(
+                f"{prefix}seat {s}'s safe holds a complete row of {', '.join(full)} left unsold"
+            )
+
+
+def check_turn(
+    rules: Rules,
+    n: int,
+    counts: Sequence[int],
+    phase: int,
+    turn: int,
+    start: int,
+    held: Sequence[int],
+    declined: int,
+    names: Mapping[str, str] = POSITION_NAMES,
+    prefix: str = "",
+) -> None:
+    """Purchase cards, phase, turn and decliner agree with each other. [STORE-2, BUY-1]
+
+    ``phase`` is one of the engine's FILL, STORE, PURCHASE, SELL; ``turn``, ``start``
+    are seats (checked by the caller), ``declined`` a seat or -1. ``names`` says how
+    the input calls its fields, for the messages.
+    """
+    from cardshop.klunker.game import FILL, PURCHASE, SELL, STORE
+
+    k = rules.k
+    held_key = names["held"]
+    declined_key = names["declined"]
+    if len(held) != n:
+        raise PositionError(f"{prefix}{held_key} lists {len(held)} seats; there are {n}")
+    if any(c < 0 for c in held):
+        raise PositionError(f"{prefix}{held_key} holds a negative card: {list(held)}")
+    taken = sorted(c for c in held if c)
+    if len(taken) != len(set(taken)):
+        dup = next(c for c in taken if taken.count(c) > 1)
+        raise PositionError(f"{prefix}two players hold purchase card {dup} ({held_key})")
+    if any(c > n for c in taken):
+        raise PositionError(f"{prefix}purchase cards run 1..{n}; got {taken} ({held_key})")
+    if taken != list(range(1, len(taken) + 1)):
+        raise PositionError(
+            f"{prefix}purchase cards are taken lowest first; {taken} skips one ({held_key})"
+        )
+    if phase == FILL and taken:
+        raise PositionError(f"{prefix}no one holds a purchase card during the fill phase")
+    if phase == STORE:
+        if len(taken) == n:
+            raise PositionError(f"{prefix}every purchase card is taken: the store phase is over")
+        if held[turn]:
+            raise PositionError(
+                f"{prefix}seat {turn} holds a purchase card and cannot act in the store phase"
+            )
+    if phase in (PURCHASE, SELL) and len(taken) != n:
+        raise PositionError(f"{prefix}in the purchase phase every seat holds a purchase card")
+    if declined >= 0:
+        if phase not in (PURCHASE, SELL):
+            raise PositionError(f"{prefix}{declined_key!r} only makes sense in the purchase phase")
+        if rules.decline_ends_phase:
+            raise PositionError(
+                f"{prefix}{declined_key!r} cannot be set: in this variant declining ends "
+                "the purchase phase"
+            )
+        if held[declined] >= held[turn]:
+            raise PositionError(
+                f"{prefix}{declined_key!r} is seat {declined}, which holds purchase card "
+                f"{held[declined]}: it has not had its turn to buy yet (BUY-1)"
+            )
+    if phase == FILL:  # seats that already filled this round left no empty window (FILL-2)
+        for i in range((turn - start) % n):
+            s = (start + i) % n
+            in_window: int = sum(counts[(3 * s + 1) * k : (3 * s + 2) * k])
+            in_hand: int = sum(counts[3 * s * k : 3 * s * k + k])
+            if in_hand and not in_window:
+                raise PositionError(
+                    f"{prefix}seat {s} has already filled its window this round but left it "
+                    "empty with cards in hand"
+                )
 
 
 def position_of(game: Game) -> dict[str, Any]:
