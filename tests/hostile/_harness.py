@@ -69,25 +69,38 @@ def run_library(case: Any, folder: Path) -> dict[str, Any]:
 
 
 def run_in_children(ids: list[str], folder: Path) -> dict[str, dict[str, Any]]:
-    """Run cases in forked children of one runner process; their results by id."""
+    """Run cases in forked children of runner processes (one per CPU, at most two);
+    return their results by id."""
     if not ids:
         return {}
-    job = {"folder": str(folder), "ids": ids, "timeout": TIMEOUT, "memory": MEMORY}
-    proc = subprocess.run(
-        [sys.executable, str(RUNNER)],
-        input=json.dumps(job),
-        capture_output=True,
-        text=True,
-        timeout=60 + TIMEOUT * len(ids),
-        check=False,
-    )
-    results: dict[str, dict[str, Any]] = {}
-    for line in proc.stdout.splitlines():
-        data = json.loads(line)
-        results[data.pop("id")] = data
-    for case_id in ids:
-        results.setdefault(
-            case_id,
-            {"status": "runner failed", "code": proc.returncode, "stderr": proc.stderr[-3000:]},
+    workers = max(1, min(2, os.cpu_count() or 1, len(ids)))
+    procs = []
+    for i in range(workers):
+        chunk = ids[i::workers]
+        job = {"folder": str(folder), "ids": chunk, "timeout": TIMEOUT, "memory": MEMORY}
+        job_file = folder / f"job-{i}.json"
+        job_file.write_text(json.dumps(job), encoding="utf-8")
+        proc = subprocess.Popen(
+            [sys.executable, str(RUNNER), str(job_file)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        procs.append((proc, chunk))
+    results: dict[str, dict[str, Any]] = {}
+    for proc, chunk in procs:
+        try:
+            stdout, stderr = proc.communicate(timeout=60 + TIMEOUT * len(chunk))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+        for line in stdout.splitlines():
+            data = json.loads(line)
+            results[data.pop("id")] = data
+        for case_id in chunk:
+            results.setdefault(
+                case_id,
+                {"status": "runner failed", "code": proc.returncode, "stderr": stderr[-3000:]},
+            )
     return results

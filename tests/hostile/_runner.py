@@ -2,7 +2,7 @@
 
 Usage (what ``_harness.run_in_children`` does)::
 
-    python tests/hostile/_runner.py < {"folder": ..., "ids": [...], "timeout": 20, "memory": ...}
+    python tests/hostile/_runner.py JOB.json   # {"folder", "ids", "timeout", "memory"}
 
 The runner imports cardshop (and its command line) once, then forks one child per
 case: the child lowers its address-space limit (``RLIMIT_AS``), builds the case's
@@ -131,8 +131,19 @@ def run_one(case_id: str, base: Path, timeout: float, memory: int) -> dict[str, 
     return result
 
 
+def warm_up() -> None:
+    """Run the command line once here, so that what it imports lazily is loaded before
+    forking and each child starts as fast as an installed command would."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cardshop.cli.run(["demo", "--players", "x"])
+
+
 def main() -> None:
-    job = json.loads(sys.stdin.read())
+    job = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    warm_up()
     base = Path(job["folder"])
     for case_id in job["ids"]:
         result = run_one(case_id, base, job["timeout"], job["memory"])

@@ -25,22 +25,19 @@ ChildResults = Callable[[Case], dict[str, Any]]
 def child_results(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> ChildResults:
-    """Results of the child-process cases, run in one batch per kind when first asked."""
+    """Results of the child-process cases, all run in one batch when first asked."""
     selected = {
         item.callspec.params["case"].id
         for item in request.session.items
         if hasattr(item, "callspec") and isinstance(item.callspec.params.get("case"), Case)
     }
-    cache: dict[str, dict[str, dict[str, Any]]] = {}
+    cache: dict[str, dict[str, Any]] = {}
 
     def get(case: Case) -> dict[str, Any]:
-        if case.kind not in cache:
-            ids = [
-                c.id for c in CASES if c.kind == case.kind and c.in_child and c.id in selected
-            ]
-            folder = tmp_path_factory.mktemp("hostile-children")
-            cache[case.kind] = run_in_children(ids or [case.id], folder)
-        return cache[case.kind][case.id]
+        if case.id not in cache:  # first call: run every selected child case at once
+            ids = [c.id for c in CASES if c.in_child and c.id in selected] or [case.id]
+            cache.update(run_in_children(ids, tmp_path_factory.mktemp("hostile-children")))
+        return cache[case.id]
 
     return get
 
