@@ -280,7 +280,7 @@ def test_bounds_are_in_the_schema() -> None:
     schema = cardshop.Variant.model_json_schema()
     defs = schema["$defs"]
     assert defs["Players"]["properties"]["max"]["maximum"] == 12
-    assert schema["properties"]["cards"]["maxProperties"] == 64
+    assert schema["properties"]["cards"]["maxProperties"] == 100
     assert schema["properties"]["cards"]["patternProperties"]
     kind_count = next(iter(schema["properties"]["cards"]["patternProperties"].values()))
     assert kind_count["maximum"] == 1000
@@ -331,10 +331,10 @@ def test_numbers_out_of_bounds_name_key_and_bound(
 
 
 def test_too_many_kinds(tmp_path: Path) -> None:
-    kinds = ", ".join(f"k{i}: 1" for i in range(65))
+    kinds = ", ".join(f"k{i}: 1" for i in range(101))
     err = error_of(MINIMAL.replace("ruby: 8, pearl: 8", kinds), tmp_path)
     assert err.path == ("cards",)
-    assert "64" in err.reason
+    assert "100" in err.reason
 
 
 def test_too_many_cards_in_all(tmp_path: Path) -> None:
@@ -344,11 +344,11 @@ def test_too_many_cards_in_all(tmp_path: Path) -> None:
 
 
 def test_too_many_overrides(tmp_path: Path) -> None:
-    many = ", ".join(f"k{i}: 1" for i in range(65))
+    many = ", ".join(f"k{i}: 1" for i in range(101))
     text = MINIMAL.replace("{payout: [4, 3, 2, 1]}", f"{{payout: [4], overrides: {{{many}}}}}")
     err = error_of(text, tmp_path)
     assert err.path == ("sale", "overrides")
-    assert "64" in err.reason
+    assert "100" in err.reason
 
 
 def test_huge_counts_fail_without_building_anything() -> None:

@@ -14,6 +14,7 @@ may extend only built-ins, unless the caller gives a ``base_dir``.
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -283,6 +284,7 @@ _BUILTINS: dict[str, Variant] = {}
 """Built-in variants loaded so far, by name: read once per process."""
 _FILES: OrderedDict[tuple[str, bool], tuple[tuple[FileStamp, ...], Variant]] = OrderedDict()
 """(resolved path, extends_anywhere) -> stamps of every user file of its chain, variant."""
+_FILES_LOCK = threading.Lock()
 
 
 def _read_path(
@@ -365,16 +367,16 @@ def _load_file(path: Path, name: str, *, extends_anywhere: bool) -> Variant:
     if entry is not None:
         stamps, variant = entry
         if all(file_stamp(s[0]) == s for s in stamps):
-            _FILES.move_to_end(key)
             return variant
     reading = _Reading(extends_anywhere)
     loaded, problems = _read_path(path, name, reading)
     if loaded is None:
         raise _first(problems)
-    _FILES[key] = (tuple(reading.stamps), loaded)
-    _FILES.move_to_end(key)
-    while len(_FILES) > _CACHE_SIZE:
-        _FILES.popitem(last=False)
+    with _FILES_LOCK:
+        _FILES[key] = (tuple(reading.stamps), loaded)
+        _FILES.move_to_end(key)
+        while len(_FILES) > _CACHE_SIZE:
+            _FILES.popitem(last=False)
     return loaded
 
 
