@@ -284,3 +284,134 @@ def test_phase_and_current_player_through_a_round() -> None:
         game.apply(game.legal_actions()[-1])
     assert seen[:3] == [Phase.FILL, Phase.STORE, Phase.PURCHASE]
     assert repr(game).startswith("<Game klunker-en players=3")
+
+
+# ------------------------------------------------------- hostile actions and setup
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "window \u00b2",  # superscript two
+        "buy \u00b2",
+        "buy \u0661",  # Arabic-Indic one
+        "buy \uff15",  # fullwidth five
+        "store \uff13",
+        "buy -\u00b2",
+        "buy 1\u0660",
+    ],
+)
+def test_action_texts_take_ascii_digits_only(text: str) -> None:
+    """``"²".isdigit()`` is true in Python; an action number is ASCII 0-9 only."""
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    before = game.to_json()
+    with pytest.raises(cardshop.ActionParseError, match="ASCII digits"):
+        game.parse_action(text)
+    with pytest.raises(cardshop.ActionParseError):
+        game.apply(text)
+    assert not game.is_legal(text)
+    assert game.to_json() == before
+    with pytest.raises(cardshop.ActionParseError):
+        Action.from_text(text)
+
+
+def test_action_text_length_is_bounded() -> None:
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    with pytest.raises(cardshop.ActionParseError, match="longer than"):
+        game.apply("window " + "a" * 200)
+    with pytest.raises(cardshop.ActionParseError, match="longer than"):
+        Action.from_text(" " * 10_000 + "done")
+
+
+@pytest.mark.parametrize(
+    "thing", [None, 5, 2.5, ("done", None), ["done"], b"done", {"verb": "done"}, object()]
+)
+def test_apply_refuses_what_is_not_an_action(thing: Any) -> None:
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    before = game.to_json()
+    with pytest.raises(cardshop.ActionError, match="Action or its text"):
+        game.apply(thing)
+    assert not game.is_legal(thing)
+    assert game.to_json() == before
+    with pytest.raises(cardshop.ActionParseError):
+        game.parse_action(thing)
+
+
+def _purchase_game() -> Game:
+    """A game in the purchase phase where ``buy 1`` is legal."""
+    return Game.from_position(
+        {
+            "variant": "klunker-en",
+            "phase": "purchase",
+            "purchase_cards": [1, 2, 3],
+            "turn": 0,
+            "seats": [{"cash": 1}, {"window": {"shoes": 1}}, {"window": {"diadem": 1}}],
+        }
+    )
+
+
+@pytest.mark.parametrize("arg", [True, 1.0, 1 + 0j])
+def test_an_argument_equal_to_a_seat_but_not_an_int_is_refused(arg: Any) -> None:
+    """True == 1 in Python: Action("buy", True) must not pass as buy 1."""
+    game = _purchase_game()
+    assert game.is_legal(Action("buy", 1))
+    forged = Action("buy", arg)
+    assert forged == Action("buy", 1)  # which is why apply must look at the type
+    assert not game.is_legal(forged)
+    before = game.to_json()
+    with pytest.raises(cardshop.ActionParseError, match="argument"):
+        game.apply(forged)
+    assert game.to_json() == before
+    game.apply(Action("buy", 1))
+    assert [str(a) for a in game.history] == ["buy 1"]
+
+
+def test_a_str_subclass_or_a_tuple_is_not_taken_for_an_action() -> None:
+    game = _purchase_game()
+    with pytest.raises(cardshop.ActionError):
+        game.apply(("buy", 1))  # equal to Action("buy", 1), but a plain tuple
+    assert game.history == []
+
+
+@pytest.mark.parametrize(
+    ("keys", "match"),
+    [
+        ({"seed": 10**4400}, "seed must be an int"),
+        ({"seed": 2**64}, "seed must be an int"),
+        ({"seed": -(2**64)}, "seed must be an int"),
+        ({"seed": True}, "seed must be an int"),
+        ({"seed": 1.5}, "seed must be an int"),
+        ({"seed": "7"}, "seed must be an int"),
+        ({"players": True}, "players"),
+        ({"players": 10**4400}, "players, not an int of"),
+        ({"players": 3.0}, "players"),
+        ({"first_player": True}, "first_player"),
+        ({"first_player": 3}, "first_player"),
+    ],
+)
+def test_new_game_refuses_bad_setup_arguments(keys: dict[str, Any], match: str) -> None:
+    args: dict[str, Any] = {"players": 3, "seed": 1}
+    args.update(keys)
+    with pytest.raises(cardshop.SetupError, match=match):
+        cardshop.new_game("klunker-en", **args)
+
+
+def test_seeds_up_to_64_bits_work() -> None:
+    for seed in (0, 2**64 - 1, -(2**64) + 1):
+        game = cardshop.new_game("klunker-en", 3, seed=seed)
+        assert game.seed == seed
+        assert Game.from_json(game.to_json()) == game
+
+
+def test_match_and_replay_refuse_bad_seeds() -> None:
+    with pytest.raises(cardshop.SetupError, match="seed"):
+        cardshop.new_match("klunker-zh", 3, seed=10**4400)
+    with pytest.raises(cardshop.SetupError, match="players"):
+        cardshop.new_match("klunker-zh", True)
+    with pytest.raises(cardshop.SetupError, match="seed"):
+        cardshop.replay("klunker-en", 3, 2**70, None, [])
+
+
+def test_replay_reports_a_bad_action_as_an_action_error() -> None:
+    with pytest.raises(cardshop.IllegalActionError, match="action 1"):
+        cardshop.replay("klunker-en", 3, 1, 0, [None])  # type: ignore[list-item]

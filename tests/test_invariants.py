@@ -31,7 +31,16 @@ from cardshop.invariants import (
     hidden_twin,
 )
 from cardshop.klunker import game as game_module
-from cardshop.klunker.events import Bought, Dealt, Event, GameEnded, Passed, RoundEnded, Sold
+from cardshop.klunker.events import (
+    Bought,
+    Dealt,
+    Event,
+    GameEnded,
+    Passed,
+    RoundEnded,
+    Sold,
+    Taxed,
+)
 from cardshop.klunker.variant import Rules
 
 SETUPS = [
@@ -443,3 +452,42 @@ def test_unchecked_invariants_are_not_reported(monkeypatch: pytest.MonkeyPatch) 
         len(cards) for cards in checked.zones().values()
     )
     assert lost > 0
+
+
+def test_ledger_follows_the_paid_card_from_bank_to_bank() -> None:
+    """BUY-3: the card paid must come from the buyer's bank and land in the owner's."""
+    game = Game.from_position(WORKED)
+    paid = game.clone().apply("buy 1")[0]
+    assert isinstance(paid, Bought)
+    assert len(paid.paid) == 1
+    elsewhere = game.zones()["deck"][0]  # a card that is in no bank
+    found = forged(WORKED, "buy 1", replace_first(Bought, paid=(elsewhere,)))
+    assert found.invariant == "event_log"
+    assert "was not there" in found.detail
+    found = forged(WORKED, "buy 1", replace_first(Bought, paid=()))
+    assert found.invariant == "bank_ledger"
+    # The honest events book cleanly, and the ledger agrees with the game card by card.
+    ledger = Ledger(game)
+    ledger.record("buy 1", game.apply("buy 1"))
+    ledger.check(game)
+
+
+def test_ledger_checks_tax_cards_come_from_the_payers_bank() -> None:
+    """END-2: a tax card drawn from another seat's bank is caught."""
+    position = {
+        "variant": "klunker-es",
+        "phase": "purchase",
+        "purchase_cards": [1, 2, 3, 4, 5],
+        "turn": 4,
+        "seats": [{"cash": 2}, {"cash": 2}, {"cash": 2}, {"cash": 2}, {"cash": 2}],
+    }
+    game = Game.from_position(position)
+    other = game.zones()["bank:1"][0]
+
+    def swap(events: list[Event]) -> list[Event]:
+        i = next(i for i, e in enumerate(events) if isinstance(e, Taxed) and e.seat == 0)
+        return [*events[:i], Taxed(0, (other,)), *events[i + 1 :]]
+
+    found = forged(position, "decline", swap)
+    assert found.invariant == "event_log"
+    assert "seat 0's bank" in found.detail

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import random
+import re
 from typing import Any
 
 import pytest
 
+import cardshop
 from cardshop import Game, Phase, PositionError
 
 
@@ -151,3 +156,231 @@ def test_finished_game_has_no_position() -> None:
     assert game.is_over
     with pytest.raises(PositionError, match="finished game"):
         game.to_position()
+
+
+# ------------------------------------------------ the variant key never opens a file
+
+
+def test_a_position_never_opens_the_file_its_variant_key_names(tmp_path: Any) -> None:
+    from cardshop import builtin_variants, load_variant
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("extends: klunker-en\nname: mine\n")
+    for ref in (str(mine), "/dev/zero", "../secret/app.yaml", "no-such-variant"):
+        with pytest.raises(PositionError, match="never makes cardshop open a file"):
+            Game.from_position(pos(variant=ref))
+    # The caller may pass the file explicitly.
+    game = Game.from_position(pos(variant=str(mine)), variant=str(mine))
+    assert game.rules.name == "mine"
+    # Built-in names and embedded variants work without a file of the caller's.
+    assert "klunker-es" in builtin_variants()
+    assert Game.from_position(pos(variant="klunker-es")).rules.name == "klunker-es"
+    embedded = load_variant(str(mine)).to_data()
+    assert Game.from_position(pos(variant=embedded)).rules.name == "mine"
+
+
+def test_an_invalid_embedded_variant_is_a_position_error() -> None:
+    with pytest.raises(PositionError, match="embedded in the position is invalid"):
+        Game.from_position(pos(variant={"name": "x", "cards": {"a": -1}}))
+
+
+@pytest.mark.parametrize(
+    ("keys", "field"),
+    [
+        ({"seed": 10**30}, "seed"),
+        ({"round": 10**30}, "round"),
+        ({"seats": [{"hand": {"shoes": 10**30}}, {}, {}]}, "seats[0].hand.shoes"),
+        ({"turn": True}, "turn"),
+        ({"seats": [{}] * 101}, "seats"),
+        ({"purchase_cards": [0] * 200}, "purchase_cards"),
+    ],
+)
+def test_position_numbers_and_lists_are_bounded(keys: dict[str, Any], field: str) -> None:
+    with pytest.raises(PositionError, match=re.escape(field)):
+        Game.from_position(pos(**keys))
+
+
+def test_a_decliner_must_have_bought_before_the_buyer() -> None:
+    """BUY-1: declined is a seat whose purchase card came before the current one."""
+    v = {"variant": "klunker-en"}
+    skip = cardshop.parse_variant(
+        "extends: klunker-en\nname: skip\npurchase: {decline: skip_turn}\n"
+    )
+    base = {
+        "phase": "purchase",
+        "purchase_cards": [1, 2, 3],
+        "turn": 1,
+        "seats": [{}, {"window": {"shoes": 1}}, {}],
+    }
+    assert Game.from_position({**v, **base, "declined": 0}, skip).purchase_cards == (1, 2, 3)
+    with pytest.raises(PositionError, match="has not had its turn"):
+        Game.from_position({**v, **base, "declined": 2}, skip)
+
+
+# ------------------------------------------------------------- game JSON checks
+
+
+def _json_at(variant: str, players: int, seed: int, actions: int) -> dict[str, Any]:
+    game = cardshop.new_game(variant, players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    data: dict[str, Any] = json.loads(game.to_json())
+    return data
+
+
+@pytest.mark.parametrize("variant", ["klunker-en", "klunker-es", "klunker-zh"])
+def test_game_json_round_trips_at_every_stage(variant: str) -> None:
+    for actions in (0, 40, 150, 10_000):
+        data = _json_at(variant, 5, actions, actions)
+        game = Game.from_json(data)
+        assert game.to_dict() == data
+        assert Game.from_json(game.to_json()) == game
+
+
+def test_a_game_from_a_position_round_trips_through_json() -> None:
+    game = Game.from_position(pos(phase="store", purchase_cards=[1, 0, 0], turn=1))
+    game.apply("pass")
+    text = game.to_json()
+    assert json.loads(text)["from_setup"] is False
+    back = Game.from_json(text)
+    assert back == game
+    assert [str(a) for a in back.history] == ["pass"]
+
+
+def _tamper(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node[key]
+    node[last] = value(node[last]) if callable(value) else value
+    return data
+
+
+MID = _json_at("klunker-es", 5, 3, 60)
+
+
+def _hand_of_45(state: dict[str, Any]) -> list[int]:
+    return [0 if c < 45 else 4 * 5 for c in range(len(state["where"]))]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("players", 99, "players"),
+        ("players", True, "players"),
+        ("first_player", 99, "first_player"),
+        ("seed", 2**64, "seed"),
+        ("seed", 10**4000, "seed"),
+        ("format", "other/1", "format"),
+        ("variant_hash", "0" * 64, "variant_hash"),
+        ("history", lambda h: [*h, "buy 9"], "history"),
+        ("history", lambda h: [*h, "window ²"], "history"),
+        ("history", lambda h: h[:-1], "history does not lead"),
+        ("history", lambda h: ["done"] * 100_000, "history"),
+        ("state.round", 10**6, "state.round"),
+        ("state.round", 201, "state.round"),
+        ("state.turn", 7, "state.turn"),
+        ("state.turn", -1, "state.turn"),
+        ("state.start", 5, "state.start"),
+        ("state.phase", 4, "state.phase"),
+        ("state.phase", 9, "state.phase"),
+        ("state.step", 5, "state.step"),
+        ("state.chance", 10**9, "state.chance"),
+        ("state.termination", 1, "state.termination"),
+        ("state.where", lambda w: w[:-1], "state.where"),
+        ("state.where", lambda w: [99, *w[1:]], "state.where"),
+        ("state.where", lambda w: [True, *w[1:]], "state.where"),
+        ("state.deck", lambda d: d[:-1], "state.deck"),
+        ("state.deck", lambda d: [d[0], *d[:-1]], "state.deck"),
+        ("state.held", [1, 1, 0, 0, 0], "state.held"),
+        ("state.held", [0, 0], "state.held"),
+        ("state.decliner", 3, "state.decliner"),
+        ("state.acted", 0, "state.acted"),
+        ("state.buying", 2, "state.buying"),
+        ("state.next_card", 3, "state.next_card"),
+        ("state.extra", 1, "extra"),
+    ],
+)
+def test_game_json_refuses_a_bad_field(path: str, value: Any, field: str) -> None:
+    assert MID["state"]["phase"] == 0  # the fill phase: acted, next_card... are known
+    data = _tamper(MID, path, value)
+    with pytest.raises(PositionError, match=re.escape(field)):
+        Game.from_json(data)
+    with pytest.raises(PositionError, match=re.escape(field)):
+        Game.from_json(json.dumps(data))
+
+
+def test_game_json_refuses_states_no_game_reaches() -> None:
+    """A hand of 45 cards, an unsold row, a finished game the deck could refill."""
+    data = json.loads(cardshop.new_game("klunker-en", 3, seed=2).to_json())
+    data["history"] = []
+    state = data["state"]
+    where = [4 * 3] * 94
+    for card in range(45):
+        where[card] = 0  # seat 0's hand
+    state["where"] = where
+    state["deck"] = list(range(45, 94))
+    with pytest.raises(PositionError, match="more than the hand size"):
+        Game.from_json({**data, "from_setup": False})
+    where = [4 * 3] * 94
+    for card in range(4):  # four tongue-bob in seat 1's safe: a complete row
+        where[card] = 5
+    state["where"], state["deck"] = where, list(range(4, 94))
+    with pytest.raises(PositionError, match="left unsold"):
+        Game.from_json({**data, "from_setup": False})
+    state["where"], state["deck"] = [4 * 3] * 94, list(range(94))
+    state.update(phase=4, turn=-1, termination=1, step=3)
+    with pytest.raises(PositionError, match="could still refill"):
+        Game.from_json({**data, "from_setup": False})
+
+
+def test_game_json_bounds_size_and_depth() -> None:
+    with pytest.raises(PositionError, match="larger than"):
+        Game.from_json(" " * 9_000_000)
+    with pytest.raises(PositionError, match="larger than"):
+        Game.from_json(b" " * 9_000_000)
+    with pytest.raises(PositionError, match="recursion"):
+        Game.from_json('{"variant":' + "[" * 100_000)
+    with pytest.raises(PositionError, match="must be a str"):
+        Game.from_json(12)  # type: ignore[arg-type]
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(PositionError, match="variant"):
+        Game.from_json({**MID, "variant": {**MID["variant"], "name": deep}})
+
+
+def test_check_history_false_skips_only_the_replay() -> None:
+    data = _tamper(MID, "history", lambda h: h[:-1])
+    game = Game.from_json(data, check_history=False)
+    assert len(game.history) == len(MID["history"]) - 1
+    bad = _tamper(MID, "state.round", 10**6)
+    with pytest.raises(PositionError, match=r"state\.round"):
+        Game.from_json(bad, check_history=False)
+
+
+def test_json_and_positions_follow_the_variant_s_step_order() -> None:
+    """ROUND-1: with store before fill, seats hold purchase cards while filling."""
+    variant = cardshop.parse_variant(
+        "extends: klunker-en\nname: store-first\nsteps: [store, fill, purchase, refill]\n"
+    )
+    game = cardshop.new_game(variant, 3, seed=9)
+    rng = random.Random(9)
+    seen_fill_with_cards = False
+    for _ in range(120):
+        if game.is_over:
+            break
+        assert Game.from_json(game.to_json()) == game
+        if game.phase == Phase.FILL and all(game.purchase_cards):
+            seen_fill_with_cards = True
+            assert Game.from_position(game.to_position(), variant).purchase_cards == (
+                game.purchase_cards
+            )
+        game.apply(rng.choice(game.legal_actions()))
+    assert seen_fill_with_cards
+    with pytest.raises(PositionError, match="store step comes before fill"):
+        Game.from_position(pos(), variant)

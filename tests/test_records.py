@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import cardshop
 from cardshop import Game, RecordError, event_to_dict, load_variant, new_game
 from cardshop.bots import make_bot
 from cardshop.records import (
@@ -185,3 +188,100 @@ def test_a_missing_file_and_a_game_from_a_position(tmp_path: Path) -> None:
             record_game(game)
     with pytest.raises(RecordError, match="bots names 2 players"):
         record_game(new_game("klunker-en", 3, seed=1), ["a", "b"])
+
+
+# ----------------------------------------------------------- hostile records
+
+
+def _header(record_file: Path) -> dict[str, Any]:
+    return lines_of(record_file)[0]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [
+        ("variant", "/dev/zero", "never makes cardshop open a file"),
+        ("variant", "../secret/app.yaml", "never makes cardshop open a file"),
+        ("variant", "klunker-es", "variant_data is variant 'klunker-en'"),
+        ("players", True, "'players'"),
+        ("players", 9, "'players'"),
+        ("seed", 10**30, "'seed'"),
+        ("seed", 1.5, "'seed'"),
+        ("first_player", 3, "'first_player'"),
+        ("first_player", False, "'first_player'"),
+        ("bots", ["a"], "'bots'"),
+        ("bots", ["a", 1, "b"], "'bots'"),
+        ("extra", 1, "unknown header key"),
+    ],
+)
+def test_a_bad_header_is_a_record_error(
+    record_file: Path, key: str, value: Any, match: str
+) -> None:
+    rows = lines_of(record_file)
+    rows[0][key] = value
+    write_lines(record_file, rows)
+    with pytest.raises(RecordError, match=re.escape(match)):
+        read_record(record_file)
+
+
+def test_a_record_of_a_variant_not_built_in_replays_its_own_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header's name is a label: a file of that name beside the record is not read."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("extends: klunker-en\nname: mine\nround_cap: 3\n")
+    variant = load_variant(str(mine))
+    game = new_game(variant, 3, seed=4)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    path = tmp_path / "mine.jsonl"
+    record_game(game).write(path)
+    mine.write_text("this: [is not, a variant")  # never read by the replay
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").write_text("nor this")
+    again = replay_record(path)
+    assert again == game
+    with pytest.raises(cardshop.VariantError):
+        replay_record(path, variant=str(mine))  # the caller's file is read when given
+
+
+def test_record_lines_are_bounded(record_file: Path, finished: Game) -> None:
+    rows = lines_of(record_file)
+    text = record_file.read_text()
+    head = json.dumps(rows[0])
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(RecordError, match=":2: JSON nested too deeply"):
+        GameRecord.loads(head + "\n" + deep + "\n")
+    with pytest.raises(RecordError, match="line longer than"):
+        GameRecord.loads(head + "\n" + '"' + "x" * 1_100_000 + '"\n')
+    cap = GameRecord.loads(text).max_actions
+    action = json.dumps({"n": 1, "seat": 0, "action": "done", "events": []})
+    with pytest.raises(RecordError, match=f"more than {cap} actions"):
+        GameRecord.loads(head + "\n" + (action + "\n") * (cap + 1))
+    many = {"n": 1, "seat": 0, "action": "done", "events": [{}] * 1001}
+    with pytest.raises(RecordError, match="at most 1000"):
+        GameRecord.loads(head + "\n" + json.dumps(many))
+    for bad, match in (
+        ({"n": True, "seat": 0, "action": "done", "events": []}, "action number"),
+        ({"n": 1, "seat": 7, "action": "done", "events": []}, "'seat'"),
+        ({"n": 1, "seat": 0, "action": "buy \u00b2", "events": []}, "ASCII digits"),
+        ({"n": 1, "seat": 0, "action": "x" * 500, "events": []}, "'action'"),
+        ({"n": 1, "seat": 0, "action": "done", "events": [], "x": 1}, "unknown key"),
+    ):
+        with pytest.raises(RecordError, match=re.escape(match)):
+            GameRecord.loads(head + "\n" + json.dumps(bad))
+    with pytest.raises(RecordError, match="a record is text"):
+        GameRecord.loads(b"{}")  # type: ignore[arg-type]
+
+
+def test_only_regular_files_are_read_as_records(tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match="not a regular file"):
+        read_record(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(RecordError, match="not a regular file"):
+        read_record(fifo)  # opened without blocking, refused without reading
+    with pytest.raises(RecordError, match="cannot read"):
+        read_record(tmp_path / "a\x00b")
+    with pytest.raises(RecordError, match="cannot read"):
+        read_record(tmp_path / ("x" * 5000))

@@ -351,17 +351,20 @@ def test_buy_3_another_window_costs_the_price_own_is_free() -> None:
     bought = game.apply("buy 1")[0]
     assert isinstance(bought, ev.Bought)
     assert bought.price == 1
-    assert len(bought.paid) == 1 and bought.paid[0] in banks["bank:0"]
+    assert len(bought.paid) == 1
+    assert bought.paid[0] in banks["bank:0"]
     assert bought.paid[0] in game.zones()["bank:1"]
     assert game.scores() == (1, 2, 0)
     banks = game.zones()
     bought = game.apply("buy 0")[0]  # seat 1 (card 2): its window is gone; buys seat 0's
     assert bought == ev.Bought(1, 0, bought.cards, 1, bought.paid)
-    assert len(bought.paid) == 1 and bought.paid[0] in banks["bank:1"]
+    assert len(bought.paid) == 1
+    assert bought.paid[0] in banks["bank:1"]
     assert game.scores() == (2, 1, 0)
     bought = game.apply("buy 2")[0]  # seat 2 buys its own window for free
     assert isinstance(bought, ev.Bought)
-    assert bought.price == 0 and bought.paid == ()
+    assert bought.price == 0
+    assert bought.paid == ()
     assert game.scores() == (2, 1, 0)
 
 
@@ -826,3 +829,79 @@ def test_term_1_round_cap_ends_a_game_as_capped() -> None:
     result = game.result()
     assert result.termination == cardshop.Termination.CAPPED
     assert result.rounds == 2
+
+
+# -------------------------------------------------- which cash card changes hands
+
+# A bank of 1 tongue-bob, 2 shoes and 3 diadems: a blind draw pays them 1 : 2 : 3.
+BANK = {"tongue-bob": 1, "shoes": 2, "diadem": 3}
+DRAWS = 600
+# Chi-square with 2 degrees of freedom: a fair draw exceeds 13.82 with probability
+# 0.001. The seeds are fixed, so the test is deterministic; the old rule (the first
+# kind present, tongue-bob) gives a statistic of about 3000.
+CHI2_CRITICAL = 13.82
+
+
+def chi_square(observed: dict[str, int], weights: dict[str, int]) -> float:
+    total = sum(observed.values())
+    whole = sum(weights.values())
+    return sum(
+        (observed.get(k, 0) - total * w / whole) ** 2 / (total * w / whole)
+        for k, w in weights.items()
+    )
+
+
+def test_buy_3_the_price_is_drawn_at_random_from_the_bank() -> None:
+    """BUY-3: the cash card paid is drawn from the payer's bank, in proportion to its kinds."""
+    paid: dict[str, int] = {}
+    for seed in range(DRAWS):
+        game = purchase_phase(seat(cash=dict(BANK)), seat(window={"monocle": 1}), seat(), seed=seed)
+        bank = game.zones()["bank:0"]
+        bought = game.apply("buy 1")[0]
+        assert isinstance(bought, ev.Bought)
+        assert len(bought.paid) == 1
+        assert bought.paid[0] in bank
+        kind = game.card_kind(bought.paid[0])
+        paid[kind] = paid.get(kind, 0) + 1
+    assert set(paid) == set(BANK)
+    assert chi_square(paid, BANK) < CHI2_CRITICAL
+
+
+def test_end_2_tax_cards_are_drawn_at_random_from_the_bank() -> None:
+    """END-2: each tax card is drawn from the payer's bank, in proportion to its kinds."""
+    paid: dict[str, int] = {}
+    for seed in range(DRAWS // 2):
+        # Six players pay 2 cards each; seat 5 holds the last purchase card and declines.
+        game = purchase_phase(
+            seat(cash=dict(BANK)),
+            *[seat(cash=1) for _ in range(5)],
+            variant="klunker-es",
+            turn=5,
+            seed=seed,
+        )
+        bank = game.zones()["bank:0"]
+        events = game.apply("decline")
+        taxed = next(e for e in events if isinstance(e, ev.Taxed) and e.seat == 0)
+        assert len(taxed.cards) == 2
+        assert set(taxed.cards) <= set(bank)
+        for card in taxed.cards:
+            kind = game.card_kind(card)
+            paid[kind] = paid.get(kind, 0) + 1
+    assert sum(paid.values()) == DRAWS
+    # Two cards drawn without replacement from the same 6: each draw is still fair.
+    assert chi_square(paid, BANK) < CHI2_CRITICAL
+
+
+def test_payments_are_reproducible_and_follow_the_seed() -> None:
+    """BUY-3: the same seed pays the same card; clone and JSON keep the draw."""
+    kinds = set()
+    for seed in range(20):
+        game = purchase_phase(seat(cash=dict(BANK)), seat(window={"monocle": 1}), seat(), seed=seed)
+        twin = Game.from_json(game.to_json())
+        copy = game.clone()
+        paid = game.apply("buy 1")[0]
+        assert twin.apply("buy 1")[0] == paid
+        assert copy.apply("buy 1")[0] == paid
+        assert isinstance(paid, ev.Bought)
+        kinds.add(game.card_kind(paid.paid[0]))
+    assert len(kinds) > 1  # not always the same kind

@@ -27,7 +27,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cardshop._core import MAX_ACTION_TEXT, SEED_LIMIT
 from cardshop._errors import ActionError, PositionError, VariantError, format_path
 from cardshop._loader import variant_from_data
-from cardshop.klunker.position import MAX_COUNT, MAX_SEATS, check_turn, check_zones
+from cardshop.klunker.position import (
+    MAX_COUNT,
+    MAX_SEATS,
+    check_turn,
+    check_zones,
+)
 from cardshop.klunker.variant import Rules, Variant
 
 if TYPE_CHECKING:
@@ -219,12 +224,10 @@ def game_from_data(
                 raise bad("state.acted", f"{st.acted} seats done does not make seat {turn} next")
         elif st.acted > n:
             raise bad("state.acted", f"{st.acted} is more than the {n} seats")
-        if phase in (FILL, STORE) and (st.buying or st.decliner != -1):
-            raise bad("state.buying", "nobody buys or declines before the purchase phase")
-        if phase == FILL and st.next_card != 1:
-            raise bad("state.next_card", "the first purchase card is 1 in the fill phase")
-        if phase == STORE and st.next_card != taken + 1:
-            raise bad("state.next_card", f"{st.next_card}; {taken} card(s) are taken")
+        if phase in (FILL, STORE) and st.buying:
+            raise bad("state.buying", "nobody buys before the purchase phase")
+        if phase in (FILL, STORE) and st.decliner != -1:
+            raise bad("state.decliner", "nobody declines before the purchase phase")
         if phase in (PURCHASE, SELL) and len(st.held) == n and st.buying != st.held[turn]:
             raise bad("state.buying", f"{st.buying} is not the card of seat {turn}")
 
@@ -244,6 +247,9 @@ def game_from_data(
             rules, n, counts, phase, turn, st.start, st.held, st.decliner, _NAMES, "game JSON: "
         )
         check_zones(rules, n, counts, turn if phase == SELL else -1, "game JSON: ")
+        taken = sum(1 for c in st.held if c)
+        if phase in (FILL, STORE) and st.next_card != taken + 1:
+            raise bad("state.next_card", f"{st.next_card}; {taken} card(s) are taken")
 
     # The history: actions of this game, leading from the setup to the state.
     by_text = rules.actions_by_text

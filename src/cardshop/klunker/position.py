@@ -256,7 +256,7 @@ def game_from_position(
     game._step = list(rules.variant.steps).index(step_name)  # type: ignore[arg-type]
     if phase == FILL:
         game._acted = (turn - pos.start_player) % n
-    if phase == STORE:
+    if phase == STORE or (phase == FILL and fill_holds_cards(rules)):
         game._next_card = len(taken) + 1
     if phase in (PURCHASE, SELL):
         game._buying = held[turn]
@@ -310,6 +310,12 @@ def check_zones(
             )
 
 
+def fill_holds_cards(rules: Rules) -> bool:
+    """Whether the fill step comes between store and purchase (seats hold purchase cards)."""
+    steps = rules.steps
+    return steps.index(1) < steps.index(0) < steps.index(2)  # store, fill, purchase
+
+
 def check_turn(
     rules: Rules,
     n: int,
@@ -347,7 +353,12 @@ def check_turn(
         raise PositionError(
             f"{prefix}purchase cards are taken lowest first; {taken} skips one ({held_key})"
         )
-    if phase == FILL and taken:
+    if phase == FILL and fill_holds_cards(rules) and len(taken) != n:
+        raise PositionError(
+            f"{prefix}in this variant the store step comes before fill: every seat holds a "
+            f"purchase card during the fill phase ({held_key})"
+        )
+    if phase == FILL and not fill_holds_cards(rules) and taken:
         raise PositionError(f"{prefix}no one holds a purchase card during the fill phase")
     if phase == STORE:
         if len(taken) == n:
