@@ -83,9 +83,9 @@ def record_rows() -> list[dict[str, Any]]:
 SPECIAL_TEXTS = [
     "",
     "²",
-    "١",
+    "\u0661",
     "buy ²",
-    "buy ١",
+    "buy \u0661",
     "window ²",
     "klunker-en",
     "klunker-es",
@@ -110,8 +110,10 @@ scalars = st.one_of(
 )
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=8) | st.sampled_from(SPECIAL_TEXTS), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8) | st.sampled_from(SPECIAL_TEXTS), inner, max_size=4)
+    ),
     max_leaves=8,
 )
 
@@ -173,9 +175,7 @@ def check_game(game: Game) -> None:
         game.clone().apply(action)
 
 
-def succeeds_or_refuses(
-    call: Callable[[], Any], error: type[CardshopError] = CardshopError
-) -> Any:
+def succeeds_or_refuses(call: Callable[[], Any], error: type[CardshopError] = CardshopError) -> Any:
     """The call's result, or None if it raised ``error`` (anything else fails)."""
     try:
         return call()

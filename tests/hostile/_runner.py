@@ -31,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import cardshop.cli  # noqa: E402,F401  imported once, before forking: children start fast
+import cardshop.cli  # noqa: E402  imported once, before forking: children start fast
 from hostile._cases import Cli, by_id  # noqa: E402
 from hostile._harness import run_library  # noqa: E402
 

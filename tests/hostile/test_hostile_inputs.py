@@ -62,9 +62,7 @@ def check(case: Case, result: dict[str, Any]) -> None:
             assert "\n\n" not in stderr.strip(), f"the error is not one paragraph:\n{stderr}"
         return
     assert case.expect is not None
-    assert result["status"] == "raised", (
-        f"expected {case.expect.__name__}, got: {result}"
-    )
+    assert result["status"] == "raised", f"expected {case.expect.__name__}, got: {result}"
     assert case.expect.__name__ in result["mro"], (
         f"expected {case.expect.__name__}, got {result['mro'][0]}: {result['message']}"
     )
