@@ -12,7 +12,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from cardshop import Game
+from cardshop.klunker import Game
 from cardshop.klunker.events import Event, Sold
 
 settings.register_profile(

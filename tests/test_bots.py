@@ -11,27 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardshop import (
-    Action,
-    Game,
-    GameStateError,
-    Observation,
-    Phase,
-    SetupError,
-    load_variant,
-    new_game,
-    parse_variant,
-)
-from cardshop.bots import (
-    Bot,
-    GreedyBot,
-    Heuristic,
-    ISMCTSBot,
-    RandomBot,
-    bot_names,
-    make_bot,
-    register_bot,
-)
+from cardshop import Action, Game, GameStateError, SetupError, load_variant, new_game, parse_variant
+from cardshop.bots import Bot, ISMCTSBot, RandomBot, bot_names, make_bot, register_bot
+from cardshop.klunker import Observation, Phase
+from cardshop.klunker.bots import GreedyBot, Heuristic
 from cardshop.klunker.sampling import Determinizer, sample_game, sample_position, unseen_cards
 from cardshop.simulation import play_game, simulate
 
@@ -163,7 +146,8 @@ def test_sampling_rejects_an_observation_of_another_variant_or_a_finished_game()
     with pytest.raises(GameStateError, match="does not add up: 91 unseen cards for 88"):
         unseen_cards(obs, load_variant("klunker-es"))  # same kinds, other counts
     fewer_kinds = parse_variant(
-        "name: two-kinds\nplayers: {min: 3, max: 5}\ncards: {shoes: 47, diadem: 47}\n"
+        "family: klunker\nname: two-kinds\nplayers: {min: 3, max: 5}\n"
+        "cards: {shoes: 47, diadem: 47}\n"
         "starting_cash: {3: 1, 4: 1, 5: 1}\nsteps: [fill, store, purchase, refill]\n"
         "sale: {payout: [4, 3]}\n"
     )
@@ -361,10 +345,11 @@ def test_same_seed_same_choices_other_seed_other_choices() -> None:
     visits = [
         tuple(
             sorted(
-                (str(a), c.visits)
-                for a, c in ISMCTSBot("klunker-en", 12, seed=s)
+                (seat, str(a), e.visits)
+                for seat, edges in ISMCTSBot("klunker-en", 12, seed=s)
                 .search(new_game("klunker-en", 4, seed=2).observation(1))
-                .children.items()
+                .edges.items()
+                for a, e in edges.items()
             )
         )
         for s in (1, 1, 2, 3)
@@ -390,8 +375,8 @@ def test_ismcts_budgets() -> None:
     assert timed.choose(obs, legal) in legal
     assert timed.name == "ismcts:0.02s"
     root = ISMCTSBot("klunker-en", iterations=25, seed=1).search(obs)
-    assert sum(child.visits for child in root.children.values()) == 25
-    assert {a for a in root.children} <= set(legal)
+    assert sum(edge.visits for edge in root.edges[seat].values()) == 25
+    assert set(root.edges[seat]) <= set(legal)
     with pytest.raises(SetupError, match="budget"):
         ISMCTSBot("klunker-en", iterations=None)
     with pytest.raises(SetupError, match="at least 1"):
@@ -423,7 +408,7 @@ def test_make_bot_by_name_and_option() -> None:
     assert (both.iterations, both.time_limit) == (40, 0.5)
     for each in (RandomBot(), GreedyBot(), bot):
         assert isinstance(each, Bot)
-    with pytest.raises(SetupError, match="unknown bot 'clever'; bots are: greedy, ismcts"):
+    with pytest.raises(SetupError, match="unknown bot 'clever' for klunker-en; bots are: greedy"):
         make_bot("clever", "klunker-en")
     with pytest.raises(SetupError, match="bad ISMCTS budget"):
         make_bot("ismcts:lots", "klunker-en")

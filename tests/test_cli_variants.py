@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import cardshop
+import cardshop.klunker
 from cardshop.cli import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +24,7 @@ def test_validate_reports_each_file_and_exits_2_on_any_error(
     bad = tmp_path / "bad.yaml"
     bad.write_text("extends: klunker-en\nname: bad\nsale: {payout: [4, 9]}\n")
     assert run(["validate", str(good)]) == 0
-    assert "ok (klunker-es, 97 cards)" in capsys.readouterr().out
+    assert "ok (klunker-es, klunker family, 3-6 players)" in capsys.readouterr().out
     assert run(["validate", str(good), str(bad)]) == 2
     out, err = capsys.readouterr()
     assert "klunker-es" in out
@@ -51,9 +52,17 @@ def test_show_resolves_extends_and_loads_back(capsys: pytest.CaptureFixture[str]
 def test_schema_is_the_variant_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
-    assert schema["type"] == "object"
-    assert set(schema["properties"]) == set(cardshop.Variant.model_fields)
-    assert schema["additionalProperties"] is False
+    assert schema == cardshop.variant_schema()
+    # one model per registered family, each closed to unknown keys
+    refs = schema.get("anyOf", [schema])
+    models = {ref["$ref"].rsplit("/", 1)[-1] for ref in refs}
+    assert len(models) == len(cardshop.families())
+    for model in models:
+        assert schema["$defs"][model]["type"] == "object"
+        assert schema["$defs"][model]["additionalProperties"] is False
+    assert set(schema["$defs"]["Variant"]["properties"]) == set(
+        cardshop.klunker.Variant.model_fields
+    )
 
 
 def test_variants_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,6 +81,7 @@ hand_size: 2
 starting_cash: {2: 1, 3: 1}
 steps: [fill, store, purchase, refill]
 sale: {payout: [4, 3, 2, 1]}
+family: klunker
 """
 
 
@@ -89,7 +99,7 @@ def test_validate_prints_every_problem(tmp_path: Path, capsys: pytest.CaptureFix
     assert "cards.ruby" in lines[0]
     assert f"{bad}:4:" in lines[1]
     assert "hand_size" in lines[1]
-    assert f"{bad}:8:" in lines[2]
+    assert f"{bad}:9:" in lines[2]
     assert "colour" in lines[2]
 
 
@@ -139,7 +149,7 @@ def test_extends_anywhere_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "outside the folder" in err
     assert "--extends-anywhere" in err
     assert run(["validate", "--extends-anywhere", str(child)]) == 0
-    assert "ok (child, 16 cards)" in capsys.readouterr().out
+    assert "ok (child, klunker family, 2-3 players)" in capsys.readouterr().out
     assert run(["show", str(child)]) == 2
     assert "outside the folder" in capsys.readouterr().err
     assert run(["show", "--extends-anywhere", "--json", str(child)]) == 0

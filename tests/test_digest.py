@@ -23,7 +23,8 @@ import yaml
 from pydantic import BaseModel
 
 import cardshop
-from cardshop import PositionError, Variant, load_variant
+from cardshop import PositionError, load_variant
+from cardshop.klunker import Variant
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

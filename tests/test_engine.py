@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Action, Game, IllegalActionError, Phase, PositionError
+from cardshop import Action, Game, IllegalActionError, PositionError
+from cardshop.klunker import Phase
 
 SETUPS = [
     (name, players)
@@ -405,9 +406,9 @@ def test_seeds_up_to_64_bits_work() -> None:
 
 def test_match_and_replay_refuse_bad_seeds() -> None:
     with pytest.raises(cardshop.SetupError, match="seed"):
-        cardshop.new_match("klunker-zh", 3, seed=10**4400)
+        cardshop.klunker.new_match("klunker-zh", 3, seed=10**4400)
     with pytest.raises(cardshop.SetupError, match="players"):
-        cardshop.new_match("klunker-zh", True)
+        cardshop.klunker.new_match("klunker-zh", True)
     with pytest.raises(cardshop.SetupError, match="seed"):
         cardshop.replay("klunker-en", 3, 2**70, None, [])
 

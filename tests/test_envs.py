@@ -24,6 +24,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import cardshop
+import cardshop.klunker
 import tinyfamily
 from cardshop import Action, ActionParseError, GameStateError, IllegalActionError, SetupError
 from cardshop._family import get_family, unregister_family
@@ -586,7 +587,7 @@ def test_klunker_family_is_registered_by_its_entry_point() -> None:
     family = get_family("klunker")
     assert family is cardshop.klunker.FAMILY
     assert family.dynamics is Dynamics.SEQUENTIAL
-    assert family.variant_model is cardshop.Variant
+    assert family.variant_model is cardshop.klunker.Variant
     assert family.digest == "rules.md"
 
 
@@ -790,7 +791,8 @@ def test_gymnasium_illegal_action_costs_the_penalty_and_changes_nothing() -> Non
 
 
 def test_gymnasium_accepts_bot_objects_and_checks_the_opponent_count() -> None:
-    from cardshop.bots import GreedyBot, RandomBot
+    from cardshop.bots import RandomBot
+    from cardshop.klunker import GreedyBot
 
     genv = KlunkerGymEnv("klunker-en", 3, opponents=[GreedyBot(seed=1), RandomBot(seed=2)])
     obs, _ = genv.reset(seed=0)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game, PositionError
+from cardshop import PositionError
 from cardshop.invariants import (
     INVARIANTS,
     CheckedGame,
@@ -30,6 +30,7 @@ from cardshop.invariants import (
     check_setup,
     hidden_twin,
 )
+from cardshop.klunker import Game
 from cardshop.klunker import game as game_module
 from cardshop.klunker.events import (
     Bought,

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game, Phase, PositionError
+from cardshop import Game, PositionError
+from cardshop.klunker import Phase
 
 
 def pos(**keys: Any) -> dict[str, Any]:
@@ -355,7 +356,7 @@ def test_game_json_bounds_size_and_depth() -> None:
 
 
 def test_check_history_false_skips_only_the_replay() -> None:
-    data = _tamper(MID, "history", lambda h: h[:-1])
+    data = _tamper(_tamper(MID, "history", lambda h: h[:-1]), "seats", lambda s: s[:-1])
     game = Game.from_json(data, check_history=False)
     assert len(game.history) == len(MID["history"]) - 1
     bad = _tamper(MID, "state.round", 10**6)

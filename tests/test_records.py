@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game, RecordError, event_to_dict, load_variant, new_game
+from cardshop import Game, RecordError, load_variant, new_game
 from cardshop.bots import make_bot
+from cardshop.klunker import event_to_dict
 from cardshop.records import (
     RECORD_FORMAT,
     GameRecord,

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import Game, IllegalActionError, Phase, SetupError, parse_variant
+from cardshop import Game, IllegalActionError, SetupError, parse_variant
+from cardshop.klunker import Phase
 from cardshop.klunker import events as ev
 
 
@@ -58,6 +59,7 @@ starting_cash: {{3: 1, 4: 1}}
 steps: {steps}
 sale: {{payout: [4, 3, 2, 1]{sale}}}
 {extra}
+family: klunker
 """
 
 
@@ -804,7 +806,7 @@ def test_score_2_no_tiebreak_means_shared_win() -> None:
 
 def test_match_1_one_game_per_player_scores_summed() -> None:
     """MATCH-1: zh plays N games, each seat first start player once, scores summed."""
-    match = cardshop.new_match("klunker-zh", 3, seed=4)
+    match = cardshop.klunker.new_match("klunker-zh", 3, seed=4)
     firsts = []
     while not match.is_over:
         if not firsts or match.game_index != len(firsts) - 1:
@@ -817,7 +819,7 @@ def test_match_1_one_game_per_player_scores_summed() -> None:
     best = max(result.totals)
     assert result.winners == tuple(s for s in range(3) if result.totals[s] == best)
     with pytest.raises(SetupError, match="declares no match"):
-        cardshop.new_match("klunker-en", 3)
+        cardshop.klunker.new_match("klunker-en", 3)
 
 
 def test_term_1_round_cap_ends_a_game_as_capped() -> None:

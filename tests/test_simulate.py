@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 from cardshop import SetupError, derive_seed, load_variant, new_game
 from cardshop import simulation as simulation_module
 from cardshop._stats import mean_ci, wilson
-from cardshop.bots import GreedyBot, RandomBot, make_bot
+from cardshop.bots import RandomBot, make_bot
 from cardshop.cli import app
+from cardshop.klunker.bots import GreedyBot
 from cardshop.klunker.variant import Variant
 from cardshop.simulation import (
     GameOutcome,

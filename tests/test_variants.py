@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import cardshop
+import cardshop.klunker
 from cardshop import VariantError, load_variant, parse_variant
 from cardshop._loader import variant_from_data
 
@@ -23,6 +24,7 @@ hand_size: 2
 starting_cash: {2: 1, 3: 1}
 steps: [fill, store, purchase, refill]
 sale: {payout: [4, 3, 2, 1]}
+family: klunker
 """
 
 
@@ -133,7 +135,7 @@ def test_unknown_key_names_line_and_key(tmp_path: Path) -> None:
     assert err.path == ("colour",)
     assert "unknown key 'colour'" in str(err)
     assert err.location is not None
-    assert err.location.line == 8
+    assert err.location.line == 9
 
 
 def test_unknown_nested_key(tmp_path: Path) -> None:
@@ -277,7 +279,7 @@ def test_error_is_a_cardshop_error_and_value_error(tmp_path: Path) -> None:
 
 
 def test_bounds_are_in_the_schema() -> None:
-    schema = cardshop.Variant.model_json_schema()
+    schema = cardshop.klunker.Variant.model_json_schema()
     defs = schema["$defs"]
     assert defs["Players"]["properties"]["max"]["maximum"] == 12
     assert schema["properties"]["cards"]["maxProperties"] == 100
@@ -433,7 +435,7 @@ def test_merge_key_refused(tmp_path: Path) -> None:
     err = error_of(MINIMAL + "purchase:\n  <<: {price: 2}\n", tmp_path)
     assert "merge keys" in err.reason
     assert err.location is not None
-    assert err.location.line == 9
+    assert err.location.line == 10
 
 
 def test_mapping_key_must_be_plain(tmp_path: Path) -> None:
@@ -698,7 +700,7 @@ def test_check_variant_lists_every_problem(tmp_path: Path) -> None:
     )
     problems = cardshop.check_variant(path)
     assert [p.path for p in problems] == [("cards", "ruby"), ("hand_size",), ("colour",)]
-    assert [p.location.line for p in problems if p.location] == [3, 4, 8]
+    assert [p.location.line for p in problems if p.location] == [3, 4, 9]
     with pytest.raises(VariantError, match=r"\(and 2 more problems\)"):
         load_variant(path)
 

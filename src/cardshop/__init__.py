@@ -1,14 +1,21 @@
-"""cardshop: play and audit Klunker-family card games from YAML variant files.
+"""cardshop: play and audit shopping card games from YAML variant files.
 
-The public API is this module's names::
+One engine core and several families of games (Klunker, Wühltisch, Reglamentacja),
+each variant a YAML file. The public API is this module's names::
 
     import cardshop
-    variant = cardshop.load_variant("klunker-en")
-    game = cardshop.new_game(variant, players=4, seed=1)
+    game = cardshop.new_game("klunker-en", players=4, seed=1)
     while not game.is_over:
         game.apply(game.legal_actions()[0])
     print(game.result())
+
+A family's own names (its observation, phases, events) live in its package, e.g.
+``cardshop.klunker``.
 """
+
+import importlib
+import warnings
+from typing import Any
 
 from cardshop import bots
 from cardshop._core import Action, Seat, derive_seed
@@ -23,24 +30,12 @@ from cardshop._errors import (
     SetupError,
     VariantError,
 )
+from cardshop._family import Family, families, get_family, new_game, register_family, replay
+from cardshop._game import Dynamics, Game, Move, Result, Termination
 from cardshop._loader import builtin_variants, check_variant, load_variant, parse_variant
-from cardshop.bots import Bot, GreedyBot, ISMCTSBot, RandomBot, make_bot
-from cardshop.klunker import (
-    Event,
-    Game,
-    Match,
-    MatchResult,
-    Observation,
-    Phase,
-    Result,
-    Termination,
-    Variant,
-    event_from_dict,
-    event_to_dict,
-    new_game,
-    new_match,
-    replay,
-)
+from cardshop._loader import schema as variant_schema
+from cardshop._variant import VariantBase as Variant
+from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
 from cardshop.records import GameRecord, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
 
@@ -52,18 +47,15 @@ __all__ = [
     "ActionParseError",
     "Bot",
     "CardshopError",
-    "Event",
+    "Dynamics",
+    "Family",
     "Game",
     "GameOutcome",
     "GameRecord",
     "GameStateError",
-    "GreedyBot",
     "ISMCTSBot",
     "IllegalActionError",
-    "Match",
-    "MatchResult",
-    "Observation",
-    "Phase",
+    "Move",
     "PositionError",
     "RandomBot",
     "RecordError",
@@ -79,16 +71,43 @@ __all__ = [
     "builtin_variants",
     "check_variant",
     "derive_seed",
-    "event_from_dict",
-    "event_to_dict",
+    "families",
+    "get_family",
     "load_variant",
     "make_bot",
     "new_game",
-    "new_match",
     "parse_variant",
     "read_record",
     "record_game",
+    "register_family",
     "replay",
     "replay_record",
     "simulate",
+    "variant_schema",
 ]
+
+_MOVED = {
+    "Event": "cardshop.klunker",
+    "GreedyBot": "cardshop.klunker",
+    "Match": "cardshop.klunker",
+    "MatchResult": "cardshop.klunker",
+    "Observation": "cardshop.klunker",
+    "Phase": "cardshop.klunker",
+    "event_from_dict": "cardshop.klunker",
+    "event_to_dict": "cardshop.klunker",
+    "new_match": "cardshop.klunker",
+}
+"""Names of the Klunker family that 0.1 exported here; they still work, with a warning."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module 'cardshop' has no attribute {name!r}")
+    warnings.warn(
+        f"cardshop.{name} is deprecated since 0.2: it belongs to the Klunker family, "
+        f"import it from {home}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(home), name)

@@ -13,15 +13,17 @@ and, for tests and notebooks, at run time with :func:`register_family`.
 
 from __future__ import annotations
 
+import inspect
 import random
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Protocol
 
 from cardshop._core import Action, Seat
-from cardshop._errors import SetupError
+from cardshop._errors import CardshopError, IllegalActionError, SetupError
 from cardshop._game import Dynamics, Event, Game
 from cardshop._variant import VariantBase
 
@@ -31,9 +33,13 @@ __all__ = [
     "Family",
     "Invariant",
     "ObservationEncoder",
+    "SearchHooks",
     "families",
+    "game_options",
     "get_family",
+    "new_game",
     "register_family",
+    "replay",
     "unregister_family",
 ]
 
@@ -60,8 +66,27 @@ class _Bot(Protocol):
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action: ...
 
 
-BotFactory = Callable[[VariantBase, int, int], _Bot]
-"""Builds a bot from (variant, players, seed)."""
+BotFactory = Callable[[VariantBase, int, str | None], _Bot]
+"""Builds a bot from (variant, seed, option): the option is the text after a colon in a
+bot name (``"500"`` in ``"ismcts:500"``), or ``None``."""
+
+RolloutPolicy = Callable[[Game, Seat, random.Random], Action]
+"""Chooses an action for an acting seat of a (sampled, fully known) game in a playout."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHooks:
+    """What a family may add to the core's tree search (all optional).
+
+    ``rollout(variant, seed)`` builds the playout policy (default: uniform random);
+    ``evaluate(game)`` gives each seat a value in [0, 1] for a game a playout stopped
+    before its end; ``progress(game)`` is a counter (rounds, say) after ``horizon``
+    units of which a playout stops and ``evaluate`` is used.
+    """
+
+    rollout: Callable[[VariantBase, int], RolloutPolicy] | None = None
+    evaluate: Callable[[Game], Sequence[float]] | None = None
+    progress: Callable[[Game], int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +111,9 @@ class Family:
     variant_model: type[VariantBase]
     new_game: Callable[..., Game]
     """``new_game(variant, players, seed=None, **options)``: a new game, dealt."""
-    game_from_dict: Callable[[Mapping[str, Any]], Game]
-    """A game from :meth:`Game.to_dict` data, every field validated."""
+    game_from_dict: Callable[..., Game]
+    """``game_from_dict(data, **options)``: a game from :meth:`Game.to_dict` data,
+    every field validated (a :class:`~cardshop.PositionError` otherwise)."""
     game_from_position: Callable[[Any, VariantBase | None], Game]
     """A game from a position (the family's format) and an optional variant."""
     action_space: Callable[[VariantBase, int], Sequence[Action]]
@@ -101,6 +127,13 @@ class Family:
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
     sampler: Callable[[Any, VariantBase, random.Random], Game] | None = None
     """A whole game consistent with an observation, hidden cards dealt at random."""
+    determinizer: (
+        Callable[[Any, VariantBase, random.Random], Callable[[random.Random], Game]] | None
+    ) = None
+    """Optional, for speed: prepares an observation once and returns a function that
+    deals many samples (each like ``sampler``'s) more cheaply than ``sampler`` can."""
+    search: SearchHooks | None = None
+    """Playout policy and evaluation for the core's ISMCTS (needs ``sampler``)."""
     digest: str = ""
     """Where the family's rules digest is (a docs page)."""
     description: str = ""
@@ -161,3 +194,61 @@ def unregister_family(name: str) -> None:
     """Remove a family registered at run time (a no-op for unknown names)."""
     with _lock:
         _registered.pop(name, None)
+
+
+def new_game(
+    variant: VariantBase | str | Path,
+    players: int,
+    seed: int | None = None,
+    first_player: Seat | None = None,
+    **options: Any,
+) -> Game:
+    """Start a game of any family: ``variant`` is a loaded variant, a built-in name or
+    a path; ``seed`` makes every chance event reproducible (a fresh one if None);
+    ``first_player`` is the seat that starts, for families that let it be chosen
+    (drawn with the seed if None).
+
+    Other ``options`` go to the family's ``new_game``.
+    """
+    from cardshop._loader import load_variant
+
+    loaded = load_variant(variant)
+    given = {k: v for k, v in options.items() if v is not None}
+    if first_player is not None:
+        given["first_player"] = first_player
+    family = get_family(loaded.family)
+    unknown = sorted(set(given) - set(game_options(family)))
+    if unknown:
+        raise SetupError(
+            f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
+            f"(its options: {', '.join(game_options(family)) or 'none'})"
+        )
+    return family.new_game(loaded, players, seed, **given)
+
+
+def game_options(family: Family) -> tuple[str, ...]:
+    """The keyword options a family's ``new_game`` takes beyond variant, players, seed."""
+    parameters = list(inspect.signature(family.new_game).parameters.values())[3:]
+    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def replay(
+    variant: VariantBase | str | Path,
+    players: int,
+    seed: int,
+    first_player: Seat | None = None,
+    actions: Iterable[Action | str | Mapping[Seat, Action | str]] = (),
+    **options: Any,
+) -> Game:
+    """Replay a game from its setup and its steps: an action (or its text) for the one
+    acting seat, or a mapping of seat to action for a simultaneous step."""
+    game = new_game(variant, players, seed, first_player, **options)
+    for i, step in enumerate(actions):
+        try:
+            if isinstance(step, Mapping):
+                game.apply_joint(step)
+            else:
+                game.apply(step)
+        except CardshopError as exc:
+            raise IllegalActionError(f"action {i + 1} ({step}) does not replay: {exc}") from None
+    return game

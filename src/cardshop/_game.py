@@ -30,7 +30,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._core import Action, Seat
-from cardshop._errors import GameStateError
+from cardshop._errors import GameStateError, PositionError
 
 if TYPE_CHECKING:
     from cardshop._variant import VariantBase
@@ -257,3 +257,112 @@ class Game(ABC):
     @abstractmethod
     def to_position(self) -> dict[str, Any]:
         """The state in the family's position format (docs of the family)."""
+
+    # ---------------------------------------------------------------- reading back
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> Game:
+        """A game of any family from :meth:`to_json` text (or its parsed data).
+
+        The family is found from the data (its ``family`` key, or its variant's), and
+        the family checks everything; an invalid input raises
+        :class:`~cardshop.PositionError`. ``options`` go to the family's reader
+        (Klunker: ``check_history``). Families' game classes override this with their
+        own reader.
+        """
+        from cardshop._family import get_family
+
+        data = _json_data(text)
+        return get_family(_family_of(data)).game_from_dict(data, **options)
+
+    @classmethod
+    def from_position(cls, position: Any, variant: Any = None) -> Game:
+        """A game of any family from a position (the family's format).
+
+        ``variant`` (a loaded variant, a built-in name or a path the caller chose)
+        names the family; without it the position's own ``variant`` key must name a
+        built-in variant or embed one.
+        """
+        from cardshop._family import get_family
+        from cardshop._loader import load_variant
+
+        if variant is not None:
+            loaded = load_variant(variant)
+            return get_family(loaded.family).game_from_position(position, loaded)
+        data = position
+        if isinstance(position, (str, bytes)):
+            from cardshop._errors import VariantError
+            from cardshop._source import load_yaml
+
+            try:
+                text = position.decode() if isinstance(position, bytes) else position
+                data = load_yaml(text, "<position>").data
+            except UnicodeDecodeError as exc:
+                raise PositionError(f"position is not UTF-8 text: {exc}") from None
+            except VariantError as exc:
+                loc = exc.location
+                where = f" at line {loc.line}, column {loc.column}" if loc else ""
+                raise PositionError(
+                    f"position is not valid YAML/JSON{where}: {exc.reason}"
+                ) from None
+        if not isinstance(data, Mapping):
+            raise PositionError("a position is a mapping of keys to values")
+        return get_family(_family_of(data)).game_from_position(position, None)
+
+
+MAX_JSON_BYTES = 8_000_000
+"""The largest game JSON any family reads."""
+
+
+def _json_data(text: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(text, Mapping):
+        return text
+    if not isinstance(text, (str, bytes)):
+        raise PositionError(
+            f"game JSON must be a str, bytes or a mapping, not {type(text).__name__}"
+        )
+    size = len(text.encode() if isinstance(text, str) else text)
+    if size > MAX_JSON_BYTES:
+        raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes ({size})")
+    try:
+        data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except (ValueError, RecursionError) as exc:
+        raise PositionError(f"not a game in JSON: {str(exc)[:200]}") from None
+    if not isinstance(data, dict):
+        raise PositionError("game JSON must be an object")
+    return data
+
+
+def _family_of(data: Mapping[str, Any]) -> str:
+    """The family a game's data or a position names (directly or through its variant).
+
+    Data from anywhere never makes cardshop open a file: a variant named by a string
+    must be a built-in one.
+    """
+    family = data.get("family")
+    variant = data.get("variant")
+    if family is None and variant is None:
+        raise PositionError(
+            "the position names no variant; pass one with variant= or set 'variant'"
+        )
+    if family is None and isinstance(variant, Mapping):
+        family = variant.get("family")
+        if not isinstance(family, str):
+            raise PositionError(
+                "the variant embedded in the position is invalid: it names no family"
+            )
+    if family is None and isinstance(variant, str):
+        from cardshop._loader import builtin_variants, load_variant
+
+        names = builtin_variants()
+        if variant not in names:
+            raise PositionError(
+                f"variant {variant[:60]!r} is not a built-in variant ({', '.join(names)}); "
+                "a position never makes cardshop open a file: pass yours explicitly with "
+                "Game.from_position(position, variant=PATH), or embed the variant's "
+                "mapping under 'variant'"
+            )
+        family = load_variant(variant).family
+    if not isinstance(family, str):
+        raise PositionError(f"the family must be a name, not {family!r:.60}")
+    return family

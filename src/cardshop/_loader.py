@@ -1,8 +1,9 @@
 """Finding, reading and validating variant files, for every family of games.
 
-A variant is a YAML mapping. Its ``family`` key (default ``klunker``) picks the
-pydantic model that validates it; ``extends`` names a variant whose keys it
-overrides. Built-in variants ship inside the package and load by name.
+A variant is a YAML mapping. Its ``family`` key names the family of games (there is
+no default); the family's registered model (:mod:`cardshop._family`) validates it.
+``extends`` names a variant whose keys it overrides (the family key included).
+Built-in variants ship inside the package and load by name.
 
 The file policy (docs/security.md): only the file the caller names is opened, plus
 the files its ``extends`` chain names, and those only if they are built-in names or
@@ -25,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cardshop._errors import VariantError
+from cardshop._family import families
 from cardshop._source import (
     FileStamp,
     Sourced,
@@ -35,7 +37,7 @@ from cardshop._source import (
     read_text,
     validation_errors,
 )
-from cardshop.klunker.variant import Variant
+from cardshop._variant import VariantBase, variant_schema
 
 __all__ = [
     "MAX_EXTENDS_CHAIN",
@@ -44,11 +46,9 @@ __all__ = [
     "inspect_variant",
     "load_variant",
     "parse_variant",
+    "schema",
     "variant_from_data",
 ]
-
-FAMILIES: dict[str, type[Variant]] = {"klunker": Variant}
-"""Family name -> the pydantic model of its variants. A new family registers here."""
 
 MAX_EXTENDS_CHAIN = 8
 """Most files in one ``extends`` chain (the built-ins use 2)."""
@@ -197,16 +197,20 @@ def _read_chain(
     return merged
 
 
-def _check(sourced: Sourced) -> tuple[Variant | None, list[VariantError]]:
+def _check(sourced: Sourced) -> tuple[VariantBase | None, list[VariantError]]:
     """The variant, or every problem found in it."""
     data: Any = sourced.data
-    family = data.get("family", "klunker") if isinstance(data, dict) else "klunker"
-    model = FAMILIES.get(family) if isinstance(family, str) else None
-    if model is None:
-        err = sourced.error(
-            f"unknown family {family!r}; known families: {', '.join(FAMILIES)}", ("family",)
-        )
+    known = families()
+    names = ", ".join(known) or "none"
+    if not isinstance(data, dict) or "family" not in data:
+        err = sourced.error(f"a variant names its family (family: one of {names})", ("family",))
         return None, [err]
+    family = data["family"]
+    found = known.get(family) if isinstance(family, str) else None
+    if found is None:
+        err = sourced.error(f"unknown family {family!r}; known families: {names}", ("family",))
+        return None, [err]
+    model = found.variant_model
     try:
         variant = model.model_validate(data)
     except ValidationError as exc:
@@ -225,7 +229,7 @@ def _first(problems: list[VariantError]) -> VariantError:
     return VariantError(reason, source=first.source, path=first.path, location=first.location)
 
 
-def _checked(sourced: Sourced, folder: Path | None, reading: _Reading) -> Variant:
+def _checked(sourced: Sourced, folder: Path | None, reading: _Reading) -> VariantBase:
     variant, problems = _check(_read_chain(sourced, folder, (sourced.source,), reading))
     if variant is None:
         raise _first(problems)
@@ -248,7 +252,7 @@ def parse_variant(
     source: str = "<string>",
     base_dir: str | os.PathLike[str] | None = None,
     extends_anywhere: bool = False,
-) -> Variant:
+) -> VariantBase:
     """Validate a variant from YAML text.
 
     ``extends`` may name a built-in variant; it may name a file only if ``base_dir``
@@ -264,7 +268,7 @@ def variant_from_data(
     source: str = "<data>",
     base_dir: str | os.PathLike[str] | None = None,
     extends_anywhere: bool = False,
-) -> Variant:
+) -> VariantBase:
     """Validate a variant given as plain data (e.g. the JSON of a game record).
 
     Keys of per-player-count tables may be integers or strings of digits (JSON has
@@ -280,16 +284,16 @@ def variant_from_data(
 
 # ----------------------------------------------------------------- files, cached
 
-_BUILTINS: dict[str, Variant] = {}
+_BUILTINS: dict[str, VariantBase] = {}
 """Built-in variants loaded so far, by name: read once per process."""
-_FILES: OrderedDict[tuple[str, bool], tuple[tuple[FileStamp, ...], Variant]] = OrderedDict()
+_FILES: OrderedDict[tuple[str, bool], tuple[tuple[FileStamp, ...], VariantBase]] = OrderedDict()
 """(resolved path, extends_anywhere) -> stamps of every user file of its chain, variant."""
 _FILES_LOCK = threading.Lock()
 
 
 def _read_path(
     path: Path, name: str, reading: _Reading
-) -> tuple[Variant | None, list[VariantError]]:
+) -> tuple[VariantBase | None, list[VariantError]]:
     text, stamp = read_text(path, name)
     reading.stamps.append(stamp)
     sourced = load_yaml(text, name)
@@ -319,8 +323,8 @@ def _reference(name_or_path: object) -> tuple[str, bool]:
 
 
 def load_variant(
-    name_or_path: str | os.PathLike[str] | Variant, *, extends_anywhere: bool = False
-) -> Variant:
+    name_or_path: str | os.PathLike[str] | VariantBase, *, extends_anywhere: bool = False
+) -> VariantBase:
     """Load a variant by built-in name (``"klunker-en"``) or by path to a YAML file.
 
     Raises :class:`~cardshop.VariantError` naming the file, line, column and key of
@@ -332,7 +336,7 @@ def load_variant(
     the file that names it; ``extends_anywhere=True`` lets it name any file (do this
     only for files you trust). See docs/security.md.
     """
-    if isinstance(name_or_path, Variant):
+    if isinstance(name_or_path, VariantBase):
         return name_or_path
     if isinstance(name_or_path, str):
         cached = _BUILTINS.get(name_or_path)
@@ -361,7 +365,7 @@ def _is_file(ref: str) -> bool:
         return False
 
 
-def _load_file(path: Path, name: str, *, extends_anywhere: bool) -> Variant:
+def _load_file(path: Path, name: str, *, extends_anywhere: bool) -> VariantBase:
     key = (str(path), extends_anywhere)
     entry = _FILES.get(key)
     if entry is not None:
@@ -395,7 +399,7 @@ def check_variant(
 
 def inspect_variant(
     name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
-) -> tuple[Variant | None, list[VariantError]]:
+) -> tuple[VariantBase | None, list[VariantError]]:
     """The variant (None if invalid) and every problem: :func:`check_variant` and more."""
     try:
         ref, maybe_name = _reference(name_or_path)
@@ -412,3 +416,8 @@ def inspect_variant(
         return _read_path(_resolve(ref), ref, _Reading(extends_anywhere))
     except VariantError as exc:
         return None, [exc]
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of variant files of every registered family (``cardshop schema``)."""
+    return variant_schema([f.variant_model for f in families().values()])

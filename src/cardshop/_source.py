@@ -177,7 +177,12 @@ def load_yaml(text: str, source: str) -> Sourced:
     # A character is at least one byte: a long text is refused without encoding it.
     if len(text) > MAX_BYTES or _byte_length(text) > MAX_BYTES:
         raise VariantError(f"text is larger than {MAX_BYTES} bytes", source=source)
-    loader = _BoundedLoader(text, source)
+    try:
+        # The reader refuses characters YAML does not allow (NUL, control characters,
+        # lone surrogates) as soon as it is made.
+        loader = _BoundedLoader(text, source)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, source) from None
     try:
         try:
             node = loader.get_single_node()

@@ -1,8 +1,9 @@
-"""What every family's variant model shares: the common keys and the checks' shape.
+"""What every family's variant model shares: the common keys, checks and JSON Schema.
 
 A family's variant model subclasses :class:`VariantBase`, fixes ``family`` to its own
-name with a ``Literal`` and adds its keys. The loader (``cardshop.load_variant``)
-reads the YAML, resolves ``extends``, picks the model by ``family`` and turns every
+name with a ``Literal`` and adds its keys; its nested mappings subclass
+:class:`Section`. The loader (``cardshop.load_variant``) reads the YAML, resolves
+``extends``, picks the model by ``family`` (there is no default family) and turns every
 problem, including those of :meth:`VariantBase.semantic_errors`, into a
 :class:`~cardshop.VariantError` naming the file, line and key.
 """
@@ -11,55 +12,144 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import models_json_schema
 
-__all__ = ["MAX_PLAYERS", "KeyPath", "Players", "Slug", "VariantBase"]
+__all__ = [
+    "MAX_DESCRIPTION",
+    "MAX_EXTENDS",
+    "MAX_PLAYERS",
+    "MAX_TITLE",
+    "SCHEMA_ID",
+    "SLUG_PATTERN",
+    "KeyPath",
+    "Players",
+    "Section",
+    "Slug",
+    "VariantBase",
+    "variant_schema",
+]
 
 MAX_PLAYERS = 12
 """The most seats any variant may have: more than any shopping game is played with."""
+MAX_TITLE = 200
+MAX_DESCRIPTION = 10_000
+MAX_EXTENDS = 4096
 
-Slug = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
+SCHEMA_ID = "urn:cardshop:schema:variant:1"
+"""The ``$id`` of the variant JSON Schema (``cardshop schema``)."""
+
+SLUG_PATTERN = r"^[a-z][a-z0-9-]*$"
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=40)]
 """A short lower-case name: variant names, card kinds, attribute values."""
 
 KeyPath = tuple[str | int, ...]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+def _no_required(schema: dict[str, Any], cls: type) -> None:
+    """Nested mappings list no required keys themselves: a variant that extends
+    another may give only some of them. The variant's schema requires them for a
+    file without ``extends`` (see :func:`_variant_schema`)."""
+    schema.pop("required", None)
 
 
-class Players(_Model):
+class Section(BaseModel):
+    """Base of a variant's nested mappings: strict, closed, immutable."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        defer_build=True,
+        json_schema_extra=_no_required,
+    )
+
+
+def _variant_schema(schema: dict[str, Any], cls: type) -> None:
+    """A variant model's JSON Schema as editors use it.
+
+    A file with ``extends`` needs only its ``name``: the rest may come from the
+    variant it extends. A file without ``extends`` must give every required key,
+    nested ones included.
+    """
+    required = schema.pop("required", [])
+    nested: dict[str, Any] = {}
+    fields = getattr(cls, "model_fields", {})
+    for name, info in fields.items():
+        for candidate in (info.annotation, *get_args(info.annotation)):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                keys = [k for k, f in candidate.model_fields.items() if f.is_required()]
+                if keys:
+                    nested[name] = {"required": keys}
+    rest = dict(schema)
+    schema.clear()
+    schema.update(
+        {
+            **rest,
+            "required": ["name"],
+            "if": {"required": ["extends"], "properties": {"extends": {"type": "string"}}},
+            "then": {},
+            "else": {"required": required, "properties": nested},
+        }
+    )
+
+
+class Players(Section):
     """Allowed player counts, inclusive."""
 
-    min: int = Field(ge=1, le=MAX_PLAYERS, description="Fewest players.")
-    max: int = Field(ge=1, le=MAX_PLAYERS, description="Most players.")
+    min: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(description="Fewest players.")
+    max: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(
+        description=(
+            f"Most players, at most {MAX_PLAYERS}: every seat adds to the tables and "
+            "observations an engine builds."
+        )
+    )
 
 
-class VariantBase(_Model):
+class VariantBase(BaseModel):
     """The keys every variant has, whatever its family.
 
     ``title`` and ``description`` describe this file only: they are never inherited
-    through ``extends``.
+    through ``extends``, and a file that extends another gives its own ``name``.
     """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        defer_build=True,
+        json_schema_extra=_variant_schema,
+    )
 
     family: str = Field(description="The family of games this variant belongs to.")
     name: Slug = Field(description="Short name, used to load the variant and in records.")
-    title: str = Field("", max_length=200, description="Human title.")
-    description: str = Field("", max_length=10_000, description="Free text for people.")
-    extends: str | None = Field(
+    title: str = Field(
+        "", max_length=MAX_TITLE, description="Human title (not taken over by extends)."
+    )
+    description: str = Field(
+        "",
+        max_length=MAX_DESCRIPTION,
+        description="Free text for people (not taken over by extends).",
+    )
+    extends: Annotated[str, Field(min_length=1, max_length=MAX_EXTENDS)] | None = Field(
         None,
-        max_length=500,
         description=(
-            "Another variant (a built-in name, or a path inside this file's folder) whose "
-            "keys this file overrides; mappings merge key by key, lists and values replace."
+            "Another variant whose keys this file overrides: a built-in name, or a path "
+            "relative to this file to a file inside its folder (docs/security.md). "
+            "Mappings merge key by key, lists and values replace; title and description "
+            "are not taken over, and a file that extends another gives its own name."
         ),
     )
     players: Players
 
     def semantic_errors(self) -> list[tuple[KeyPath, str]]:
-        """Problems a schema alone cannot see, as (key path, reason); none by default."""
+        """Problems a schema alone cannot see, as (key path, reason).
+
+        A family that overrides this calls ``super().semantic_errors()`` first.
+        """
         if self.players.max < self.players.min:
             return [(("players", "max"), "max is smaller than min")]
         return []
@@ -70,6 +160,26 @@ class VariantBase(_Model):
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON: changes when the rules do."""
-        text = json.dumps(self.to_data(), sort_keys=True, separators=(",", ":"))
+        """SHA-256 of the resolved variant's JSON (:meth:`to_data`, keys in model order).
+
+        It changes whenever the rules do.
+        """
+        text = json.dumps(self.to_data(), separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def variant_schema(models: Sequence[type[VariantBase]]) -> dict[str, Any]:
+    """One JSON Schema (draft-07, as editors' YAML extensions use) for the variant
+    files of every family in ``models``: a file is valid if one family's model
+    accepts it. A file with ``extends`` may leave out ``family``."""
+    _, defs = models_json_schema([(m, "validation") for m in models])
+    refs = [{"$ref": f"#/$defs/{m.__name__}"} for m in models]
+    schema: dict[str, Any] = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": SCHEMA_ID,
+        "title": "cardshop variant",
+        "description": "A variant file of any registered family, picked by its family key.",
+    }
+    schema.update(refs[0] if len(refs) == 1 else {"anyOf": refs})
+    schema["$defs"] = defs.get("$defs", {})
+    return schema

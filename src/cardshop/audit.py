@@ -34,7 +34,7 @@ from cardshop._loader import load_variant
 from cardshop._stats import Interval, wilson
 from cardshop.invariants import INVARIANTS, CheckedGame, Counterexample, InvariantViolation
 from cardshop.klunker.game import Game, Phase, Termination, new_game
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = [
     "POLICIES",
@@ -533,7 +533,7 @@ def run_audit(
     simulated players choose (a key of :data:`POLICIES`). ``progress`` receives a
     line of text as each part starts.
     """
-    v = load_variant(variant)
+    v = as_klunker(load_variant(variant))
     ref = v.name if isinstance(variant, Variant) else str(variant)
     if games < 0 or examples < 0 or check_every < 1 or not 0 <= max_cap_share <= 1:
         raise AuditError(

@@ -492,6 +492,7 @@ def hidden_twin(game: Game, seat: Seat, seed: int = 0) -> Game:
     """
     bare = game.clone()
     bare.history = []  # what was played is public, but the twin need not carry it
+    bare._seats = []
     data = json.loads(bare.to_json())
     state = data["state"]
     n = game.players

@@ -37,7 +37,7 @@ from cardshop._loader import builtin_variants, load_variant, variant_from_data
 from cardshop.klunker._serial import history_cap
 from cardshop.klunker.events import event_to_dict
 from cardshop.klunker.game import Game, Result, new_game
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = [
     "RECORD_FORMAT",
@@ -227,7 +227,9 @@ class GameRecord:
                 "cardshop replay --variant PATH)"
             )
         try:
-            variant = variant_from_data(head["variant_data"], source=f"{where} (variant_data)")
+            variant = as_klunker(
+                variant_from_data(head["variant_data"], source=f"{where} (variant_data)")
+            )
         except CardshopError as exc:
             raise RecordError(f"{where}: the recorded variant is invalid: {exc}") from None
         if variant.content_hash != head["variant_hash"]:
@@ -367,9 +369,10 @@ class GameRecord:
             return self.variant
         where = f"{self.source}:1"
         if variant is not None:
-            current = load_variant(variant)  # the caller's choice: a name, path or Variant
+            # the caller's choice: a name, path or Variant
+            current = as_klunker(load_variant(variant))
         elif self.variant_name in builtin_variants():
-            current = load_variant(self.variant_name)
+            current = as_klunker(load_variant(self.variant_name))
         else:
             # Not a built-in name: the recorded rules decide. The name is never opened
             # as a file; pass a file explicitly with ``variant=``.

@@ -33,7 +33,7 @@ from cardshop._stats import mean_ci, wilson
 from cardshop.bots import Bot, make_bot
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = [
     "BotSpec",
@@ -76,7 +76,7 @@ def play_game(
     returns an illegal action makes ``apply`` raise :class:`~cardshop.IllegalActionError`.
     ``on_action(game, seat, action, events)`` is called after every action.
     """
-    game = Game(load_variant(variant), players, seed, first_player)
+    game = Game(as_klunker(load_variant(variant)), players, seed, first_player)
     if len(bots) != players:
         raise SetupError(f"play_game needs one bot per seat: {players} seats, {len(bots)} bots")
     while not game.is_over:
@@ -304,7 +304,7 @@ class _Job:
 def _variant_of(job: _Job) -> Variant:
     variant = _VARIANTS.get(job.variant_hash)
     if variant is None:
-        variant = variant_from_data(job.variant_data, source="<simulation>")
+        variant = as_klunker(variant_from_data(job.variant_data, source="<simulation>"))
         _VARIANTS[job.variant_hash] = variant
     return variant
 
@@ -496,7 +496,7 @@ def simulate(
 
     The results do not depend on where the games ran (see the module docstring).
     """
-    var = load_variant(variant)
+    var = as_klunker(load_variant(variant))
     specs = check_arguments(var, players, games, bots, workers)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")

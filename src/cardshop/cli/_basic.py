@@ -12,9 +12,9 @@ import yaml
 
 from cardshop._core import derive_rng
 from cardshop._loader import builtin_variants, inspect_variant, load_variant
+from cardshop._loader import schema as variant_schema
 from cardshop.cli._app import app, console, err_console, user_errors
 from cardshop.klunker.game import new_game
-from cardshop.klunker.variant import Variant
 
 
 @app.command()
@@ -90,8 +90,11 @@ def validate(
         if variant is None:
             bad += 1
         else:
+            players = variant.players
             console.print(
-                f"{path}: ok ({variant.name}, {variant.rules.n_cards} cards)", markup=False
+                f"{path}: ok ({variant.name}, {variant.family} family, "
+                f"{players.min}-{players.max} players)",
+                markup=False,
             )
     if bad:
         raise typer.Exit(2)
@@ -122,4 +125,4 @@ def show(
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of the variant format (for editor completion and checks)."""
-    console.print(json.dumps(Variant.model_json_schema(), indent=2), markup=False)
+    console.print(json.dumps(variant_schema(), indent=2), markup=False)

@@ -27,6 +27,7 @@ from cardshop.bots import Bot, make_bot
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.klunker.events import Dealt, Event
 from cardshop.klunker.game import VERBS, Game, Phase, new_game
+from cardshop.klunker.variant import as_klunker
 from cardshop.records import GameRecord, record_game
 
 HUMAN = "human"
@@ -329,7 +330,7 @@ def _start(
     else:
         if variant is None:
             raise SetupError("name a variant to play (e.g. klunker-en), or --resume FILE")
-        var = load_variant(variant)
+        var = as_klunker(load_variant(variant))
         if players is None:
             players = var.players.min
         if seed is None:

@@ -23,6 +23,7 @@ from cardshop._loader import load_variant
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.klunker.events import event_from_dict
+from cardshop.klunker.variant import as_klunker
 from cardshop.records import GameRecord
 from cardshop.simulation import SimulationResult, WorkerLostError, check_arguments, simulate
 
@@ -174,7 +175,7 @@ def simulate_command(
         raise SetupError("--bots names no bot")
     if not dask_timeout > 0:
         raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
-    var = load_variant(variant)
+    var = as_klunker(load_variant(variant))
     specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
     cpus = os.cpu_count() or 1

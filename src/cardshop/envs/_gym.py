@@ -28,14 +28,9 @@ class Opponent(Protocol):
 
 def make_opponent(name: str, table: Table, seed: int) -> Opponent:
     """A bot by name: the family's own bots first, then ``cardshop.bots.make_bot``."""
-    factory = table.family.bots.get(name.strip().lower())
-    if factory is not None:
-        return factory(table.variant, table.players, seed)
-    from cardshop.bots import RandomBot, make_bot
+    from cardshop.bots import make_bot
 
-    if name.strip().lower() == "random":  # the core's bot, for every family
-        return RandomBot(seed)
-    bot: Opponent = make_bot(name, cast("Any", table.variant), seed=seed)
+    bot: Opponent = make_bot(name, table.variant, seed=seed)
     return bot
 
 

@@ -4,6 +4,7 @@ Its rules live here; the family-independent core (actions, chance, errors, YAML
 loading) lives beside it in ``cardshop``. A new family is a new package like this.
 """
 
+from cardshop.klunker.bots import GreedyBot
 from cardshop.klunker.events import Event, event_from_dict, event_to_dict
 from cardshop.klunker.family import FAMILY
 from cardshop.klunker.game import Game, Observation, Phase, Result, Termination, new_game, replay
@@ -14,6 +15,7 @@ __all__ = [
     "FAMILY",
     "Event",
     "Game",
+    "GreedyBot",
     "Match",
     "MatchResult",
     "Observation",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import MAX_ACTION_TEXT, SEED_LIMIT
-from cardshop._errors import ActionError, PositionError, VariantError, format_path
+from cardshop._errors import ActionError, PositionError, SetupError, VariantError, format_path
 from cardshop._loader import variant_from_data
 from cardshop.klunker.position import (
     MAX_COUNT,
@@ -33,7 +33,7 @@ from cardshop.klunker.position import (
     check_turn,
     check_zones,
 )
-from cardshop.klunker.variant import Rules, Variant
+from cardshop.klunker.variant import Rules, Variant, as_klunker
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
@@ -91,6 +91,10 @@ class _Doc(_Model):
     history: Annotated[
         list[Annotated[str, Field(max_length=MAX_ACTION_TEXT)]], Field(max_length=MAX_HISTORY)
     ]
+    seats: (
+        Annotated[list[Annotated[int, Field(ge=0, lt=MAX_SEATS)]], Field(max_length=MAX_HISTORY)]
+        | None
+    ) = None
     state: _State
 
 
@@ -110,7 +114,10 @@ def _variant(data: dict[str, Any], claimed: str) -> Variant:
     cached = _VARIANTS.get(claimed)
     if cached is not None and cached[1] == data:
         return cached[0]
-    variant = variant_from_data(data, source="<game JSON>")
+    try:
+        variant = as_klunker(variant_from_data(data, source="<game JSON>"))
+    except SetupError as exc:
+        raise PositionError(f"game JSON: {exc}") from None
     if variant.content_hash != claimed:
         raise PositionError("game JSON: variant_hash does not match the variant it carries")
     if variant.to_data() != data:
@@ -260,9 +267,19 @@ def game_from_data(
             raise bad(f"history[{i}]", f"{text[:60]!r} is not an action of this game")
         history.append(action)
 
+    replayed = doc.from_setup and (check_history or doc.seats is None)
+    if (
+        not replayed  # a replay derives the seats and compares them with these
+        and doc.seats is not None
+        and (len(doc.seats) != len(history) or any(seat >= n for seat in doc.seats))
+    ):
+        raise bad("seats", "must give the seat (0..players-1) of each action of the history")
+    if doc.seats is None and history and not doc.from_setup:
+        raise bad("seats", "a game that did not start from new_game lists its seats")
     game.first_player = doc.first_player
     game._from_setup = doc.from_setup
     game.history = history
+    game._seats = list(doc.seats) if doc.seats is not None else []
     game._chance = st.chance
     game._deck = list(st.deck)
     game._held = list(st.held)
@@ -276,7 +293,7 @@ def game_from_data(
     game._start = st.start
     game._round = st.round
     game._step = st.step
-    if check_history and doc.from_setup:
+    if replayed:
         _check_history(cls, game)
     return game
 
@@ -292,6 +309,7 @@ def _check_history(cls: type[Game], game: Game) -> None:
                 f"game JSON: history[{i}]: {str(action)!r} does not replay from the setup "
                 f"(seed and first_player): {exc}"
             ) from None
+    seats, game._seats = game._seats, again._seats
     if again != game:
         ours, theirs = game._state(), again._state()
         fields = (
@@ -304,3 +322,5 @@ def _check_history(cls: type[Game], game: Game) -> None:
             f"(it differs in {', '.join('state.' + f for f in diff)}); a game that did not "
             'start from new_game must say "from_setup": false'
         )
+    if seats and seats != again._seats:
+        raise PositionError("game JSON: seats: they are not the seats that took the history")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from itertools import compress
 from typing import Any, NamedTuple
@@ -30,6 +29,8 @@ from cardshop._errors import (
     IllegalActionError,
     SetupError,
 )
+from cardshop._game import Game as CoreGame
+from cardshop._game import Move, Result, Termination
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -45,7 +46,7 @@ from cardshop.klunker.events import (
     Taxed,
     WindowDone,
 )
-from cardshop.klunker.variant import Rules, Variant
+from cardshop.klunker.variant import Rules, Variant, as_klunker
 
 __all__ = ["Game", "Observation", "Phase", "Result", "Termination", "new_game"]
 
@@ -58,13 +59,6 @@ class Phase(StrEnum):
     PURCHASE = "purchase"
     SELL = "sell"  # the buyer chooses which completed row to sell first (SELL-6)
     OVER = "over"
-
-
-class Termination(StrEnum):
-    """How a game ended."""
-
-    FINISHED = "finished"  # the deck could not refill every hand (END-4)
-    CAPPED = "capped"  # the variant's round cap was reached (TERM-1)
 
 
 _PHASES = (Phase.FILL, Phase.STORE, Phase.PURCHASE, Phase.SELL, Phase.OVER)
@@ -131,23 +125,7 @@ class Observation(NamedTuple):
     discard: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """The end of a game: scores, ranks (1 = best, ties share a rank) and winners."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    winners: tuple[Seat, ...]
-    termination: Termination
-    rounds: int
-
-    @property
-    def order(self) -> tuple[Seat, ...]:
-        """Seats from best to worst (tied seats by seat number)."""
-        return tuple(sorted(range(len(self.ranks)), key=lambda s: (self.ranks[s], s)))
-
-
-class Game:
+class Game(CoreGame):
     """A game of a Klunker-family variant.
 
     ``apply`` validates every action and raises :class:`IllegalActionError` (leaving
@@ -169,6 +147,7 @@ class Game:
         "_next_card",
         "_phase",
         "_round",
+        "_seats",
         "_start",
         "_step",
         "_termination",
@@ -261,6 +240,7 @@ class Game:
         self._hands = self.rules.hand_getters(players)
         self.seed = seed
         self.history = []
+        self._seats: list[Seat] = []
         self._from_setup = True
         self._chance = 0
         self._held = [0] * players
@@ -284,6 +264,19 @@ class Game:
     def current_player(self) -> Seat | None:
         """The seat to act, or ``None`` when the game is over."""
         return self._turn if self._turn >= 0 else None
+
+    @property
+    def acting(self) -> tuple[Seat, ...]:
+        """The seat to act, alone; empty when the game is over (seats take turns)."""
+        return (self._turn,) if self._turn >= 0 else ()
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every action applied to this game object, with the seat that took it."""
+        return [
+            Move(i, seat, action)
+            for i, (seat, action) in enumerate(zip(self._seats, self.history, strict=True))
+        ]
 
     @property
     def phase(self) -> Phase:
@@ -352,8 +345,13 @@ class Game:
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self) -> list[Action]:
-        """The actions the current player may take, sorted by text; empty when over."""
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        """The actions the current player may take, sorted by text; empty when over.
+
+        ``seat``, if given, must be the current player (the core protocol's form).
+        """
+        if seat is not None and seat != self._turn:
+            self.require_seat(seat)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
@@ -424,7 +422,7 @@ class Game:
             )
         return action
 
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
 
         Checks the verb and that the argument names a card kind or seat of this game;
@@ -460,13 +458,16 @@ class Game:
 
     # ----------------------------------------------------------------- apply
 
-    def apply(self, action: Action | str) -> list[Event]:
+    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
         """Play ``action`` (an :class:`Action` or its text) for the current player.
 
         Returns the events it caused, including automatic steps that followed (sales,
         tax, reshuffle, refill, end of round or game). Raises
         :class:`IllegalActionError` and changes nothing if the rules forbid it.
+        ``seat``, if given, must be the current player.
         """
+        if seat is not None and seat != self._turn:
+            self.require_seat(seat)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
@@ -485,6 +486,7 @@ class Game:
                 )
         self._legal = None
         events: list[Event] = []
+        self._seats.append(self._turn)
         self._do(action, events)
         self.history.append(action)
         return events
@@ -953,6 +955,7 @@ class Game:
         g.seed = self.seed
         g.first_player = self.first_player
         g.history = self.history.copy()
+        g._seats = self._seats.copy()
         g._from_setup = self._from_setup
         g._chance = self._chance
         g._where = self._where.copy()
@@ -1034,6 +1037,7 @@ class Game:
             "first_player": self.first_player,
             "from_setup": self._from_setup,
             "history": [text_of[a] for a in self.history],
+            "seats": self._seats.copy(),
             "state": {
                 "chance": self._chance,
                 "where": self._where.copy(),
@@ -1060,7 +1064,7 @@ class Game:
 
     @classmethod
     def from_json(
-        cls, text: str | bytes | Mapping[str, Any], *, check_history: bool = True
+        cls, text: str | bytes | Mapping[str, Any], *, check_history: bool = True, **options: Any
     ) -> Game:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`).
 
@@ -1074,6 +1078,8 @@ class Game:
         """
         from cardshop.klunker._serial import game_from_data
 
+        if options:
+            raise SetupError(f"Game.from_json takes no option {', '.join(map(repr, options))}")
         return game_from_data(cls, text, check_history=check_history)
 
     @classmethod
@@ -1120,7 +1126,7 @@ def new_game(
     """
     from cardshop._loader import load_variant
 
-    return Game(load_variant(variant), players, seed, first_player)
+    return Game(as_klunker(load_variant(variant)), players, seed, first_player)
 
 
 def replay(

@@ -8,7 +8,7 @@ from cardshop._core import Action, Seat, derive_seed, is_seed
 from cardshop._errors import GameStateError, SetupError
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game, Result
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = ["Match", "MatchResult", "new_match"]
 
@@ -98,4 +98,4 @@ def new_match(variant: Variant | str, players: int, seed: int = 0) -> Match:
     """Start a match of a variant that declares one (e.g. ``klunker-zh``)."""
     from cardshop._loader import load_variant
 
-    return Match(load_variant(variant), players, seed)
+    return Match(as_klunker(load_variant(variant)), players, seed)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import SEED_LIMIT, derive_rng
-from cardshop._errors import PositionError, VariantError, format_path
+from cardshop._errors import PositionError, SetupError, VariantError, format_path
 from cardshop._source import load_yaml
 
 if TYPE_CHECKING:
@@ -107,15 +107,16 @@ def _position_variant(written: str | dict[str, Any] | None, given: Variant | str
     file. Only the caller opens files, by passing ``variant=`` explicitly.
     """
     from cardshop._loader import builtin_variants, load_variant, variant_from_data
+    from cardshop.klunker.variant import as_klunker
 
     if given is not None:
-        return load_variant(given)
+        return as_klunker(load_variant(given))
     if written is None:
         raise PositionError("the position names no variant; pass one or set 'variant'")
     if isinstance(written, dict):
         try:
-            return variant_from_data(written, source="<position variant>")
-        except VariantError as exc:
+            return as_klunker(variant_from_data(written, source="<position variant>"))
+        except (VariantError, SetupError) as exc:
             raise PositionError(f"the variant embedded in the position is invalid: {exc}") from None
     names = builtin_variants()
     if written not in names:
@@ -125,7 +126,7 @@ def _position_variant(written: str | dict[str, Any] | None, given: Variant | str
             "Game.from_position(position, variant=PATH), or embed the variant's mapping "
             "under 'variant'"
         )
-    return load_variant(written)
+    return as_klunker(load_variant(written))
 
 
 def game_from_position(

@@ -13,12 +13,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 from pydantic.config import JsonDict
 
 from cardshop._core import Action
+from cardshop._errors import SetupError
+from cardshop._variant import (
+    MAX_DESCRIPTION,
+    MAX_EXTENDS,
+    MAX_PLAYERS,
+    MAX_TITLE,
+    SCHEMA_ID,
+    SLUG_PATTERN,
+    Players,
+    Section,
+    Slug,
+    VariantBase,
+)
 
 __all__ = [
     "LIMITS",
@@ -31,6 +44,7 @@ __all__ = [
     "Step",
     "Tax",
     "Variant",
+    "as_klunker",
 ]
 
 # Bounds on every count a variant holds. The published editions need 3-6 players,
@@ -38,7 +52,6 @@ __all__ = [
 # bounds leave room for much larger home-made games while keeping every table the
 # engine builds from a variant (card ids, actions, observations) small. They are
 # checked by the schema, before anything is built.
-MAX_PLAYERS = 12
 MAX_KINDS = 100
 MAX_CARDS = 1000
 MAX_HAND = 100
@@ -47,9 +60,6 @@ MAX_PAYOUT_ENTRIES = 64
 MAX_CASH = 1000
 MAX_ROUND_CAP = 1_000_000
 MAX_GAMES_PER_PLAYER = 100
-MAX_TITLE = 200
-MAX_DESCRIPTION = 10_000
-MAX_EXTENDS = 4096
 
 LIMITS: dict[str, int] = {
     "players": MAX_PLAYERS,
@@ -67,11 +77,6 @@ LIMITS: dict[str, int] = {
 }
 """The bounds above by name (documented in docs/security.md)."""
 
-SCHEMA_ID = "urn:cardshop:schema:variant:1"
-"""The ``$id`` of the variant JSON Schema (``cardshop schema``)."""
-
-SLUG_PATTERN = r"^[a-z][a-z0-9-]*$"
-Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=40)]
 Cash = Annotated[int, Field(ge=0, le=MAX_CASH)]
 
 
@@ -100,36 +105,7 @@ TiebreakRule = Literal["fewest_safe_and_window", "fewest_safe", "fewest_window"]
 Destination = Literal["discard", "deck"]
 
 
-def _no_required(schema: dict[str, Any], cls: type) -> None:
-    """Nested mappings list no required keys themselves: a variant that extends
-    another may give only some of them. The variant's schema requires them for a
-    file without ``extends`` (see :func:`_variant_schema`)."""
-    schema.pop("required", None)
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        frozen=True,
-        defer_build=True,
-        json_schema_extra=_no_required,
-    )
-
-
-class Players(_Model):
-    """Allowed player counts, inclusive. [SETUP-1]"""
-
-    min: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(description="Fewest players.")
-    max: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(
-        description=(
-            f"Most players, at most {MAX_PLAYERS}: the editions take 3-6, and every seat "
-            "adds to the tables and observations the engine builds."
-        )
-    )
-
-
-class Sale(_Model):
+class Sale(Section):
     """How completed rows in a safe are sold. [SELL-1..SELL-6]"""
 
     set_size: Annotated[int, Field(gt=0, le=MAX_SET_SIZE)] = Field(
@@ -156,7 +132,7 @@ class Sale(_Model):
     )
 
 
-class Purchase(_Model):
+class Purchase(Section):
     """The purchase phase. [BUY-1..BUY-6]"""
 
     price: Cash = Field(
@@ -178,7 +154,7 @@ class Purchase(_Model):
     )
 
 
-class Tax(_Model):
+class Tax(Section):
     """The ``tax`` round step. [END-2]"""
 
     per_player_count: dict[PlayerCount, Cash] = Field(
@@ -190,7 +166,7 @@ class Tax(_Model):
     to: Destination = Field("deck", description="Where paid tax cards go.")
 
 
-class Match(_Model):
+class Match(Section):
     """A match of several games with summed scores. [MATCH-1]"""
 
     games_per_player: Annotated[int, Field(gt=0, le=MAX_GAMES_PER_PLAYER)] = Field(
@@ -202,62 +178,10 @@ class Match(_Model):
     )
 
 
-def _variant_schema(schema: dict[str, Any], cls: type) -> None:
-    """The variant's JSON Schema as editors use it (``cardshop schema``).
-
-    A file with ``extends`` needs only its ``name``: the rest may come from the
-    variant it extends. A file without ``extends`` must give every required key,
-    nested ones included.
-    """
-    required = schema.pop("required", [])
-    nested: dict[str, Any] = {}
-    fields = getattr(cls, "model_fields", {})
-    for name, info in fields.items():
-        for candidate in (info.annotation, *get_args(info.annotation)):
-            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-                keys = [k for k, f in candidate.model_fields.items() if f.is_required()]
-                if keys:
-                    nested[name] = {"required": keys}
-    rest = dict(schema)
-    schema.clear()
-    schema.update(
-        {
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "$id": SCHEMA_ID,
-            **rest,
-            "required": ["name"],
-            "if": {"required": ["extends"], "properties": {"extends": {"type": "string"}}},
-            "then": {},
-            "else": {"required": required, "properties": nested},
-        }
-    )
-
-
-class Variant(_Model):
+class Variant(VariantBase):
     """A complete, validated Klunker-family variant (after ``extends`` is resolved)."""
 
-    model_config = ConfigDict(json_schema_extra=_variant_schema)
-
-    family: Literal["klunker"] = Field("klunker", description="The family of games.")
-    name: Slug = Field(description="Short name, used to load the variant and in records.")
-    title: str = Field(
-        "", max_length=MAX_TITLE, description="Human title (not taken over by extends)."
-    )
-    description: str = Field(
-        "",
-        max_length=MAX_DESCRIPTION,
-        description="Free text for people (not taken over by extends).",
-    )
-    extends: Annotated[str, Field(min_length=1, max_length=MAX_EXTENDS)] | None = Field(
-        None,
-        description=(
-            "Another variant whose keys this file overrides: a built-in name, or a path "
-            "relative to this file to a file inside its folder (docs/security.md). "
-            "Mappings merge key by key, lists and values replace; title and description "
-            "are not taken over, and a file that extends another gives its own name."
-        ),
-    )
-    players: Players
+    family: Literal["klunker"] = Field(description="The family of games: klunker.")
     cards: dict[Slug, Annotated[int, Field(gt=0, le=MAX_CARDS)]] = Field(
         min_length=1,
         max_length=MAX_KINDS,
@@ -309,14 +233,12 @@ class Variant(_Model):
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems that a schema alone cannot see, as (key path, reason)."""
-        errs: list[tuple[tuple[str | int, ...], str]] = []
+        errs = super().semantic_errors()
         total = sum(self.cards.values())
         if total > MAX_CARDS:
             errs.append(
                 (("cards",), f"the deck has {total} cards; at most {MAX_CARDS} are allowed")
             )
-        if self.players.max < self.players.min:
-            errs.append((("players", "max"), "max is smaller than min"))
         if self.players.min < 2:
             errs.append((("players", "min"), "a game needs at least 2 players"))
         for i, pay in enumerate(self.sale.payout):
@@ -387,11 +309,6 @@ class Variant(_Model):
         """The compiled rules that the engine runs (built once, then cached)."""
         return Rules.compile(self)
 
-    def to_data(self) -> dict[str, Any]:
-        """The resolved variant as plain data (``extends`` dropped: it is already applied)."""
-        data = self.model_dump(mode="json", exclude={"extends"})
-        return data
-
     @property
     def content_hash(self) -> str:
         """SHA-256 of the resolved variant's JSON (``to_data``, keys in model order).
@@ -400,6 +317,15 @@ class Variant(_Model):
         fixes the card ids.
         """
         return self.rules.content_hash
+
+
+def as_klunker(variant: VariantBase) -> Variant:
+    """``variant`` if it is a Klunker-family variant; :class:`SetupError` otherwise."""
+    if not isinstance(variant, Variant):
+        raise SetupError(
+            f"{variant.name!r} is a variant of the {variant.family!r} family, not of 'klunker'"
+        )
+    return variant
 
 
 STEP_CODES: dict[str, int] = {

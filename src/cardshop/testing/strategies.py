@@ -25,7 +25,7 @@ from hypothesis.strategies import DrawFn, SearchStrategy
 from cardshop._core import Seat
 from cardshop._loader import load_variant
 from cardshop.klunker.game import Game, new_game, replay
-from cardshop.klunker.variant import Variant
+from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = ["KIND_NAMES", "Playthrough", "action_sequences", "games", "variants"]
 
@@ -94,6 +94,7 @@ def variants(
         steps[store], steps[purchase] = "purchase", "store"
 
     data: dict[str, Any] = {
+        "family": "klunker",
         "name": name,
         "players": {"min": low, "max": high},
         "cards": dict(zip(kinds, counts, strict=True)),
@@ -137,7 +138,7 @@ def _resolve(draw: DrawFn, variant: Variant | str | SearchStrategy[Variant] | No
         return draw(variants())
     if isinstance(variant, SearchStrategy):
         return draw(variant)
-    return load_variant(variant)
+    return as_klunker(load_variant(variant))
 
 
 def _players(draw: DrawFn, variant: Variant, players: int | Sequence[int] | None) -> int:

@@ -1,0 +1,298 @@
+"""The Klunker family's own bots and what its search needs (docs/bots.md).
+
+* :class:`GreedyBot` looks one action ahead with a documented heuristic
+  (:class:`Heuristic`: the sale value of a safe, how much a window is worth to the
+  opponents, cash);
+* :data:`SEARCH` gives the core's :class:`~cardshop.bots.ISMCTSBot` a greedy playout
+  that stops at the end of the round and a value for the seats of an unfinished game.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from cardshop._core import Action, Seat
+from cardshop._errors import SetupError
+from cardshop._family import SearchHooks
+from cardshop._game import Game as AnyGame
+from cardshop._loader import load_variant
+from cardshop._variant import VariantBase
+from cardshop.klunker.game import Game, Observation, Phase
+from cardshop.klunker.variant import Rules, Variant, as_klunker
+
+__all__ = ["SEARCH", "GreedyBot", "Heuristic", "heuristic", "make_greedy"]
+
+
+# ------------------------------------------------------------------------ heuristic
+
+Counts = tuple[int, ...]
+
+PARTIAL_WEIGHT = 0.6
+"""How much an incomplete row counts, as a share of what it would pay if sold now."""
+
+
+class Heuristic:
+    """The sale worth of safes under one variant's rules, with memos (safes repeat a lot).
+
+    * :meth:`potential` -- what a safe's incomplete rows are worth in cash: each
+      counts ``PARTIAL_WEIGHT x (cards / set size) x payout``, with the payout of a
+      row sold while the safe holds its present number of rows (SELL-3, SELL-5). A
+      new kind in the safe thus lowers the worth of every other row.
+    * :meth:`settle` -- sell the complete rows in the best order: the one that earns
+      most, then leaves the most valuable safe (SELL-2..SELL-6).
+    * :meth:`gain` -- cash earned plus the change of potential when cards go in.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.size = rules.set_size
+        k = len(rules.kinds)
+        most = rules.n_cards // self.size + 2
+        self._pay = [[rules.pay_for(kind, rows) for rows in range(most)] for kind in range(k)]
+        self._potential: dict[Counts, float] = {}
+        self._settle: dict[tuple[Counts, int], tuple[Counts, int]] = {}
+        self._gain: dict[tuple[Counts, Counts, int], float] = {}
+
+    MEMO_LIMIT = 500_000
+    """Memos are emptied when they grow past this many entries (bounded memory)."""
+
+    def _trim(self) -> None:
+        if len(self._gain) > self.MEMO_LIMIT or len(self._settle) > self.MEMO_LIMIT:
+            self._gain.clear()
+            self._settle.clear()
+            self._potential.clear()
+
+    def _rows(self, safe: Counts) -> int:
+        size = self.size
+        return sum((c + size - 1) // size for c in safe)
+
+    def potential(self, safe: Counts) -> float:
+        """The cash worth of the safe's incomplete rows."""
+        value = self._potential.get(safe)
+        if value is None:
+            size = self.size
+            rows = min(self._rows(safe), len(self._pay[0]) - 1)
+            total = 0.0
+            for kind, c in enumerate(safe):
+                part = c % size
+                if part:
+                    total += part / size * self._pay[kind][rows]
+            value = self._potential[safe] = PARTIAL_WEIGHT * total
+        return value
+
+    def settle(self, safe: Counts, first: int = -1) -> tuple[Counts, int]:
+        """(safe after, cash earned) selling complete rows best first; ``first`` forced."""
+        key = (safe, first)
+        hit = self._settle.get(key)
+        if hit is not None:
+            return hit
+        size = self.size
+        full = [kind for kind, c in enumerate(safe) if c >= size]
+        if not full:
+            out: tuple[Counts, int] = (safe, 0)
+        else:
+            best: tuple[float, Counts, int] | None = None
+            rows = min(self._rows(safe), len(self._pay[0]) - 1)
+            for kind in [first] if first >= 0 else full:
+                pay = self._pay[kind][rows]
+                after = list(safe)
+                after[kind] -= size
+                rest, more = self.settle(tuple(after))
+                score = pay + more + self.potential(rest)
+                if best is None or score > best[0]:
+                    best = (score, rest, pay + more)
+            assert best is not None
+            out = (best[1], best[2])
+        self._settle[key] = out
+        return out
+
+    def gain(self, safe: Counts, cards: Counts, first: int = -1) -> float:
+        """Cash earned plus the change of potential when ``cards`` go into ``safe``."""
+        key = (safe, cards, first)
+        value = self._gain.get(key)
+        if value is None:
+            self._trim()
+            after, cash = self.settle(_add(safe, cards), first)
+            value = self._gain[key] = cash + self.potential(after) - self.potential(safe)
+        return value
+
+
+_HEURISTICS: dict[str, Heuristic] = {}
+
+
+def heuristic(rules: Rules) -> Heuristic:
+    """The shared :class:`Heuristic` of a variant's rules (one per process)."""
+    h = _HEURISTICS.get(rules.content_hash)
+    if h is None:
+        h = _HEURISTICS[rules.content_hash] = Heuristic(rules)
+    return h
+
+
+def _add(a: Counts, b: Counts) -> Counts:
+    return tuple([x + y for x, y in zip(a, b, strict=True)])
+
+
+def _one(kinds: int, kind: int) -> Counts:
+    return tuple([1 if i == kind else 0 for i in range(kinds)])
+
+
+class GreedyBot:
+    """One action of lookahead with a fixed heuristic (docs/bots.md).
+
+    The worth of a safe is its cash to come: complete rows are sold in the best
+    order, and incomplete rows count a share of their payout (:class:`Heuristic`).
+    By phase:
+
+    * **purchase** -- buy the window with the highest gain (cash from sales plus the
+      safe's change of worth, minus the price and a share of the price for helping
+      an opponent); decline when that is legal and nothing gains;
+    * **sell** -- sell first the row that leaves the most;
+    * **store** -- store the hand card with the highest gain if it beats the worth
+      of passing now (half the best purchase on offer, less for later purchase cards);
+    * **fill** -- with an empty window, place the card that is worth least to the
+      opponents who could buy it and to the bot itself; then stop (``done``).
+
+    Ties are broken at random with the bot's seeded generator. ``variant`` gives the
+    rules (payouts, set size, price); by default those of ``klunker-en``.
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, variant: Variant | str | Path | None = None) -> None:
+        self._rng = random.Random(seed)
+        self.variant = as_klunker(load_variant(variant if variant is not None else "klunker-en"))
+        self.rules = self.variant.rules
+        self.heuristic = heuristic(self.rules)
+
+    def __repr__(self) -> str:
+        return f"GreedyBot(variant={self.variant.name!r})"
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        scores = [self.score(observation, a) for a in legal_actions]
+        best = max(scores)
+        top = [a for a, s in zip(legal_actions, scores, strict=True) if s >= best - 1e-9]
+        return top[0] if len(top) == 1 else self._rng.choice(top)
+
+    def _buy_gain(self, obs: Observation, buyer: Seat, owner: Seat) -> float:
+        rules = self.rules
+        price = 0 if owner == buyer else min(rules.price, obs.cash[buyer])
+        value = self.heuristic.gain(obs.safes[buyer], obs.windows[owner]) - price
+        if price and obs.players > 1:
+            value -= price / (obs.players - 1)  # the price helps one opponent
+        return value
+
+    def score(self, obs: Observation, action: Action) -> float:
+        """The heuristic worth of ``action`` for the seat to act (higher is better)."""
+        rules = self.rules
+        me = obs.seat
+        verb, arg = action
+        k = len(obs.kinds)
+        if verb == "buy":
+            assert isinstance(arg, int)
+            return self._buy_gain(obs, me, arg)
+        if verb == "decline":
+            return 0.0
+        if verb == "sell":
+            assert isinstance(arg, str)
+            first = rules.kind_index[arg]
+            after, cash = self.heuristic.settle(obs.safes[me], first)
+            return cash + self.heuristic.potential(after)
+        if verb == "store":
+            assert isinstance(arg, str)
+            return self.heuristic.gain(obs.safes[me], _one(k, rules.kind_index[arg]))
+        if verb == "pass":
+            on_offer = [
+                self._buy_gain(obs, me, w) for w in range(obs.players) if any(obs.windows[w])
+            ]
+            best = max(on_offer, default=0.0)
+            taken = sum(1 for c in obs.purchase_cards if c)
+            return 0.5 * max(best, 0.0) * 0.8**taken
+        if verb == "window":
+            assert isinstance(arg, str)
+            if any(obs.windows[me]):
+                return -100.0  # one card is enough: stop filling
+            card = _one(k, rules.kind_index[arg])
+            window = _add(obs.windows[me], card)
+            to_others = max(
+                (self.heuristic.gain(obs.safes[o], window) for o in range(obs.players) if o != me),
+                default=0.0,
+            )
+            to_me = max(0.0, self.heuristic.gain(obs.safes[me], card))
+            return -(to_others + to_me)
+        if verb == "done":
+            return 0.0
+        return -1000.0  # an action this heuristic does not know: last resort
+
+
+def _values(game: Game) -> list[float]:
+    """Each seat's worth in a (sampled) game: cash plus the potential of its safe."""
+    obs = game.observation(0)
+    h = heuristic(game.rules)
+    return [obs.cash[s] + h.potential(obs.safes[s]) for s in range(game.players)]
+
+
+def _rewards(game: Game) -> list[float]:
+    """Rewards in [0, 1] per seat: win share at the end, else a squashed lead."""
+    n = game.players
+    if game.is_over:
+        result = game.result()
+        share = 1.0 / len(result.winners)
+        values = [float(x) for x in result.scores]
+        win = [share if s in result.winners else 0.0 for s in range(n)]
+    else:
+        values = _values(game)
+        win = None
+    out = []
+    for s in range(n):
+        lead = values[s] - max(values[o] for o in range(n) if o != s)
+        margin = 0.5 + 0.5 * math.tanh(lead / 4.0)
+        out.append(margin if win is None else 0.7 * win[s] + 0.3 * margin)
+    return out
+
+
+def make_greedy(variant: VariantBase, seed: int, option: str | None) -> GreedyBot:
+    """The ``greedy`` bot of the registry (``cardshop.bots.make_bot("greedy", ...)``)."""
+    if option is not None:
+        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
+    assert isinstance(variant, Variant)
+    return GreedyBot(seed, variant)
+
+
+# ----------------------------------------------------------------------- search hooks
+
+
+class _Rollout:
+    """The playout policy: greedy, except that filling an empty window is random."""
+
+    def __init__(self, variant: VariantBase, seed: int) -> None:
+        assert isinstance(variant, Variant)
+        self.greedy = GreedyBot(seed, variant)
+
+    def __call__(self, game: AnyGame, seat: Seat, rng: random.Random) -> Action:
+        assert isinstance(game, Game)
+        legal = game.legal_actions()
+        first = legal[0]
+        if len(legal) == 1 or first.verb == "done":  # the window holds a card: stop filling
+            return first
+        if game.phase is Phase.FILL:
+            return rng.choice(legal)
+        return self.greedy.choose(game.observation(seat), legal)
+
+
+def _progress(game: AnyGame) -> int:
+    assert isinstance(game, Game)
+    return game.round
+
+
+def _evaluate(game: AnyGame) -> list[float]:
+    assert isinstance(game, Game)
+    return _rewards(game)
+
+
+SEARCH = SearchHooks(rollout=_Rollout, evaluate=_evaluate, progress=_progress)
+"""Search hooks for the core's ISMCTS: greedy playouts for one round, then a value."""
