@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import Action
 from cardshop._errors import PositionError, VariantError, format_path
-from cardshop.wuhltisch._proto import Move
+from cardshop._game import Move
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:
@@ -51,7 +51,9 @@ class _State(_Model):
     sets: Sets
     last_sets: Sets
     last_found: PerSeat
-    round_scores: Annotated[list[Annotated[list[Count], Field(max_length=12)]], Field(max_length=20)]
+    round_scores: Annotated[
+        list[Annotated[list[Count], Field(max_length=12)]], Field(max_length=20)
+    ]
     callers: Annotated[list[Annotated[list[Count], Field(max_length=12)]], Field(max_length=20)]
     capped: Annotated[list[Count], Field(max_length=20)]
     in_front: Annotated[list[Count], Field(max_length=12)]
@@ -66,7 +68,9 @@ class _Doc(_Model):
     seed: Annotated[int, Field(ge=0, lt=2**64)]
     steps: Count
     moves: Annotated[
-        list[tuple[Count, Annotated[int, Field(ge=0, le=11)], Annotated[str, Field(max_length=40)]]],
+        list[
+            tuple[Count, Annotated[int, Field(ge=0, le=11)], Annotated[str, Field(max_length=40)]]
+        ],
         Field(max_length=MAX_MOVES),
     ]
     state: _State
@@ -76,7 +80,7 @@ _VARIANTS: dict[str, WuhltischVariant] = {}
 
 
 def _variant(data: dict[str, Any], claimed: str) -> WuhltischVariant:
-    canonical = json.dumps(data, separators=(",", ":"))
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()
     if digest != claimed:
         raise PositionError("game JSON: variant_hash does not match the variant it carries")
@@ -94,7 +98,9 @@ def _variant(data: dict[str, Any], claimed: str) -> WuhltischVariant:
     problems = variant.semantic_errors()
     if problems:
         path, reason = problems[0]
-        raise PositionError(f"game JSON carries an invalid variant at {format_path(path)}: {reason}")
+        raise PositionError(
+            f"game JSON carries an invalid variant at {format_path(path)}: {reason}"
+        )
     if variant.content_hash != digest:
         raise PositionError("game JSON: the variant it carries is not in resolved form")
     _VARIANTS[digest] = variant

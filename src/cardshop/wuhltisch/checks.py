@@ -1,24 +1,24 @@
 """Invariants of a Wühltisch game, for the core harness and for loading states.
 
-``INVARIANTS`` is a tuple of ``(name, check)`` pairs; each check takes a game and
-raises :class:`InvariantViolation` naming the invariant and what is wrong.
+``INVARIANTS`` is a tuple of the core's :class:`~cardshop._family.Invariant` (a name
+and a check): each check takes a game and returns ``None`` when the property holds,
+else a short description of what is wrong.
 :func:`state_problems` is the full structural check that ``from_dict`` and
 ``from_position`` run before they hand out a game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cardshop.wuhltisch._proto import InvariantViolation
+from cardshop._family import Invariant
+from cardshop._game import Game
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.game import WuhltischGame
 
 __all__ = [
     "INVARIANTS",
-    "InvariantViolation",
     "check_caller_rule",
     "check_conservation",
     "check_hands",
@@ -85,9 +85,7 @@ def state_problems(game: WuhltischGame) -> list[str]:
             problems.append(f"round {r + 1}'s callers {callers} are not sorted seats")
         elif (r + 1 in game._capped) == bool(callers):
             problems.append(f"round {r + 1} must have callers or be capped, not both")
-    if game._capped != sorted(set(game._capped)) or any(
-        not 1 <= r <= played for r in game._capped
-    ):
+    if game._capped != sorted(set(game._capped)) or any(not 1 <= r <= played for r in game._capped):
         problems.append(f"capped rounds {game._capped} are not finished rounds in order")
     for s in range(n):
         hand = game._hands[s]
@@ -123,66 +121,77 @@ def state_problems(game: WuhltischGame) -> list[str]:
     return problems
 
 
-def check_conservation(game: WuhltischGame) -> None:
-    """Conservation: every card in exactly one zone at every tick. [WT-CARD-1]"""
-    problems = conservation_problems(game)
-    if problems:
-        raise InvariantViolation("conservation", "; ".join(problems))
+def _game(game: Game) -> WuhltischGame:
+    from cardshop.wuhltisch.game import WuhltischGame
+
+    if not isinstance(game, WuhltischGame):
+        raise TypeError(f"not a Wühltisch game: {game!r}")
+    return game
 
 
-def check_hands(game: WuhltischGame) -> None:
-    """Nobody holds more than ``set_size`` shirts or views more than one. [WT-TICK-4]"""
-    k = game.rules.set_size
-    for s in range(game.n):
-        if len(game._hands[s]) > k:
-            raise InvariantViolation("hand-size", f"seat {s} holds {len(game._hands[s])} > {k}")
-        v = game._view[s]
-        if v >= 0 and not game.rules.is_shirt(v):
-            raise InvariantViolation("hand-size", f"seat {s} has #{v} in view, not a shirt")
+def check_conservation(game: Game) -> str | None:
+    """Every card in exactly one zone at every tick. [WT-CARD-1]"""
+    problems = conservation_problems(_game(game))
+    return "; ".join(problems) if problems else None
 
 
-def check_score_bounds(game: WuhltischGame) -> None:
-    """A set scores 0 or threshold..max; a round score stays in its bounds. [WT-SCORE-1..4]"""
-    rules = game.rules
+def check_hands(game: Game) -> str | None:
+    """Nobody holds more than ``set_size`` shirts; a card in view is a shirt. [WT-TICK-4]"""
+    g = _game(game)
+    k = g.rules.set_size
+    for s in range(g.n):
+        if len(g._hands[s]) > k:
+            return f"seat {s} holds {len(g._hands[s])} shirts, more than {k}"
+        v = g._view[s]
+        if v >= 0 and not g.rules.is_shirt(v):
+            return f"seat {s} has #{v} in view, which is not a shirt"
+    return None
+
+
+def check_score_bounds(game: Game) -> str | None:
+    """A set scores 0 or threshold..max; round scores stay in bounds. [WT-SCORE-1..4]"""
+    g = _game(game)
+    rules = g.rules
     lo, hi = rules.threshold, rules.max_set_score
-    for s in range(game.n):
-        for st in (*game._sets[s], *game._last_sets[s]):
+    for s in range(g.n):
+        for st in (*g._sets[s], *g._last_sets[s]):
             score = rules.set_score(st[0], st[1:])
             if score != 0 and not lo <= score <= hi:
-                raise InvariantViolation("score-bounds", f"seat {s}'s set {st} scores {score}")
+                return f"seat {s}'s set {st} scores {score}, not 0 or {lo}..{hi}"
     top = rules.lists_per_player * hi + sum(rules.lost_value)
-    for r, scores in enumerate(game._round_scores):
+    for r, scores in enumerate(g._round_scores):
         if any(not 0 <= x <= top for x in scores):
-            raise InvariantViolation("score-bounds", f"round {r + 1} scores {scores}")
+            return f"round {r + 1} scores {scores}, outside 0..{top}"
+    return None
 
 
-def check_caller_rule(game: WuhltischGame) -> None:
-    """The last scored round's scores follow from its revealed sets and lost property,
-    with the caller's all-or-nothing rule; callers laid down every list. [WT-SCORE-4/5]"""
-    if not game._round_scores:
-        return
-    rules = game.rules
-    callers = game._callers[-1]
-    scores = game._round_scores[-1]
-    for s in range(game.n):
-        sets = game._last_sets[s]
+def check_caller_rule(game: Game) -> str | None:
+    """The last round's scores follow from its revealed sets and lost property, with the
+    caller's all-or-nothing rule; every caller laid down all his lists. [WT-SCORE-4/5]"""
+    g = _game(game)
+    if not g._round_scores:
+        return None
+    rules = g.rules
+    callers = g._callers[-1]
+    scores = g._round_scores[-1]
+    for s in range(g.n):
+        sets = g._last_sets[s]
         if s in callers and len(sets) != rules.lists_per_player:
-            raise InvariantViolation("caller-rule", f"caller {s} laid {len(sets)} sets")
+            return f"caller {s} laid down {len(sets)} sets, not {rules.lists_per_player}"
         set_scores = [rules.set_score(st[0], st[1:]) for st in sets]
         total = sum(set_scores)
         if s in callers and rules.caller_all_or_nothing and 0 in set_scores:
             total = 0
-        total += sum(rules.lost_value[c] for c in game._last_found[s])
+        total += sum(rules.lost_value[c] for c in g._last_found[s])
         if total != scores[s]:
-            raise InvariantViolation(
-                "caller-rule", f"seat {s} scored {scores[s]} in the last round, expected {total}"
-            )
+            return f"seat {s} scored {scores[s]} in the last round; its sets give {total}"
+    return None
 
 
-INVARIANTS: tuple[tuple[str, Callable[[WuhltischGame], None]], ...] = (
-    ("conservation", check_conservation),
-    ("hand-size", check_hands),
-    ("score-bounds", check_score_bounds),
-    ("caller-rule", check_caller_rule),
+INVARIANTS: tuple[Invariant, ...] = (
+    Invariant("conservation", check_conservation, "every card in exactly one zone"),
+    Invariant("hand-size", check_hands, "at most set_size shirts held, one shirt in view"),
+    Invariant("score-bounds", check_score_bounds, "a set scores 0 or threshold..max"),
+    Invariant("caller-rule", check_caller_rule, "round scores follow the caller rule"),
 )
-"""The family's checks, conservation first, for the core harness (run after every step)."""
+"""The family's checks, conservation first, for the core harness (after every step)."""

@@ -118,7 +118,10 @@ class Dropped(NamedTuple):
 
 
 class LaidDown(NamedTuple):
-    """A list and its shirts were laid down as one set. ``at_end``: at the round's end. [WT-TICK-6, WT-END-2]"""
+    """A list and its shirts laid down as one set; ``at_end``: at the round's end.
+
+    [WT-TICK-6, WT-END-2]
+    """
 
     seat: int
     list_card: int
@@ -127,9 +130,7 @@ class LaidDown(NamedTuple):
 
     def __str__(self) -> str:
         when = " at the end of the round" if self.at_end else ""
-        return (
-            f"seat {self.seat} lays down list #{self.list_card} with {_cards(self.shirts)}{when}"
-        )
+        return f"seat {self.seat} lays down list #{self.list_card} with {_cards(self.shirts)}{when}"
 
 
 class HandsOff(NamedTuple):
@@ -171,7 +172,7 @@ class SetScored(NamedTuple):
 
 
 class RoundScored(NamedTuple):
-    """A round's scores (sets plus lost property, after the caller rule). [WT-SCORE-4/5, WT-CAP-1]"""
+    """A round's scores: sets plus lost property, caller rule applied. [WT-SCORE-4/5, WT-CAP-1]"""
 
     round: int
     scores: tuple[int, ...]
@@ -181,9 +182,7 @@ class RoundScored(NamedTuple):
 
     def __str__(self) -> str:
         how = "capped" if self.capped else f"called by {list(self.callers)}"
-        return (
-            f"round {self.round} ({how}, {self.ticks} ticks) scores {list(self.scores)}"
-        )
+        return f"round {self.round} ({how}, {self.ticks} ticks) scores {list(self.scores)}"
 
 
 class GameEnded(NamedTuple):
@@ -248,7 +247,7 @@ def event_to_dict(event: Any) -> dict[str, Any]:
 def event_from_dict(data: Mapping[str, Any]) -> WuhltischEvent:
     """Inverse of :func:`event_to_dict`; a malformed mapping raises ``ValueError``."""
     fields = dict(data)
-    cls = _TYPES.get(fields.pop("type", None))  # type: ignore[arg-type]
+    cls = _TYPES.get(fields.pop("type", None))
     if cls is None:
         raise ValueError(f"unknown Wühltisch event type in {dict(data)!r}")
     if set(fields) != set(cls._fields):

@@ -18,7 +18,6 @@ lists and sets at every tick. Clause IDs refer to docs/wuhltisch-rules.md.
 
 from __future__ import annotations
 
-import json
 import secrets
 from bisect import insort
 from collections.abc import Mapping
@@ -26,7 +25,7 @@ from typing import Any, NamedTuple, Self
 
 from cardshop._core import Action, Seat, derive_rng, shuffle
 from cardshop._errors import ActionParseError, GameStateError, IllegalActionError, SetupError
-from cardshop.wuhltisch._proto import Dynamics, Game, Move, Result, Termination, rank_seats
+from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
 from cardshop.wuhltisch.events import (
     Dropped,
     FoundLostProperty,
@@ -86,6 +85,7 @@ class WuhltischObservation(NamedTuple):
     callers: tuple[tuple[int, ...], ...]
     capped: tuple[int, ...]
     last_sets: tuple[tuple[tuple[int, ...], ...], ...]
+    last_found: tuple[tuple[int, ...], ...]
     view: int
     hand: tuple[int, ...]
     stack: tuple[int, ...]
@@ -101,7 +101,6 @@ class WuhltischGame(Game):
     """
 
     family = "wuhltisch"
-    dynamics = Dynamics.SIMULTANEOUS
 
     variant: WuhltischVariant
     rules: WuhltischRules
@@ -110,10 +109,7 @@ class WuhltischGame(Game):
 
     def __init__(self, variant: WuhltischVariant, players: int, seed: int | None = None) -> None:
         rules = variant.rules
-        if (
-            type(players) is not int
-            or not rules.min_players <= players <= rules.max_players
-        ):
+        if type(players) is not int or not rules.min_players <= players <= rules.max_players:
             raise SetupError(
                 f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
                 f"players, not {players!r}"
@@ -156,6 +152,11 @@ class WuhltischGame(Game):
         self._in_front: list[int] = [0] * n
 
     # ------------------------------------------------------------- public view
+
+    @property
+    def dynamics(self) -> Dynamics:
+        """Every seat acts in each tick. [WT-TICK-1]"""
+        return Dynamics.SIMULTANEOUS
 
     @property
     def players(self) -> int:
@@ -307,13 +308,14 @@ class WuhltischGame(Game):
         :class:`IllegalActionError` (or :class:`ActionParseError`) and changes nothing.
         """
         if self._over:
-            raise IllegalActionError("the game is over: no seat acts")
+            raise GameStateError("the game is over: no seat acts")
         n = self.n
         if not isinstance(actions, Mapping):
-            raise IllegalActionError("a joint action is a mapping of seat to action")
+            raise GameStateError("a joint action is a mapping of seat to action")
         if len(actions) != n or any(type(s) is not int for s in actions):
-            raise IllegalActionError(
-                f"every seat 0..{n - 1} acts exactly once per tick; got seats {sorted(map(repr, actions))}"
+            raise GameStateError(
+                f"every seat 0..{n - 1} acts exactly once per tick; "
+                f"got seats {sorted(map(repr, actions))}"
             )
         rules = self.rules
         by_text = rules.actions_by_text
@@ -321,7 +323,7 @@ class WuhltischGame(Game):
         chosen: list[Action] = []
         for s in range(n):
             if s not in actions:
-                raise IllegalActionError(f"seat {s} has no action this tick")
+                raise GameStateError(f"seat {s} has no action this tick")
             raw = actions[s]
             action = self.parse_action(raw, s) if isinstance(raw, str) else by_text.get(str(raw))
             if action is None or not isinstance(raw, (str, Action)):
@@ -557,6 +559,7 @@ class WuhltischGame(Game):
             tuple([tuple(c) for c in self._callers]),
             tuple(self._capped),
             tuple([tuple([tuple(st) for st in sets]) for sets in self._last_sets]),
+            tuple([tuple(f) for f in self._last_found]),
             self._view[seat],
             tuple(self._hands[seat]),
             tuple(self._stacks[seat][::-1]),
@@ -657,9 +660,6 @@ class WuhltischGame(Game):
             "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
             "state": self._state(),
         }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WuhltischGame:

@@ -17,12 +17,16 @@ import itertools
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import Action
-from cardshop.wuhltisch._proto import Slug, VariantBase
+from cardshop._errors import VariantError
+from cardshop._source import Sourced, load_yaml, raise_validation_error, read_file
+from cardshop._variant import Slug, VariantBase
 
 __all__ = [
     "MAX_CARDS",
@@ -32,6 +36,9 @@ __all__ = [
     "Shirts",
     "WuhltischRules",
     "WuhltischVariant",
+    "builtin_path",
+    "load_wuhltisch",
+    "parse_wuhltisch",
 ]
 
 MAX_SHIRTS = 2000
@@ -49,7 +56,9 @@ class Shirts(_Model):
     """The shirts, generated: every attribute combination x every price x copies. [WT-CARD-2]"""
 
     prices: list[Price] = Field(
-        min_length=1, max_length=10, description="Prices in euro; each combination comes once per price."
+        min_length=1,
+        max_length=10,
+        description="Prices in euro; each combination comes once per price.",
     )
     copies: Annotated[int, Field(ge=1, le=8)] = Field(
         1, description="Copies of each (combination, price) shirt."
@@ -98,7 +107,10 @@ class WuhltischVariant(VariantBase):
     lists: list[dict[Slug, Slug]] = Field(
         min_length=1,
         max_length=64,
-        description="The shopping lists: each names the same number of attributes and a value for each (WT-CARD-4).",
+        description=(
+            "The shopping lists: each names the same number of attributes, a value for each "
+            "(WT-CARD-4)."
+        ),
     )
     lists_per_player: Annotated[int, Field(ge=1, le=5)] = Field(
         3, description="Lists dealt face down to each player per round (WT-SETUP-2)."
@@ -115,7 +127,9 @@ class WuhltischVariant(VariantBase):
     bonuses: Bonuses = Field(default_factory=lambda: Bonuses())
     caller_all_or_nothing: bool = Field(
         True,
-        description="A caller with a set scoring 0 gets only his lost property that round (WT-SCORE-5).",
+        description=(
+            "A caller with a set scoring 0 gets only his lost property that round (WT-SCORE-5)."
+        ),
     )
     round_ticks: Annotated[int, Field(ge=1, le=100_000)] = Field(
         5000, description="A round without a caller ends after this many ticks, capped (WT-CAP-1)."
@@ -178,7 +192,10 @@ class WuhltischVariant(VariantBase):
         most = self.set_size * max(sizes, default=0)
         if self.match_threshold > most:
             errs.append(
-                (("match_threshold",), f"{self.match_threshold} is more than the {most} matches a set can have")
+                (
+                    ("match_threshold",),
+                    f"{self.match_threshold} is more than the {most} matches a set can have",
+                )
             )
         # Looks always find a card: the heap keeps at least one card per player even
         # when everyone holds the most shirts and cards it can. [WT-TICK-1]
@@ -203,7 +220,7 @@ class WuhltischVariant(VariantBase):
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON."""
+        """SHA-256 of the resolved variant's canonical JSON (computed once, with the rules)."""
         return self.rules.content_hash
 
 
@@ -262,20 +279,21 @@ class WuhltischRules:
                 for _ in range(v.shirts.copies):
                     shirt_values.append(combo)
                     price.append(p)
-                    names.append(
-                        "/".join(values[a][i] for a, i in enumerate(combo)) + f"@{p}"
-                    )
+                    names.append("/".join(values[a][i] for a, i in enumerate(combo)) + f"@{p}")
         n_shirts = len(shirt_values)
         lost_values = [0] * v.lost_property.useless + list(v.lost_property.values)
         names += [f"lost:{x}" for x in lost_values]
         wants: list[tuple[tuple[int, int], ...]] = []
         for lst in v.lists:
-            want = tuple(sorted((attrs.index(a), values[attrs.index(a)].index(x)) for a, x in lst.items()))
+            want = tuple(
+                sorted((attrs.index(a), values[attrs.index(a)].index(x)) for a, x in lst.items())
+            )
             wants.append(want)
             names.append(
                 "list:"
                 + "/".join(
-                    next((values[a][x] for a2, x in want if a2 == a), "*") for a in range(len(attrs))
+                    next((values[a][x] for a2, x in want if a2 == a), "*")
+                    for a in range(len(attrs))
                 )
             )
         n_lost = len(lost_values)
@@ -293,7 +311,7 @@ class WuhltischRules:
         k = v.set_size
         max_matches = k * list_size
         data = v.to_data()
-        canonical = json.dumps(data, separators=(",", ":"))
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(canonical.encode()).hexdigest()
         simple = [Action(x) for x in ("look", "keep", "throw", "buy", "wait")]
         swaps = [Action("swap", i) for i in range(k)]
@@ -400,3 +418,50 @@ class WuhltischRules:
     def describe(self, card: int) -> str:
         """A card in words: ``dots/blue/s/long@20``, ``lost:3``, ``list:*/red/s/long``."""
         return self.card_name[card]
+
+
+# ------------------------------------------------------------------ loading
+
+
+def builtin_path() -> Path:
+    """The shipped ``wuhltisch.yaml`` (packaged, or the repository's variants/)."""
+    packaged = resources.files("cardshop") / "_builtin_variants" / "wuhltisch.yaml"
+    if packaged.is_file():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[3] / "variants" / "wuhltisch.yaml"
+
+
+def _validate(sourced: Sourced) -> WuhltischVariant:
+    if not isinstance(sourced.data, dict):
+        raise sourced.error("a variant file must be a YAML mapping of keys to values")
+    if sourced.data.get("extends") is not None:
+        raise sourced.error("extends is resolved by cardshop.load_variant", ("extends",))
+    try:
+        variant = WuhltischVariant.model_validate(sourced.data)
+    except ValidationError as exc:
+        raise raise_validation_error(exc, sourced) from None
+    problems = variant.semantic_errors()
+    if problems:
+        path, reason = problems[0]
+        raise sourced.error(reason, path)
+    return variant
+
+
+def parse_wuhltisch(text: str, source: str = "<string>") -> WuhltischVariant:
+    """A Wühltisch variant from YAML text (no ``extends``), checked like the loader does."""
+    return _validate(load_yaml(text, source))
+
+
+def load_wuhltisch(ref: str | Path = "wuhltisch") -> WuhltischVariant:
+    """A Wühltisch variant by path, or the built-in one by its name ``wuhltisch``.
+
+    The family-independent loader (``cardshop.load_variant``) is the usual way; this
+    serves the family's own positions and tests.
+    """
+    if isinstance(ref, str) and ref == "wuhltisch":
+        path = builtin_path()
+    elif isinstance(ref, Path) or ref.endswith((".yaml", ".yml")):
+        path = Path(ref)
+    else:
+        raise VariantError(f"unknown Wühltisch variant {ref!r}: give a path or 'wuhltisch'")
+    return _validate(read_file(path))
