@@ -150,8 +150,10 @@ def test_wt_setup_2_round_setup_deals_lists_and_shuffles_the_heap() -> None:
     assert len(zones["heap"]) == 94
     assert len(zones["box"]) == 16 - 12
     for s in range(4):
-        assert len(zones[f"list:{s}"]) == 1 and len(zones[f"stack:{s}"]) == 2
-        assert zones[f"hand:{s}"] == () and zones[f"view:{s}"] == ()
+        assert len(zones[f"list:{s}"]) == 1
+        assert len(zones[f"stack:{s}"]) == 2
+        assert zones[f"hand:{s}"] == ()
+        assert zones[f"view:{s}"] == ()
     assert new_game(V, 4, seed=8).zones()["heap"] != zones["heap"]
     assert [type(e).__name__ for e in game.setup_events][:2] == ["RoundStarted", "ListTurned"]
 
@@ -253,7 +255,8 @@ def test_wt_tick_7_wait_and_the_actions_with_a_shirt_in_view() -> None:
     game = game_at(two_seats())
     before = game.zones()
     assert tick(game, "wait", "wait") == []
-    assert game.zones() == before and game.tick == 1
+    assert game.zones() == before
+    assert game.tick == 1
     game = game_at(two_seats({"hand": ["stripes/red/s/long@10"], "view": "dots/red/s/long@30"}))
     assert list(map(str, game.legal_actions(0))) == ["drop 0", "keep", "throw"]
     game = game_at(two_seats({"hand": ["stripes/red/s/long@10"]}))
@@ -321,7 +324,8 @@ def test_wt_end_1_the_last_set_ends_the_round_after_the_tick() -> None:
     kinds = [type(e).__name__ for e in events]
     assert kinds.index("Kept") < kinds.index("HandsOff") < kinds.index("RoundScored")
     assert ev.HandsOff(1, (0,)) in events
-    assert game.round == 2 and game.tick == 0
+    assert game.round == 2
+    assert game.tick == 0
     game = game_at(two_seats(s0, {"stack": [], "sets": SETS1, "hand": HAND1}))
     events = tick(game, "buy", "buy")
     assert ev.HandsOff(1, (0, 1)) in events
@@ -339,7 +343,8 @@ def test_wt_end_2_full_hands_laid_down_at_the_end_others_thrown_back() -> None:
     game = game_at(two_seats(s0, {"hand": HAND1[:2], "view": HAND1[2]}))
     events = tick(game, "buy", "drop 0")
     back = next(e for e in events if isinstance(e, ev.ReturnedToHeap))
-    assert back.seat == 1 and len(back.cards) == 2  # the view and the one shirt left
+    assert back.seat == 1
+    assert len(back.cards) == 2
     assert [e for e in events if isinstance(e, ev.SetScored) and e.seat == 1] == []
 
 
@@ -350,13 +355,17 @@ def test_wt_end_3_four_rounds_summed_tiebreak_by_cards_in_front() -> None:
     earlier = {"scores": [[0, 10], [0, 0], [0, 0]], "callers": [[1], [0], [0]], "round": 4}
     game = game_at(two_seats(s0, s1), **earlier)
     events = tick(game, "buy", "wait")
-    assert game.is_over and isinstance(events[-1], ev.GameEnded)
+    assert game.is_over
+    assert isinstance(events[-1], ev.GameEnded)
     result = game.result()
     assert result.scores == (42, 42)
     assert game._in_front == [12, 9]  # 3 sets of 4 cards; 2 sets + 1 lost property
-    assert result.ranks == (1, 2) and result.winners == (0,)
-    assert result.termination is Termination.FINISHED and result.rounds == 4
-    assert game.legal_actions(0) == [] and game.acting == ()
+    assert result.ranks == (1, 2)
+    assert result.winners == (0,)
+    assert result.termination is Termination.FINISHED
+    assert result.rounds == 4
+    assert game.legal_actions(0) == []
+    assert game.acting == ()
 
 
 # ------------------------------------------------------------------ scoring
@@ -447,9 +456,13 @@ def test_wt_cap_1_a_round_at_the_tick_cap_ends_uncalled_and_capped() -> None:
     game = game_at(two_seats({"hand": CALL}), tick=4999)
     events = tick(game, "wait", "wait")
     scored = next(e for e in events if isinstance(e, ev.RoundScored))
-    assert scored.capped and scored.callers == () and scored.ticks == 5000
+    assert scored.capped
+    assert scored.callers == ()
+    assert scored.ticks == 5000
     assert scored.scores == (14, 0)
-    assert game.round == 2 and not game.is_over and game.capped_rounds == (1,)
+    assert game.round == 2
+    assert not game.is_over
+    assert game.capped_rounds == (1,)
     earlier = {"scores": [[0, 0]] * 3, "callers": [[0]] * 3, "round": 4, "tick": 4999}
     game = game_at(two_seats(), **earlier)
     tick(game, "wait", "wait")
@@ -488,7 +501,8 @@ def test_wt_know_1_observation_shows_public_and_own_private_cards_only() -> None
     assert a.observation(0) == b.observation(0)
     assert a.observation(1) != b.observation(1)
     obs = a.observation(0)
-    assert obs.hand == (card(hand[0]),) and obs.hand_sizes == (1, 1)
+    assert obs.hand == (card(hand[0]),)
+    assert obs.hand_sizes == (1, 1)
     assert obs.found == ((), (card("lost:2"),))
     assert obs.stack == (card(LISTS[0]), card(LISTS[1]))
 
@@ -498,12 +512,14 @@ def test_wt_know_2_sets_face_down_until_the_round_is_scored() -> None:
     game = game_at(two_seats({"hand": CALL}))
     tick(game, "buy", "wait")
     obs = game.observation(0)
-    assert obs.sets_laid == (1, 0) and obs.hand == ()
+    assert obs.sets_laid == (1, 0)
+    assert obs.hand == ()
     assert obs.last_sets == ((), ())
     game = game_at(two_seats({"stack": [], "sets": SETS0, "hand": CALL}))
     tick(game, "buy", "wait")
     revealed = game.observation(1).last_sets[0]
-    assert len(revealed) == 3 and revealed[2][0] == card(SRS)
+    assert len(revealed) == 3
+    assert revealed[2][0] == card(SRS)
 
 
 # ------------------------------------------------------------------ the digest
@@ -531,7 +547,8 @@ def cited(text: str) -> set[str]:
 
 def test_digest_defines_each_clause_once() -> None:
     ids = clause_ids()
-    assert len(ids) == len(set(ids)) and len(ids) >= 20
+    assert len(ids) == len(set(ids))
+    assert len(ids) >= 20
 
 
 def test_every_wuhltisch_clause_is_cited_by_a_test() -> None:
