@@ -29,6 +29,7 @@ Cards = Annotated[list[Card], Field(max_length=MAX_CARDS)]
 PerSeat = Annotated[list[Cards], Field(max_length=12)]
 Sets = Annotated[list[Annotated[list[Cards], Field(max_length=5)]], Field(max_length=12)]
 Count = Annotated[int, Field(ge=0, le=10**9)]
+Name = Annotated[str, Field(max_length=40)]
 
 
 class _Model(BaseModel):
@@ -68,9 +69,7 @@ class _Doc(_Model):
     seed: Annotated[int, Field(ge=0, lt=2**64)]
     steps: Count
     moves: Annotated[
-        list[
-            tuple[Count, Annotated[int, Field(ge=0, le=11)], Annotated[str, Field(max_length=40)]]
-        ],
+        list[Annotated[list[Annotated[int, Field(ge=0, le=10**9)] | Name], Field(max_length=3)]],
         Field(max_length=MAX_MOVES),
     ]
     state: _State
@@ -148,9 +147,19 @@ def game_from_data(
     by_text = rules.actions_by_text
     moves: list[Move] = []
     last = -1
-    for step, seat, text in doc.moves:
-        action: Action | None = by_text.get(text)
-        if action is None or seat >= n or step < last or step >= doc.steps:
+    for move in doc.moves:
+        if len(move) != 3:
+            raise PositionError(f"game JSON: a move is [step, seat, action], not {move}")
+        step, seat, text = move
+        action: Action | None = by_text.get(text) if isinstance(text, str) else None
+        if (
+            action is None
+            or not isinstance(step, int)
+            or not isinstance(seat, int)
+            or seat >= n
+            or step < last
+            or step >= doc.steps
+        ):
             raise PositionError(f"game JSON: the move {[step, seat, text]} cannot be in this game")
         last = step
         moves.append(Move(step, seat, action))
