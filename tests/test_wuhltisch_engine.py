@@ -229,3 +229,23 @@ def test_hypothesis_joint_actions_keep_invariants(data: st.DataObject) -> None:
         check(game)
         copy.apply_joint(acts)
         assert copy == game
+
+
+def test_the_core_driver_plays_it_with_greedy_bots_and_the_tick_buffer() -> None:
+    from cardshop import driver
+
+    game = new_game(SHORT, 3, seed=4)
+    bots = [WuhltischGreedyBot(SHORT, 3, s) for s in range(3)]
+    steps: list[driver.Step] = []
+    driver.play(game, bots, on_step=steps.append, max_steps=1000)
+    assert game.is_over
+    assert len(steps) == game.ticks
+    assert all(sorted(s.actions) == [0, 1, 2] for s in steps)
+    game = new_game(SHORT, 2, seed=4)
+    buffer = driver.TickBuffer(game)
+    assert buffer.submit(1, "look") is None
+    events = buffer.submit(0, "wait")
+    assert events is not None
+    assert type(events[0]).__name__ == "Looked"
+    assert game.tick == 1
+    assert game.observation(1).view >= 0
