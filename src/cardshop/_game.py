@@ -1,0 +1,258 @@
+"""The game protocol every family implements: one state, sequential or simultaneous.
+
+A *game* is one play of a variant in progress (OpenSpiel would call it a state). Tools
+(the driver, bots, simulation, records, audits, environments, the command line) use only
+what this module defines, so they work for every family without knowing its rules:
+
+* :attr:`Game.acting` says which seats must act now: one seat in a turn-based game,
+  every seat still playing in a tick of a simultaneous game, none when it is over.
+* :meth:`Game.legal_actions` gives one acting seat's legal actions, sorted.
+* :meth:`Game.apply` takes the action of the one acting seat (turn-based play);
+  :meth:`Game.apply_joint` takes one action from *each* acting seat and resolves them
+  together. Both validate everything first, so an illegal action changes nothing.
+
+Why the joint action is the primitive of simultaneous play, rather than per-seat
+submissions that resolve once everyone has submitted: validation is atomic (one
+illegal action rejects the tick and changes nothing); a game never holds pending,
+unresolved submissions that ``clone``, JSON and observations would have to carry and
+hide; and it is the shape of OpenSpiel's ``apply_actions`` and PettingZoo's Parallel
+``step``. Tools that want one actor at a time buffer the seats' choices themselves
+(:class:`cardshop.driver.TickBuffer`), as PettingZoo's ``parallel_to_aec`` does.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
+
+from cardshop._core import Action, Seat
+from cardshop._errors import GameStateError
+
+if TYPE_CHECKING:
+    from cardshop._variant import VariantBase
+
+__all__ = [
+    "Dynamics",
+    "Event",
+    "Game",
+    "JointAction",
+    "Move",
+    "Result",
+    "Termination",
+    "rank_seats",
+]
+
+Event = Any
+"""A family's event: a named tuple whose ``str()`` is one readable line."""
+
+JointAction = Mapping[Seat, Action]
+"""One action from each acting seat of a simultaneous tick."""
+
+
+class Dynamics(StrEnum):
+    """Whether one seat acts at a time or several act together."""
+
+    SEQUENTIAL = "sequential"
+    SIMULTANEOUS = "simultaneous"
+
+
+class Termination(StrEnum):
+    """How a game ended."""
+
+    FINISHED = "finished"  # by its rules
+    CAPPED = "capped"  # the variant's cap on its length was reached
+
+
+class Move(NamedTuple):
+    """One action in a game's history: the step it was part of, its seat and itself.
+
+    ``step`` counts calls of :meth:`Game.apply` / :meth:`Game.apply_joint` from 0;
+    the actions of one simultaneous tick share a step.
+    """
+
+    step: int
+    seat: Seat
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of a game: scores, ranks (1 = best, ties share a rank) and winners.
+
+    ``rounds`` is the game's length in the family's own unit (rounds, turns);
+    ``details`` holds further counts a family reports (ticks, trades, ...).
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[Seat, ...]
+    termination: Termination
+    rounds: int
+    details: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def order(self) -> tuple[Seat, ...]:
+        """Seats from best to worst (tied seats by seat number)."""
+        return tuple(sorted(range(len(self.ranks)), key=lambda s: (self.ranks[s], s)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-able)."""
+        data: dict[str, Any] = {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "winners": list(self.winners),
+            "termination": self.termination.value,
+            "rounds": self.rounds,
+        }
+        if self.details:
+            data["details"] = dict(self.details)
+        return data
+
+
+def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[Seat, ...]]:
+    """Ranks and winners from one sort key per seat, bigger keys better.
+
+    A key is the score followed by the tiebreaks in order (negate a "fewest wins"
+    tiebreak). Seats with equal keys share a rank; every seat of rank 1 wins::
+
+        >>> rank_seats([(5, -2), (7, 0), (5, -2)])
+        ((2, 1, 2), (1,))
+    """
+    ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+    winners = tuple(seat for seat, rank in enumerate(ranks) if rank == 1)
+    return ranks, winners
+
+
+class Game(ABC):
+    """One game of a variant, in progress or over; every family's engine subclasses it.
+
+    Subclasses set :attr:`family`, override :attr:`dynamics` if their seats act
+    together, and implement the abstract members. Seats are ``0 .. players-1``. See the module docstring for the protocol.
+    """
+
+    __slots__ = ()
+
+    family: ClassVar[str]
+
+    variant: VariantBase
+    seed: int
+
+    # ---------------------------------------------------------------- the state
+
+    @property
+    def dynamics(self) -> Dynamics:
+        """Whether seats take turns or act together (sequential unless overridden)."""
+        return Dynamics.SEQUENTIAL
+
+    @property
+    @abstractmethod
+    def players(self) -> int:
+        """Number of seats."""
+
+    @property
+    @abstractmethod
+    def acting(self) -> tuple[Seat, ...]:
+        """Seats that must act now, in seat order; empty when the game is over."""
+
+    @property
+    def current_player(self) -> Seat | None:
+        """The one seat to act, or ``None`` when none or several act."""
+        acting = self.acting
+        return acting[0] if len(acting) == 1 else None
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+
+    @property
+    @abstractmethod
+    def moves(self) -> list[Move]:
+        """Every action applied so far, in order."""
+
+    # ---------------------------------------------------------------- acting
+
+    @abstractmethod
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        """An acting seat's legal actions, sorted (default: the one acting seat)."""
+
+    @abstractmethod
+    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+        """Parse an action text for ``seat`` (default: the one acting seat).
+
+        Raises :class:`~cardshop.ActionParseError` for text that names no action of
+        this variant; legality is checked by :meth:`apply`.
+        """
+
+    @abstractmethod
+    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
+        """Apply the action of the one acting seat; return the events it caused.
+
+        Raises :class:`~cardshop.IllegalActionError` (changing nothing) for an action
+        the rules forbid, and :class:`~cardshop.GameStateError` when several seats
+        must act together (use :meth:`apply_joint`).
+        """
+
+    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Event]:
+        """Apply one action from each acting seat together; return the events.
+
+        Every acting seat must appear exactly once. This default serves turn-based
+        families, where one seat acts; simultaneous families override it.
+        """
+        acting = self.acting
+        if sorted(actions) != list(acting):
+            raise GameStateError(
+                f"a joint action needs exactly the acting seats {list(acting)}, "
+                f"got seats {sorted(actions)}"
+            )
+        (seat,) = acting
+        return self.apply(actions[seat], seat)
+
+    def require_seat(self, seat: Seat | None) -> Seat:
+        """The seat an action is for: ``seat`` if it acts now, else the one acting seat.
+
+        Raises :class:`~cardshop.GameStateError` when ``seat`` does not act now, or
+        when it is ``None`` and no single seat acts.
+        """
+        acting = self.acting
+        if seat is None:
+            if len(acting) == 1:
+                return acting[0]
+            if not acting:
+                raise GameStateError("the game is over: no seat acts")
+            raise GameStateError(f"seats {list(acting)} act together: name the seat")
+        if seat not in acting:
+            raise GameStateError(f"seat {seat!r} does not act now (acting: {list(acting)})")
+        return seat
+
+    # ---------------------------------------------------------------- knowledge
+
+    @abstractmethod
+    def observation(self, seat: Seat) -> Any:
+        """What ``seat`` may know now (the family's observation type)."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The outcome; raises :class:`~cardshop.GameStateError` before the end."""
+
+    # ---------------------------------------------------------------- copies
+
+    @abstractmethod
+    def clone(self) -> Self:
+        """An independent copy: actions applied to one never change the other."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data with ``family`` and the resolved variant."""
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON text."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+
+    @abstractmethod
+    def to_position(self) -> dict[str, Any]:
+        """The state in the family's position format (docs of the family)."""

@@ -1,0 +1,329 @@
+"""A tiny family of games that exists to prove the core's boundary: ``tinymarket``.
+
+A shuffled deck of numbered cards; a market of face-up cards; each player holds one
+secret card from the deal. ``take I`` takes the market card at position ``I`` (the slot
+is refilled from the deck), ``pass`` takes nothing. A variant's ``dynamics`` key says
+whether seats take turns (``sequential``) or all act in each tick (``simultaneous``;
+a card claimed by two or more seats in one tick is discarded). The game ends when the
+market is empty or a whole round of seats passed; a game longer than ``step_cap``
+steps ends as capped. Score: the taken cards and the secret card, summed.
+
+Nothing in cardshop's tools knows this family: the tests register it at run time
+(:func:`register`) and send it through every tool.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, NamedTuple, Self
+
+from pydantic import Field
+
+from cardshop._core import Action, Seat, derive_rng, shuffle
+from cardshop._errors import ActionParseError, GameStateError, IllegalActionError, PositionError
+from cardshop._family import Family, Invariant, register_family
+from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
+from cardshop._variant import VariantBase
+
+NAME = "tinymarket"
+PASS = Action("pass")
+
+
+class TinyVariant(VariantBase):
+    family: Literal["tinymarket"] = "tinymarket"
+    dynamics: Literal["sequential", "simultaneous"] = "sequential"
+    cards: list[int] = Field(min_length=1, max_length=200)
+    market: int = Field(3, ge=1, le=10)
+    step_cap: int = Field(200, ge=1, le=100_000)
+
+    def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
+        errs = super().semantic_errors()
+        if len(self.cards) < self.players.max:
+            errs.append((("cards",), "fewer cards than players: not every seat gets a secret"))
+        return errs
+
+
+class Took(NamedTuple):
+    seat: Seat
+    card: int
+    value: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} takes a {self.value}"
+
+
+class Clashed(NamedTuple):
+    seats: tuple[Seat, ...]
+    card: int
+
+    def __str__(self) -> str:
+        return f"seats {', '.join(map(str, self.seats))} grab the same card; it is discarded"
+
+
+class Ended(NamedTuple):
+    scores: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"the game ends; scores {list(self.scores)}"
+
+
+EVENTS = {cls.__name__: cls for cls in (Took, Clashed, Ended)}
+
+
+class Observation(NamedTuple):
+    seat: Seat
+    market: tuple[int, ...]  # values, 0 for an empty slot
+    taken: tuple[int, ...]  # per seat, the sum of taken values
+    secret: int
+    deck_size: int
+    acting: tuple[Seat, ...]
+
+
+class TinyGame(Game):
+    family = NAME
+    variant: TinyVariant
+
+    def __init__(self, variant: TinyVariant, players: int, seed: int) -> None:
+        self.variant = variant
+        self.seed = seed
+        self.n = players
+        self.chance = 0
+        self.deck = list(range(len(variant.cards)))
+        shuffle(derive_rng(seed, "deal"), self.deck)
+        self.secrets = [self.deck.pop() for _ in range(players)]
+        self.market = [self.deck.pop() if self.deck else -1 for _ in range(variant.market)]
+        self.piles: list[list[int]] = [[] for _ in range(players)]
+        self.discard: list[int] = []
+        self.turn = 0
+        self.passes = 0
+        self.step = 0
+        self.over: Termination | None = None
+        self._moves: list[Move] = []
+
+    @property
+    def dynamics(self) -> Dynamics:
+        return Dynamics(self.variant.dynamics)
+
+    @property
+    def players(self) -> int:
+        return self.n
+
+    @property
+    def acting(self) -> tuple[Seat, ...]:
+        if self.over is not None:
+            return ()
+        if self.dynamics is Dynamics.SIMULTANEOUS:
+            return tuple(range(self.n))
+        return (self.turn,)
+
+    @property
+    def is_over(self) -> bool:
+        return self.over is not None
+
+    @property
+    def moves(self) -> list[Move]:
+        return list(self._moves)
+
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        self.require_seat(seat)
+        return [PASS] + [Action("take", i) for i, c in enumerate(self.market) if c >= 0]
+
+    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+        if not isinstance(text, str) or len(text) > 40:
+            raise ActionParseError(f"not an action text: {text!r:.60}")
+        words = text.split()
+        if words == ["pass"]:
+            return PASS
+        if len(words) == 2 and words[0] == "take" and words[1].isascii() and words[1].isdigit():
+            return Action("take", int(words[1]))
+        raise ActionParseError(f"cannot parse action {text!r}: expected 'take I' or 'pass'")
+
+    def _checked(self, action: Action | str, seat: Seat) -> Action:
+        if isinstance(action, str):
+            action = self.parse_action(action)
+        if not isinstance(action, Action) or action not in self.legal_actions(seat):
+            raise IllegalActionError(f"{action!r} is not legal for seat {seat} now")
+        if isinstance(action.arg, bool):
+            raise IllegalActionError(f"{action!r}: a market position is a number")
+        return action
+
+    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Any]:
+        if self.dynamics is Dynamics.SIMULTANEOUS and self.n > 1:
+            raise GameStateError("every seat acts together: use apply_joint")
+        seat = self.require_seat(seat)
+        return self._resolve({seat: self._checked(action, seat)})
+
+    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Any]:
+        if sorted(actions) != list(self.acting):
+            raise GameStateError(f"a joint action needs exactly seats {list(self.acting)}")
+        return self._resolve({s: self._checked(a, s) for s, a in sorted(actions.items())})
+
+    def _resolve(self, actions: dict[Seat, Action]) -> list[Any]:
+        events: list[Any] = []
+        values = self.variant.cards
+        claims: dict[int, list[Seat]] = {}
+        for seat, action in actions.items():
+            self._moves.append(Move(self.step, seat, action))
+            if action.verb == "take":
+                claims.setdefault(int(action.arg), []).append(seat)  # type: ignore[arg-type]
+        for slot, seats in sorted(claims.items()):
+            card = self.market[slot]
+            if len(seats) == 1:
+                self.piles[seats[0]].append(card)
+                events.append(Took(seats[0], card, values[card]))
+            else:
+                self.discard.append(card)
+                events.append(Clashed(tuple(seats), card))
+            self.market[slot] = self.deck.pop() if self.deck else -1
+        self.passes = 0 if claims else self.passes + len(actions)
+        self.step += 1
+        self.turn = (self.turn + 1) % self.n
+        if all(c < 0 for c in self.market) or self.passes >= self.n:
+            self.over = Termination.FINISHED
+        elif self.step >= self.variant.step_cap:
+            self.over = Termination.CAPPED
+        if self.over is not None:
+            events.append(Ended(self.scores()))
+        return events
+
+    def scores(self) -> tuple[int, ...]:
+        values = self.variant.cards
+        return tuple(
+            sum(values[c] for c in self.piles[s]) + values[self.secrets[s]] for s in range(self.n)
+        )
+
+    def result(self) -> Result:
+        if self.over is None:
+            raise GameStateError("the game is not over")
+        scores = self.scores()
+        ranks, winners = rank_seats([(s,) for s in scores])
+        return Result(scores, ranks, winners, self.over, self.step)
+
+    def observation(self, seat: Seat) -> Observation:
+        values = self.variant.cards
+        return Observation(
+            seat,
+            tuple(values[c] if c >= 0 else 0 for c in self.market),
+            tuple(sum(values[c] for c in pile) for pile in self.piles),
+            values[self.secrets[seat]],
+            len(self.deck),
+            self.acting,
+        )
+
+    def clone(self) -> Self:
+        return self.from_dict(self.to_dict())  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TinyGame) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "family": NAME,
+            "variant": self.variant.to_data(),
+            "seed": self.seed,
+            "players": self.n,
+            "deck": self.deck.copy(),
+            "secrets": self.secrets.copy(),
+            "market": self.market.copy(),
+            "piles": [p.copy() for p in self.piles],
+            "discard": self.discard.copy(),
+            "turn": self.turn,
+            "passes": self.passes,
+            "step": self.step,
+            "over": self.over.value if self.over else None,
+            "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
+        }
+
+    def to_position(self) -> dict[str, Any]:
+        return self.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TinyGame:
+        try:
+            variant = TinyVariant.model_validate(data["variant"], strict=False)
+            game = cls(variant, int(data["players"]), int(data["seed"]))
+            for key in ("deck", "secrets", "market", "discard"):
+                setattr(game, key, [int(c) for c in data[key]])
+            game.piles = [[int(c) for c in pile] for pile in data["piles"]]
+            game.turn, game.passes, game.step = data["turn"], data["passes"], data["step"]
+            game.over = Termination(data["over"]) if data["over"] else None
+            game._moves = [Move(s, seat, game.parse_action(t)) for s, seat, t in data["moves"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PositionError(f"not a tinymarket game: {exc}") from None
+        problem = conservation(game)
+        if problem:
+            raise PositionError(f"not a tinymarket game: {problem}")
+        return game
+
+
+def conservation(game: Game) -> str | None:
+    assert isinstance(game, TinyGame)
+    cards = [*game.deck, *game.secrets, *(c for c in game.market if c >= 0), *game.discard]
+    cards += [c for pile in game.piles for c in pile]
+    if sorted(cards) != list(range(len(game.variant.cards))):
+        return f"cards are lost or doubled: {sorted(cards)}"
+    return None
+
+
+def new_game(variant: VariantBase, players: int, seed: int | None = None) -> TinyGame:
+    assert isinstance(variant, TinyVariant)
+    return TinyGame(variant, players, random.randrange(2**63) if seed is None else seed)
+
+
+def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
+    assert isinstance(variant, TinyVariant)
+    return [PASS, *(Action("take", i) for i in range(variant.market))]
+
+
+class Encoder:
+    def __init__(self, variant: VariantBase, players: int) -> None:
+        assert isinstance(variant, TinyVariant)
+        top = float(max(variant.cards))
+        self.labels = (
+            *(f"market {i}" for i in range(variant.market)),
+            *(f"taken by {s}" for s in range(players)),
+            "secret",
+            "deck",
+        )
+        self.low = tuple(0.0 for _ in self.labels)
+        self.high = (
+            *(top for _ in range(variant.market)),
+            *(top * len(variant.cards) for _ in range(players)),
+            top,
+            float(len(variant.cards)),
+        )
+
+    def encode(self, observation: Any) -> list[float]:
+        o: Observation = observation
+        return [*map(float, o.market), *map(float, o.taken), float(o.secret), float(o.deck_size)]
+
+
+def render(game: Game, seat: Seat | None) -> str:
+    assert isinstance(game, TinyGame)
+    values = game.variant.cards
+    market = " ".join(str(values[c]) if c >= 0 else "-" for c in game.market)
+    return f"market: {market}   taken: {list(game.observation(0).taken)}   step {game.step}"
+
+
+FAMILY = Family(
+    name=NAME,
+    dynamics=Dynamics.SEQUENTIAL,
+    variant_model=TinyVariant,
+    new_game=new_game,
+    game_from_dict=TinyGame.from_dict,
+    game_from_position=lambda position, variant: TinyGame.from_dict(position),
+    action_space=action_space,
+    observation_encoder=Encoder,
+    event_to_dict=lambda e: {"type": type(e).__name__, **e._asdict()},
+    event_from_dict=lambda d: EVENTS[d["type"]](**{k: v for k, v in d.items() if k != "type"}),
+    render=render,
+    invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
+)
+
+
+def register() -> None:
+    """Make the family known to cardshop in this process."""
+    register_family(FAMILY, replace=True)
