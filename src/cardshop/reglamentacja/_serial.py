@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from cardshop._core import Action
 from cardshop._errors import ActionParseError, PositionError, VariantError
-from cardshop.reglamentacja._base import Move
+from cardshop._game import Move
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
@@ -243,7 +242,3 @@ def state_problems(g: ReglamentacjaGame) -> list[str]:
     if g._turn < 1:
         out.append("turn must be at least 1")
     return out
-
-
-def action_of(text: str) -> Action:  # pragma: no cover - kept for symmetry
-    return Action.from_text(text)

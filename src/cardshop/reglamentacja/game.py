@@ -32,7 +32,7 @@ from cardshop._errors import (
     PositionError,
     SetupError,
 )
-from cardshop.reglamentacja._base import Dynamics, Game, Move, Result, Termination, rank_seats
+from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
 from cardshop.reglamentacja.events import (
     Accepted,
     Bought,
@@ -159,13 +159,12 @@ class ReglamentacjaGame(Game):
     """
 
     family: ClassVar[str] = "reglamentacja"
-    dynamics: ClassVar[Dynamics] = Dynamics.SEQUENTIAL
     FORMAT: ClassVar[str] = "cardshop-reglamentacja-game/1"
 
     __slots__ = (
         "_active",
-        "_box",
         "_bought",
+        "_box",
         "_chance",
         "_cstack",
         "_dcount",
@@ -203,6 +202,34 @@ class ReglamentacjaGame(Game):
     n: int
     seed: int
     first_player: Seat
+    _chance: int
+    _swhere: list[int]
+    _stack: list[int]
+    _hand: list[int]
+    _hsize: list[int]
+    _dcount: list[int]
+    _row: list[int]
+    _cstack: list[int]
+    _bought: list[list[int]]
+    _removed: list[int]
+    _visit: list[int]
+    _box: list[int]
+    _queue: list[int]
+    _active: int
+    _phase: int
+    _turn: int
+    _spin: int
+    _done: int
+    _pt: int
+    _pg: int
+    _pk: int
+    _pp: int
+    _fs: int
+    _termination: int
+    _stats: list[int]
+    _moves: list[Move]
+    _step: int
+    _legal: list[Action] | None
 
     # ------------------------------------------------------------------ creation
 
@@ -308,6 +335,11 @@ class ReglamentacjaGame(Game):
     # ------------------------------------------------------------- public view
 
     @property
+    def dynamics(self) -> Dynamics:
+        """One seat acts at a time; the answer to an offer is the offered seat's action."""
+        return Dynamics.SEQUENTIAL
+
+    @property
     def players(self) -> int:
         """Number of players."""
         return self.n
@@ -398,7 +430,10 @@ class ReglamentacjaGame(Game):
 
     def card_zones(self) -> dict[str, tuple[int, ...]]:
         """Every shopping card zone's ids: ``row``, ``stack`` (top first), bought, removed."""
-        out = {"row": tuple(self._row), "stack": tuple(self._cstack[::-1])}
+        out: dict[str, tuple[int, ...]] = {
+            "row": tuple(self._row),
+            "stack": tuple(self._cstack[::-1]),
+        }
         for s in range(self.n):
             out[f"bought:{s}"] = tuple(self._bought[s])
         out["removed"] = tuple(self._removed)
@@ -406,7 +441,7 @@ class ReglamentacjaGame(Game):
 
     def visit_zones(self) -> dict[str, tuple[int, ...]]:
         """Visit card ids by seat and in the box (unused)."""
-        out = {f"seat:{s}": (self._visit[s],) for s in range(self.n)}
+        out: dict[str, tuple[int, ...]] = {f"seat:{s}": (self._visit[s],) for s in range(self.n)}
         out["box"] = tuple(self._box)
         return out
 
@@ -423,7 +458,7 @@ class ReglamentacjaGame(Game):
 
     def _acting(self) -> int:
         phase = self._phase
-        if phase == TRADE or phase == FINAL_TRADE:
+        if phase in (TRADE, FINAL_TRADE):
             return self._pt if self._pt >= 0 else self._offerer()
         if phase == DISCARD:
             return self._active
@@ -434,25 +469,22 @@ class ReglamentacjaGame(Game):
         return -1
 
     def _seat_of(self, seat: Seat | None) -> int:
+        """The acting seat, checked against ``seat`` when one is named."""
         acting = self._acting()
-        if seat is None:
-            if acting < 0:
-                raise GameStateError("the game is over: no seat acts")
-            return acting
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
-            raise GameStateError(f"no seat {seat!r}; seats are 0..{self.n - 1}")
-        return seat
+        if acting < 0:
+            raise GameStateError("the game is over: no seat acts")
+        if seat is not None and seat != acting:
+            raise GameStateError(f"seat {seat!r} does not act now (acting: [{acting}])")
+        return acting
 
     # ------------------------------------------------------------ legal actions
 
     def legal_actions(self, seat: Seat | None = None) -> list[Action]:
         """The actions ``seat`` (default: the acting seat) may take now, sorted.
 
-        A seat that is not acting has none.
+        Raises :class:`GameStateError` for a seat that does not act now. [RG-ACT-1]
         """
-        who = self._seat_of(seat)
-        if who != self._acting():
-            return []
+        self._seat_of(seat)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
@@ -468,7 +500,7 @@ class ReglamentacjaGame(Game):
         phase = self._phase
         rules = self.rules
         k = rules.k
-        if phase == TRADE or phase == FINAL_TRADE:
+        if phase in (TRADE, FINAL_TRADE):
             if self._pt >= 0:
                 if self._holds(self._pt, rules.multisets[self._pk]):
                     return [ACCEPT, REJECT]
@@ -476,9 +508,7 @@ class ReglamentacjaGame(Game):
             seat = self._offerer()
             base = seat * k
             hand = self._hand[base : base + k]
-            ok = [
-                all(h >= c for h, c in zip(hand, ms, strict=True)) for ms in rules.multisets
-            ]
+            ok = [all(h >= c for h, c in zip(hand, ms, strict=True)) for ms in rules.multisets]
             acts: list[Action] = []
             for target in self._targets(seat):
                 actions, gives = rules.offers_to(target)
@@ -494,7 +524,7 @@ class ReglamentacjaGame(Game):
             base = self._active * k
             hand = self._hand
             return [rules.discard_actions[i] for i in rules.alpha if hand[base + i]]
-        if phase == SHOP or phase == FINAL_SHOP:
+        if phase in (SHOP, FINAL_SHOP):
             seat = self._acting()
             acts = [
                 rules.buy_actions[p]
@@ -594,7 +624,9 @@ class ReglamentacjaGame(Game):
                 place = True
                 current = None
             elif current is None:
-                raise ActionParseError(f"{text!r}: expected 'give', 'take' or 'place', not {word!r}")
+                raise ActionParseError(
+                    f"{text!r}: expected 'give', 'take' or 'place', not {word!r}"
+                )
             else:
                 sections[current].append(word)
         for name, kinds in sections.items():
@@ -689,7 +721,7 @@ class ReglamentacjaGame(Game):
         phase = self._phase
         rules = self.rules
         code = d[0]
-        trading = phase == TRADE or phase == FINAL_TRADE
+        trading = phase in (TRADE, FINAL_TRADE)
         if trading and self._pt >= 0:
             if code == V_REJECT:
                 return None
@@ -729,7 +761,7 @@ class ReglamentacjaGame(Game):
             if not self._hand[seat * rules.k + d[1]]:
                 return f"you hold no {rules.kinds[d[1]]}"
             return None
-        if phase == SHOP or phase == FINAL_SHOP:
+        if phase in (SHOP, FINAL_SHOP):
             if code == V_PASS:
                 return None
             if code != V_BUY:
@@ -767,17 +799,6 @@ class ReglamentacjaGame(Game):
         self._do(who, d, events)
         return events
 
-    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Event]:
-        """The one acting seat's action, given as a mapping (sequential play)."""
-        acting = self.acting
-        if set(actions) != set(acting):
-            raise IllegalActionError(
-                f"expected exactly one action for each acting seat {list(acting)}, "
-                f"got seats {sorted(actions)}"
-            )
-        (seat,) = acting
-        return self.apply(actions[seat], seat)
-
     def _do(self, seat: int, d: tuple[int, int, int, int, int], events: list[Event]) -> None:
         code = d[0]
         rules = self.rules
@@ -795,7 +816,7 @@ class ReglamentacjaGame(Game):
                 )
             )
             return
-        if code == V_ACCEPT or code == V_REJECT:
+        if code in (V_ACCEPT, V_REJECT):
             offerer = self._offerer()
             if code == V_ACCEPT:  # RG-TRADE-4
                 got = self._move_stamps(offerer, seat, rules.multisets[self._pg])
@@ -826,7 +847,7 @@ class ReglamentacjaGame(Game):
             events.append(TopStopped(seat, True))
             self._end_trading(events)
             return
-        if code == V_DRAW or code == V_SWAP:  # RG-SPEC-1, RG-SPEC-2
+        if code in (V_DRAW, V_SWAP):  # RG-SPEC-1, RG-SPEC-2
             ms = rules.multisets[d[1]]
             paid = self._move_stamps(seat, self.n + 1, ms)
             mode = "draw" if code == V_DRAW else "swap"
@@ -971,7 +992,9 @@ class ReglamentacjaGame(Game):
             seat = (self._active + i) % n
             if self.rules.final_stamps:
                 ids = tuple(drawn[seat])
-                events.append(StampsDrawn(seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids))
+                events.append(
+                    StampsDrawn(seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids)
+                )
         self._phase = FINAL_TRADE
         self._spin_top(events)
 

@@ -7,7 +7,6 @@ docs/reglamentacja-rules.md.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop._core import Action
-from cardshop.reglamentacja._base import Slug, VariantBase
+from cardshop._variant import Slug, VariantBase
 
 __all__ = [
     "MAX_ACTION_SPACE",
@@ -130,10 +129,8 @@ class ReglamentacjaVariant(VariantBase):
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems that the schema alone cannot see, as (key path, reason)."""
-        errs: list[tuple[tuple[str | int, ...], str]] = []
+        errs = super().semantic_errors()
         lo, hi = self.players.min, self.players.max
-        if hi < lo:
-            errs.append((("players", "max"), "max is smaller than min"))
         if lo < 3:
             errs.append(
                 (("players", "min"), "the third pawn in the queue must be a player: at least 3")
@@ -179,14 +176,10 @@ class ReglamentacjaVariant(VariantBase):
                         )
                     )
         if len(self.visits) < hi:
-            errs.append(
-                (("visits",), f"{len(self.visits)} visit cards cannot serve {hi} players")
-            )
+            errs.append((("visits",), f"{len(self.visits)} visit cards cannot serve {hi} players"))
         if self.three_players_without_meal_visits:
             if "meal" not in cats:
-                errs.append(
-                    (("three_players_without_meal_visits",), "there is no category 'meal'")
-                )
+                errs.append((("three_players_without_meal_visits",), "there is no category 'meal'"))
             elif lo <= 3 <= hi:
                 left = sum(1 for v in self.visits if "meal" not in v.double)
                 if left < 3:
@@ -229,11 +222,6 @@ class ReglamentacjaVariant(VariantBase):
     def rules(self) -> Rules:
         """The compiled rules that the engine runs (built once, then cached)."""
         return Rules.compile(self)
-
-    @property
-    def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON."""
-        return self.rules.content_hash
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -313,9 +301,7 @@ class Rules:
             for kind in card.cost:
                 cost[kind_index[kind]] += 1
             costs.append(tuple(cost))
-        mults = tuple(
-            tuple(2 if c in visit.double else 1 for c in cats) for visit in v.visits
-        )
+        mults = tuple(tuple(2 if c in visit.double else 1 for c in cats) for visit in v.visits)
         multisets: list[tuple[int, ...]] = []
         texts: list[str] = []
         for size in range(v.max_trade + 1):
@@ -378,7 +364,7 @@ class Rules:
             final_stamps=v.final_stamps,
             turn_cap=v.turn_cap,
             without_meal_visits=v.three_players_without_meal_visits,
-            content_hash=hashlib.sha256(canonical.encode()).hexdigest(),
+            content_hash=v.content_hash,
             variant_json=canonical,
             multisets=tuple(multisets),
             ms_text=tuple(texts),
