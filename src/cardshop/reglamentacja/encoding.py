@@ -3,14 +3,15 @@
 The action space of a variant at ``N`` players lists every action any seat may
 ever take, sorted like legal actions (by verb, then argument). Its size is::
 
-    5 + row_size + K + 2 * P + N * (2 * Q - 1)
+    4 + row_size + K + 2 * P + N * (2 * Q - 1)
 
-with ``K`` stamp kinds, ``P = C(K + price - 1, price)`` speculator payments, and
-``Q`` the ordered pairs (give, take) of multisets of at most ``max_trade`` stamps
-that share no kind; an offer adds the place flag and may not be empty. The 5 are
-``accept``, ``pass``, ``reject``, ``stop`` and the kinds' ``discard`` are counted in K.
-For the built-in variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273
-offers per target seat and 39,893 / 53,166 / 66,439 actions at 3 / 4 / 5 players.
+4 for ``accept``, ``pass``, ``reject`` and ``stop``; ``row_size`` buys; ``K``
+discards (one per stamp kind); ``P = C(K + price - 1, price)`` payments to the
+speculator, for each of ``draw`` and ``swap``; and per seat offered to, ``Q`` the
+ordered pairs (give, take) of multisets of at most ``max_trade`` stamps that share
+no kind, with and without ``place``, less the empty offer. For the built-in
+variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273 offers per seat and
+39,892 / 53,165 / 66,438 actions at 3 / 4 / 5 players.
 """
 
 from __future__ import annotations
