@@ -177,6 +177,7 @@ def sample_position(
 
     Hidden: the other hands' stamps, the stamp stack's contents and order, the other
     seats' visit cards, the shopping stack's order and how long the top still spins.
+    A pending offer's stamps stay with its maker, who is known to hold them.
     """
     rules = _rules(variant)
     o = observation
@@ -192,13 +193,20 @@ def sample_position(
     hidden_places = o.stamp_stack + sum(o.hand_sizes) - o.hand_sizes[o.seat]
     if min(unseen) < 0 or sum(unseen) != hidden_places:
         raise GameStateError("the observation's stamps do not add up")
+    # A pending offer shows that its maker holds the stamps he offers.
+    known = [[0] * rules.k for _ in range(n)]
+    if o.pending is not None and o.offerer is not None and o.offerer != o.seat:
+        known[o.offerer] = list(o.pending[1])
+        unseen = [u - g for u, g in zip(unseen, o.pending[1], strict=True)]
+        if min(unseen) < 0:
+            raise GameStateError("the pending offer gives stamps nobody can hold")
     pool = [i for i in range(rules.k) for _ in range(unseen[i])]
     rng.shuffle(pool)
     hands: list[dict[str, int]] = []
     for s in range(n):
-        counts = list(o.hand) if s == o.seat else [0] * rules.k
+        counts = list(o.hand) if s == o.seat else known[s]
         if s != o.seat:
-            for _ in range(o.hand_sizes[s]):
+            for _ in range(o.hand_sizes[s] - sum(counts)):
                 counts[pool.pop()] += 1
         hands.append({rules.kinds[i]: c for i, c in enumerate(counts) if c})
     stamp_stack = [rules.kinds[i] for i in pool]
