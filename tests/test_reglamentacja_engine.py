@@ -206,10 +206,10 @@ def test_the_sampler_varies_what_is_hidden() -> None:
     obs = game.observation(0)
     hands = {json.dumps(sample(obs, V, random.Random(k)).to_position()["seats"]) for k in range(8)}
     assert len(hands) > 1
+    over = ReglamentacjaGame.from_position(
+        {"phase": "over", "termination": "finished", "seats": [{}, {}, {}]}, V
+    )
     with pytest.raises(GameStateError):
-        over = ReglamentacjaGame.from_position(
-            {"phase": "over", "termination": "finished", "seats": [{}, {}, {}]}, V
-        )
         sample(over.observation(0), V, random.Random(0))
 
 
@@ -262,7 +262,7 @@ def test_the_family_is_registered_and_complete() -> None:
     assert game.dynamics is Dynamics.SEQUENTIAL
     assert family.game_from_dict(game.to_dict()) == game
     assert family.game_from_position(game.to_position(), V).to_position() == game.to_position()
-    assert [inv.name for inv in family.invariants][0] == "stamp-conservation"
+    assert family.invariants[0].name == "stamp-conservation"
     assert "greedy" in family.bots
 
 
@@ -275,7 +275,8 @@ def test_events_round_trip_and_read_as_one_line() -> None:
             data = event_to_dict(event)
             assert event_from_dict(json.loads(json.dumps(data))) == event
             text = str(event)
-            assert text and "\n" not in text
+            assert text
+            assert "\n" not in text
             seen.add(type(event).__name__)
     assert {"Offered", "TurnBegan", "GameEnded", "TopPassed"} <= seen
     with pytest.raises(Exception, match="unknown event"):
@@ -314,7 +315,8 @@ def test_render_shows_the_table_and_hides_other_hands() -> None:
     assert "Seat 0 offers seat 1: meat x2" not in text
     assert "Seat 0 offers seat 1: meat for soap" in text
     assert "accept or reject" in text
-    assert "(soap)" in text and "(meat x2)" not in text
+    assert "(soap)" in text
+    assert "(meat x2)" not in text
     assert "(meat x2)" in render(game, None)
 
 
@@ -442,7 +444,7 @@ def test_generated_variants_play_through_with_invariants(
 
 
 def test_semantic_errors_name_the_key() -> None:
-    bad = {**BASE, "cards": [{**BASE["cards"][0], "cost": ["salt", "meat"]}] + BASE["cards"][1:]}
+    bad = {**BASE, "cards": [{**BASE["cards"][0], "cost": ["salt", "meat"]}, *BASE["cards"][1:]]}
     errors = ReglamentacjaVariant.model_validate(bad).semantic_errors()
     assert (("cards", 0, "cost", 0)) in [path for path, _ in errors]
     few = ReglamentacjaVariant.model_validate({**BASE, "visits": BASE["visits"][:4]})
