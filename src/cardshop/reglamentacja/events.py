@@ -107,10 +107,9 @@ class Reshuffled(NamedTuple):
 
 
 class TopSpun(NamedTuple):
-    """The top spins: ``offer_turns`` offer turns until it falls (hidden at the table)."""
+    """The top spins; how long it will spin is nobody's knowledge. [RG-TRADE-1]"""
 
     seat: int
-    offer_turns: int
 
     def __str__(self) -> str:
         return f"seat {self.seat} spins the top"

@@ -901,7 +901,7 @@ class ReglamentacjaGame(Game):
         rng = derive_rng(self.seed, "spin", self._chance)
         self._spin = rng.randint(rules.spin_min, rules.spin_max)
         self._done = 0
-        events.append(TopSpun(self._active, self._spin))
+        events.append(TopSpun(self._active))
 
     def _next_offer_turn(self, events: list[Event]) -> None:
         self._done += 1
