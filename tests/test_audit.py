@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,15 @@ def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dic
 
 
 # ----------------------------------------------------------------- statistics
+
+
+def test_one_interval_function_serves_audit_and_simulation() -> None:
+    import cardshop._stats
+    import cardshop.simulation
+
+    assert wilson is cardshop._stats.wilson
+    assert cardshop.simulation.wilson is wilson
+    assert "cardshop.audit" not in cardshop.simulation.__dict__
 
 
 def test_wilson_interval_matches_known_values() -> None:
@@ -105,12 +115,17 @@ def test_text_and_markdown_reports(capsys: pytest.CaptureFixture[str]) -> None:
     assert "held      conservation" in text
     assert "6 players: 10 games" in text
     assert "first start player" in text
+    assert "±" not in text  # every spread is labelled: a standard deviation or an interval
+    assert re.search(r"rounds: +mean \d+\.\d \(sd \d+\.\d\), median", text)
+    assert "win rate by seat (95% Wilson interval):" in text
     assert text.rstrip().endswith("Result: ok")
     assert run([*args, "--markdown"]) == 0
     markdown = capsys.readouterr().out
     assert markdown.startswith("## Audit of `klunker-es`")
     assert "| `hidden_information` | CARD-2 | held |" in markdown
     assert "| 6 | 10 |" in markdown
+    assert "±" not in markdown
+    assert "Rounds: mean (sd)" in markdown
 
 
 # ------------------------------------------------------------- caught faults

@@ -51,7 +51,8 @@ def test_simulate_summary_json_and_csv(tmp_path: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "6 games of klunker-en, 3 players" in result.stdout
-    assert "Win share (95% CI)" in result.stdout
+    assert "Win share [95% CI]" in result.stdout
+    assert "±" not in result.stdout
     assert "greedy" in result.stdout
     expected = simulate(
         "klunker-en", 3, 6, ["greedy", "random", "greedy"], seed=2, workers=1, rotate=True
@@ -93,7 +94,13 @@ def test_simulate_in_a_real_process_with_two_workers() -> None:
             "klunker-en", 4, 8, "greedy,random,random,random", 5, workers=1, rotate=True
         ).summary()
     }
-    assert f"{summary['greedy'].mean_score:.2f} ± {summary['greedy'].score_ci:.2f}" in proc.stdout
+    greedy = summary["greedy"]
+    low, high = greedy.score_interval
+    assert f"{greedy.mean_score:.2f} [{low:.2f}, {high:.2f}]" in proc.stdout
+    wins = (
+        f"{100 * greedy.win_share:.1f}% [{100 * greedy.win_low:.1f}, {100 * greedy.win_high:.1f}]"
+    )
+    assert wins in proc.stdout
 
 
 def test_simulate_on_a_dask_scheduler_by_address(tmp_path: Path) -> None:

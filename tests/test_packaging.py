@@ -130,3 +130,34 @@ def test_wheel_installs_in_a_fresh_venv_and_runs_the_quickstart(dist: Path, tmp_
     assert out[1] in ("result finished 5", "result capped 5")
     assert out[2].startswith("envs cardshop.envs needs the 'rl' extra")
     assert 'pip install "cardshop[rl]"' in out[2]
+
+
+def test_wheel_with_the_cli_extra_alone_gives_a_working_command(dist: Path, tmp_path: Path) -> None:
+    """`pip install "cardshop[cli]"` into a fresh venv: the command works without click."""
+    wheel = only(dist, "*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    run(
+        sys.executable, "-m", "pip", "--python", python, "install", "--no-compile", "-q",
+        f"{wheel}[cli]",
+    )  # fmt: skip
+    # Current typer carries its own copy of click: the issue's case, click not installed.
+    probe = "import importlib.util as u; print(u.find_spec('click') is None)"
+    assert run(python, "-c", probe).strip() == "True"
+    loaded = "import sys, cardshop.cli; print(sorted(m for m in sys.modules if m == 'click'))"
+    assert run(python, "-c", loaded).strip() == "[]"
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    command = venv / "bin" / "cardshop"
+    assert run(command, "--version", cwd=work).strip() == f"cardshop {cardshop.__version__}"
+    demo = run(command, "demo", "klunker-en", "--players", "3", "--seed", "1", cwd=work)
+    assert "3 players, seed 1" in demo.splitlines()[0]
+    assert re.search(r"Game (finished|capped) after \d+ rounds\.", demo)
+    proc = subprocess.run(
+        [str(command), "demo", "--players", "abc"], cwd=work, capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("cardshop: error: Invalid value for '--players'")
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
+from typer.testing import CliRunner
 
 from cardshop import SetupError, derive_seed, load_variant, new_game
+from cardshop import simulation as simulation_module
+from cardshop._stats import mean_ci, wilson
 from cardshop.bots import GreedyBot, RandomBot, make_bot
+from cardshop.cli import app
 from cardshop.klunker.variant import Variant
 from cardshop.simulation import (
     GameOutcome,
     SimulationResult,
+    WorkerLostError,
     game_seed,
-    mean_ci,
     play_game,
     seat_specs,
     simulate,
@@ -155,6 +169,20 @@ def test_summary_counts_every_seat_and_every_win(reference: SimulationResult) ->
     assert lo < mean < hi
 
 
+def test_win_share_interval_is_wilson_and_never_collapses() -> None:
+    """0 wins out of 12 seats is not "0.0% +- 0.0%": the upper end stays above 0."""
+    sim = simulate("klunker-en", 3, 4, "greedy,random,random", seed=2, workers=1)
+    for b in sim.summary():
+        wins = sum(o.win_share(s) for o in sim for s in range(3) if o.bots[s] == b.bot)
+        expected = wilson(wins, b.seats)
+        assert (b.win_share, b.win_low, b.win_high) == pytest.approx(
+            (expected.estimate, expected.low, expected.high)
+        )
+        assert b.win_interval == (b.win_low, b.win_high)
+        assert b.win_low <= b.win_share <= b.win_high
+        assert b.win_high > 0
+
+
 def test_mean_ci() -> None:
     assert mean_ci([1, 1, 1]) == (1.0, 0.0)
     mean, half = mean_ci([0, 1] * 50)
@@ -207,3 +235,166 @@ def test_play_game_checks_the_bots() -> None:
         on_action=lambda g, seat, action, events: seen.append(str(action)),
     )
     assert seen == [str(a) for a in game.history]
+
+
+# --------------------------------------------------------------------- faults
+
+
+def _dies_in_a_worker(variant: Variant, seed: int) -> RandomBot:
+    """A bot factory that kills the worker process it runs in (as the OOM killer would)."""
+    if multiprocessing.parent_process() is not None:
+        os._exit(9)
+    return RandomBot(seed)
+
+
+def test_a_dead_worker_is_a_worker_lost_error() -> None:
+    with pytest.raises(WorkerLostError, match="worker process died") as info:
+        simulate("klunker-en", 3, 6, [_dies_in_a_worker, "random", "random"], workers=2)
+    assert info.value.played + info.value.lost == 6
+    assert info.value.lost > 0
+    assert f"{info.value.lost:,} lost" in str(info.value)
+
+
+class _Counting(ThreadPoolExecutor):
+    """A thread pool that counts how many of its tasks are waiting or running at most."""
+
+    def __init__(self, max_workers: int) -> None:
+        super().__init__(max_workers=max_workers)
+        self.submitted = 0
+        self.outstanding = 0
+        self.most = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.submitted += 1
+        self.outstanding += 1
+        self.most = max(self.most, self.outstanding)
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(lambda _: self._done())
+        return future
+
+    def _done(self) -> None:
+        self.outstanding -= 1
+
+
+class _Enough(Exception):
+    pass
+
+
+def test_tasks_are_made_lazily_a_few_per_worker() -> None:
+    with _Counting(2) as pool:
+        sim = simulate("klunker-en", 3, 30, "random", seed=1, executor=pool, chunk_size=1)
+    assert len(sim) == 30
+    assert pool.submitted == 30
+    assert pool.most <= 4  # two tasks ahead per worker, never the whole list
+
+    # A number of games no list could hold: the first finished game stops it.
+    def stop(n: int) -> None:
+        raise _Enough
+
+    with _Counting(2) as pool, pytest.raises(_Enough):
+        simulate("klunker-en", 3, 10**15, "random", executor=pool, chunk_size=1, progress=stop)
+    assert pool.submitted <= 4
+
+
+def test_workers_are_capped_at_the_number_of_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes: list[int] = []
+    real = simulation_module._process_pool
+
+    def spy(workers: int) -> Any:
+        sizes.append(workers)
+        return real(workers)
+
+    monkeypatch.setattr(simulation_module, "_process_pool", spy)
+    sim = simulate("klunker-en", 3, 3, "random", seed=3, workers=1000)
+    assert sizes == [3]
+    assert sim == simulate("klunker-en", 3, 3, "random", seed=3, workers=1)
+    simulate("klunker-en", 3, 4, "random", seed=3, workers=8, chunk_size=2)
+    assert sizes[-1] == 2  # two tasks: two processes
+
+
+runner = CliRunner()
+
+
+def test_cli_warns_above_the_cpu_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    args = ["simulate", "klunker-en", "-p", "3", "--games", "2", "--workers", "1000", "-q"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "cardshop: warning: 2 worker processes on 1 CPUs" in result.stderr
+
+
+def test_cli_dask_address_that_does_not_answer_fails_fast() -> None:
+    start = time.monotonic()
+    result = runner.invoke(
+        app,
+        ["simulate", "klunker-en", "--games", "4", "-q", "--dask", "tcp://127.0.0.1:1",
+         "--dask-timeout", "1"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    text = result.stderr.strip()
+    assert text.startswith("cardshop: error: --dask: cannot reach a Dask scheduler")
+    assert "'tcp://127.0.0.1:1' within 1 s" in text
+    assert "\n" not in text
+    assert time.monotonic() - start < 25  # not the 30 s default of the client
+    bad = runner.invoke(app, ["simulate", "klunker-en", "--dask", "x", "--dask-timeout", "0"])
+    assert bad.exit_code == 2
+    assert "--dask-timeout must be a number of seconds above 0" in bad.stderr
+
+
+def _start_simulation(tmp_path: Path) -> tuple[subprocess.Popen[str], list[psutil.Process]]:
+    """``cardshop simulate`` with two workers and many games; its worker processes."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardshop", "simulate", "klunker-en", "--games", "1000000",
+         "--workers", "2", "--json", str(tmp_path / "out.json"), "--csv",
+         str(tmp_path / "out.csv")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    children: list[psutil.Process] = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        children = parent.children(recursive=True)
+        if len(children) >= 2:
+            break
+        time.sleep(0.05)
+    assert len(children) >= 2, "the workers did not start"
+    return proc, children
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _assert_all_gone(children: list[psutil.Process]) -> None:
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert all(_gone(p) for p in alive), [p.pid for p in alive]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_simulate_and_its_workers(sig: signal.Signals, tmp_path: Path) -> None:
+    proc, children = _start_simulation(tmp_path)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err
+    assert f"cardshop: stopped by {sig.name} after" in err
+    assert "the workers are stopped and no file was written" in err
+    _assert_all_gone(children)
+    assert list(tmp_path.iterdir()) == []  # no output file, no temporary file
+
+
+def test_a_killed_worker_is_reported_with_the_games_lost(tmp_path: Path) -> None:
+    proc, children = _start_simulation(tmp_path)
+    children[0].kill()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    message = err.strip().splitlines()[-1]
+    assert message.startswith("cardshop: error: a worker process died")
+    assert "of 1,000,000 games were played and" in message
+    assert message.endswith("lost; no file was written")
+    _assert_all_gone(children)
+    assert list(tmp_path.iterdir()) == []

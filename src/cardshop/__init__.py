@@ -23,7 +23,7 @@ from cardshop._errors import (
     SetupError,
     VariantError,
 )
-from cardshop._loader import builtin_variants, load_variant, parse_variant
+from cardshop._loader import builtin_variants, check_variant, load_variant, parse_variant
 from cardshop.bots import Bot, GreedyBot, ISMCTSBot, RandomBot, make_bot
 from cardshop.klunker import (
     Event,
@@ -77,6 +77,7 @@ __all__ = [
     "__version__",
     "bots",
     "builtin_variants",
+    "check_variant",
     "derive_seed",
     "event_from_dict",
     "event_to_dict",

@@ -3,10 +3,20 @@
 A variant is a YAML mapping. Its ``family`` key (default ``klunker``) picks the
 pydantic model that validates it; ``extends`` names a variant whose keys it
 overrides. Built-in variants ship inside the package and load by name.
+
+The file policy (docs/security.md): only the file the caller names is opened, plus
+the files its ``extends`` chain names, and those only if they are built-in names or
+files inside the folder of the file that names them (after symlinks are resolved),
+unless the caller passes ``extends_anywhere=True``. A variant given as text or data
+may extend only built-ins, unless the caller gives a ``base_dir``.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -15,147 +25,390 @@ from typing import Any
 from pydantic import ValidationError
 
 from cardshop._errors import VariantError
-from cardshop._source import Sourced, load_yaml, merge, raise_validation_error, read_file
+from cardshop._source import (
+    FileStamp,
+    Sourced,
+    check_reference,
+    file_stamp,
+    load_yaml,
+    merge,
+    read_text,
+    validation_errors,
+)
 from cardshop.klunker.variant import Variant
 
-__all__ = ["builtin_variants", "load_variant", "parse_variant", "variant_from_data"]
+__all__ = [
+    "MAX_EXTENDS_CHAIN",
+    "builtin_variants",
+    "check_variant",
+    "inspect_variant",
+    "load_variant",
+    "parse_variant",
+    "variant_from_data",
+]
 
 FAMILIES: dict[str, type[Variant]] = {"klunker": Variant}
 """Family name -> the pydantic model of its variants. A new family registers here."""
 
-_SUFFIXES = (".yaml", ".yml")
+MAX_EXTENDS_CHAIN = 8
+"""Most files in one ``extends`` chain (the built-ins use 2)."""
+
+NOT_INHERITED = ("title", "description")
+"""Keys a variant does not take from the one it extends: they describe one file."""
+
+_SUFFIXES = (".yaml", ".yml", ".json")
+_CACHE_SIZE = 64
 
 
+@lru_cache(maxsize=1)
 def _builtin_dir() -> Path:
     packaged = resources.files("cardshop") / "_builtin_variants"
     if packaged.is_dir():
-        return Path(str(packaged))
+        return Path(str(packaged)).resolve()
     # Running from a source checkout (editable install): the repository's variants/.
     return Path(__file__).resolve().parents[2] / "variants"
 
 
+@lru_cache(maxsize=1)
+def _builtin_files() -> dict[str, Path]:
+    """Built-in name -> its file, listed once per process."""
+    folder = _builtin_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.yaml")) if p.is_file()}
+
+
 def builtin_variants() -> list[str]:
     """Names of the variants that ship with cardshop."""
-    folder = _builtin_dir()
-    return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    return sorted(_builtin_files())
 
 
 def _looks_like_path(ref: str) -> bool:
     return ref.endswith(_SUFFIXES) or "/" in ref or "\\" in ref
 
 
-def _resolve_ref(ref: str, relative_to: Path | None) -> Path | None:
-    """The file a variant reference names: a path, or a built-in name (None if unknown)."""
-    if _looks_like_path(ref):
-        p = Path(ref)
-        if not p.is_absolute() and relative_to is not None:
-            p = relative_to / p
-        return p
-    builtin = _builtin_dir() / f"{ref}.yaml"
-    return builtin if builtin.is_file() else None
+def _known() -> str:
+    return ", ".join(builtin_variants()) or "none"
 
 
-def _read_chain(sourced: Sourced, base_dir: Path | None, seen: tuple[str, ...]) -> Sourced:
-    data = sourced.data
-    if not isinstance(data, dict):
-        raise sourced.error("a variant file must be a YAML mapping of keys to values")
-    parent = data.get("extends")
-    if parent is None:
-        return sourced
-    if not isinstance(parent, str):
+@dataclass
+class _Reading:
+    """What one load needs to carry through the ``extends`` chain."""
+
+    extends_anywhere: bool
+    stamps: list[FileStamp] = field(default_factory=list)
+
+
+def _parent_path(
+    sourced: Sourced, ref: str, folder: Path | None, reading: _Reading
+) -> tuple[Path, str | None]:
+    """The file an ``extends`` value names, and the built-in name if it is one."""
+    if not _looks_like_path(ref):
+        builtin = _builtin_files().get(ref)
+        if builtin is None:
+            raise sourced.error(
+                f"extends names unknown variant {ref!r} (built-in variants: {_known()})",
+                ("extends",),
+            )
+        return builtin, ref
+    try:
+        check_reference(ref)
+    except VariantError as exc:
+        raise sourced.error(f"extends: {exc.reason}", ("extends",)) from None
+    target = Path(ref)
+    if folder is None and not reading.extends_anywhere:
         raise sourced.error(
-            f"extends must be a variant name or path (got {parent!r})", ("extends",)
-        )
-    path = _resolve_ref(parent, base_dir)
-    if path is None:
-        known = ", ".join(builtin_variants()) or "none"
-        raise sourced.error(
-            f"extends names unknown variant {parent!r} (built-in variants: {known})",
+            f"extends names the file {ref!r}, but this variant was not read from a file: "
+            f"it may extend only built-in variants ({_known()}) unless a base folder is given",
             ("extends",),
         )
-    key = str(path.resolve())
+    if target.is_absolute() and not reading.extends_anywhere:
+        raise sourced.error(
+            f"extends names the absolute path {ref!r}; a variant may extend only built-in "
+            "variants and files inside its own folder (extends_anywhere=True, or "
+            "--extends-anywhere on the command line, lifts this)",
+            ("extends",),
+        )
+    if folder is not None and not target.is_absolute():
+        target = folder / target
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symlink loop
+        reason = f"extends names {ref!r}, which cannot be resolved: {exc}"
+        raise sourced.error(reason, ("extends",)) from None
+    if folder is not None and not reading.extends_anywhere and not resolved.is_relative_to(folder):
+        raise sourced.error(
+            f"extends names {ref!r}, which is outside the folder {str(folder)!r} "
+            "(symlinks resolved); a variant may extend only built-in variants and files "
+            "inside its own folder (extends_anywhere=True, or --extends-anywhere on the "
+            "command line, lifts this)",
+            ("extends",),
+        )
+    return resolved, None
+
+
+def _read_chain(
+    sourced: Sourced, folder: Path | None, seen: tuple[str, ...], reading: _Reading
+) -> Sourced:
+    """``sourced`` with its ``extends`` chain applied (``folder``: where it was read)."""
+    data = sourced.data
+    if not isinstance(data, dict):
+        raise sourced.error("a variant must be a YAML mapping of keys to values")
+    if "extends" not in data:
+        return sourced
+    ref = data["extends"]
+    if ref is None:
+        out = dict(data)
+        del out["extends"]
+        return Sourced(out, sourced.positions, sourced.source, sourced.inherited)
+    if not isinstance(ref, str) or not ref:
+        raise sourced.error(f"extends must be a variant name or path (got {ref!r})", ("extends",))
+    if "name" not in data:
+        raise sourced.error(
+            "a variant that extends another must give its own name (add a 'name' key)",
+            ("name",),
+        )
+    if len(seen) >= MAX_EXTENDS_CHAIN:
+        raise sourced.error(
+            f"the extends chain is longer than {MAX_EXTENDS_CHAIN} files", ("extends",)
+        )
+    path, builtin = _parent_path(sourced, ref, folder, reading)
+    key = str(path)
     if key in seen:
         raise sourced.error(f"extends cycle: {' -> '.join((*seen, key))}", ("extends",))
-    if not path.is_file():
-        raise sourced.error(f"extends names a missing file {str(path)!r}", ("extends",))
-    base = _read_chain(read_file(path), path.parent, (*seen, key))
+    try:
+        text, stamp = read_text(path)
+    except VariantError as exc:
+        raise sourced.error(f"extends names {ref!r}: {exc.reason}", ("extends",)) from None
+    if builtin is None:
+        reading.stamps.append(stamp)
+    base = _read_chain(load_yaml(text, key), path.parent, (*seen, key), reading)
+    if builtin is not None:
+        # Errors in what a built-in gives point at the user's `extends` key, not into
+        # the installed package.
+        at = sourced.positions.get(("extends",))
+        positions = dict.fromkeys(base.positions, at) if at is not None else {}
+        base = Sourced(base.data, positions, sourced.source, dict.fromkeys(positions, builtin))
     merged = merge(base, sourced)
     merged.data.pop("extends", None)
+    for key_name in NOT_INHERITED:
+        if key_name not in data:
+            merged.data.pop(key_name, None)
     return merged
 
 
-def _validate(sourced: Sourced) -> Variant:
+def _check(sourced: Sourced) -> tuple[Variant | None, list[VariantError]]:
+    """The variant, or every problem found in it."""
     data: Any = sourced.data
     family = data.get("family", "klunker") if isinstance(data, dict) else "klunker"
     model = FAMILIES.get(family) if isinstance(family, str) else None
     if model is None:
-        raise sourced.error(
+        err = sourced.error(
             f"unknown family {family!r}; known families: {', '.join(FAMILIES)}", ("family",)
         )
+        return None, [err]
     try:
         variant = model.model_validate(data)
     except ValidationError as exc:
-        raise raise_validation_error(exc, sourced) from None
-    problems = variant.semantic_errors()
-    if problems:
-        path, reason = problems[0]
-        raise sourced.error(reason, path)
+        return None, validation_errors(exc, sourced)
+    problems = [sourced.error(reason, path) for path, reason in variant.semantic_errors()]
+    return (None, problems) if problems else (variant, [])
+
+
+def _first(problems: list[VariantError]) -> VariantError:
+    """The first problem, saying how many more there are."""
+    first = problems[0]
+    more = len(problems) - 1
+    if not more:
+        return first
+    reason = f"{first.reason} (and {more} more problem{'s' if more > 1 else ''})"
+    return VariantError(reason, source=first.source, path=first.path, location=first.location)
+
+
+def _checked(sourced: Sourced, folder: Path | None, reading: _Reading) -> Variant:
+    variant, problems = _check(_read_chain(sourced, folder, (sourced.source,), reading))
+    if variant is None:
+        raise _first(problems)
     return variant
 
 
-def parse_variant(text: str, *, source: str = "<string>", base_dir: Path | None = None) -> Variant:
-    """Validate a variant from YAML text (``extends`` resolves relative to ``base_dir``)."""
-    sourced = load_yaml(text, source)
-    return _validate(_read_chain(sourced, base_dir, (source,)))
-
-
-def variant_from_data(data: dict[str, Any], *, source: str = "<data>") -> Variant:
-    """Validate a resolved variant given as plain data (e.g. from a JSON game record)."""
-    family = data.get("family", "klunker")
-    model = FAMILIES.get(family) if isinstance(family, str) else None
-    if model is None:
-        raise VariantError(f"unknown family {family!r}", source=source, path=("family",))
+def _folder(base_dir: str | os.PathLike[str] | None) -> Path | None:
+    if base_dir is None:
+        return None
+    check_reference(os.fspath(base_dir))
     try:
-        variant = model.model_validate(data, strict=False)
-    except ValidationError as exc:
-        raise raise_validation_error(exc, Sourced(data, {}, source)) from None
-    problems = variant.semantic_errors()
-    if problems:
-        path, reason = problems[0]
-        raise VariantError(reason, source=source, path=path)
-    return variant
+        return Path(base_dir).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise VariantError(f"base_dir cannot be resolved: {exc}", source=str(base_dir)) from None
 
 
-@lru_cache(maxsize=64)
-def _load_path(resolved: str, mtime_ns: int) -> Variant:
-    path = Path(resolved)
-    sourced = read_file(path)
-    return _validate(_read_chain(sourced, path.parent, (resolved,)))
+def parse_variant(
+    text: str,
+    *,
+    source: str = "<string>",
+    base_dir: str | os.PathLike[str] | None = None,
+    extends_anywhere: bool = False,
+) -> Variant:
+    """Validate a variant from YAML text.
+
+    ``extends`` may name a built-in variant; it may name a file only if ``base_dir``
+    is given (files inside that folder, unless ``extends_anywhere``).
+    """
+    reading = _Reading(extends_anywhere)
+    return _checked(load_yaml(text, source), _folder(base_dir), reading)
 
 
-def load_variant(name_or_path: str | Path | Variant) -> Variant:
+def variant_from_data(
+    data: dict[str, Any],
+    *,
+    source: str = "<data>",
+    base_dir: str | os.PathLike[str] | None = None,
+    extends_anywhere: bool = False,
+) -> Variant:
+    """Validate a variant given as plain data (e.g. the JSON of a game record).
+
+    Keys of per-player-count tables may be integers or strings of digits (JSON has
+    only string keys). ``extends`` follows the same policy as :func:`parse_variant`.
+    """
+    if not isinstance(data, dict):
+        raise VariantError(
+            f"a variant must be a mapping (got {type(data).__name__})", source=source
+        )
+    reading = _Reading(extends_anywhere)
+    return _checked(Sourced(data, {}, source), _folder(base_dir), reading)
+
+
+# ----------------------------------------------------------------- files, cached
+
+_BUILTINS: dict[str, Variant] = {}
+"""Built-in variants loaded so far, by name: read once per process."""
+_FILES: OrderedDict[tuple[str, bool], tuple[tuple[FileStamp, ...], Variant]] = OrderedDict()
+"""(resolved path, extends_anywhere) -> stamps of every user file of its chain, variant."""
+_FILES_LOCK = threading.Lock()
+
+
+def _read_path(
+    path: Path, name: str, reading: _Reading
+) -> tuple[Variant | None, list[VariantError]]:
+    text, stamp = read_text(path, name)
+    reading.stamps.append(stamp)
+    sourced = load_yaml(text, name)
+    return _check(_read_chain(sourced, path.parent, (str(path),), reading))
+
+
+def _resolve(ref: str) -> Path:
+    try:
+        return Path(ref).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise VariantError(f"cannot read file: {exc}", source=ref) from None
+
+
+def _reference(name_or_path: object) -> tuple[str, bool]:
+    """The reference as text, and whether it may be a built-in name."""
+    if isinstance(name_or_path, str):
+        return name_or_path, not _looks_like_path(name_or_path)
+    if isinstance(name_or_path, os.PathLike):
+        ref = os.fspath(name_or_path)
+        if isinstance(ref, str):
+            return ref, False
+    raise VariantError(
+        "a variant is a built-in name, a path to a YAML file or a Variant "
+        f"(got {type(name_or_path).__name__})",
+        source=repr(name_or_path)[:80],
+    )
+
+
+def load_variant(
+    name_or_path: str | os.PathLike[str] | Variant, *, extends_anywhere: bool = False
+) -> Variant:
     """Load a variant by built-in name (``"klunker-en"``) or by path to a YAML file.
 
     Raises :class:`~cardshop.VariantError` naming the file, line, column and key of
-    the first problem. Loaded files are cached until they change on disk.
+    the first problem (:func:`check_variant` lists them all). Built-in variants are
+    read once per process; files are cached until one file of their ``extends``
+    chain changes on disk.
+
+    ``extends`` in a file may name a built-in variant or a file inside the folder of
+    the file that names it; ``extends_anywhere=True`` lets it name any file (do this
+    only for files you trust). See docs/security.md.
     """
     if isinstance(name_or_path, Variant):
         return name_or_path
-    ref = str(name_or_path)
-    path = Path(ref) if isinstance(name_or_path, Path) or _looks_like_path(ref) else None
-    if path is None:
-        path = _resolve_ref(ref, None)
-        if path is None:
-            if Path(ref).is_file():
-                path = Path(ref)
-            else:
-                known = ", ".join(builtin_variants()) or "none"
+    if isinstance(name_or_path, str):
+        cached = _BUILTINS.get(name_or_path)
+        if cached is not None:  # the hot path of new_game("klunker-en"): no file work
+            return cached
+    ref, maybe_name = _reference(name_or_path)
+    check_reference(ref)
+    if maybe_name:
+        builtin = _builtin_files().get(ref)
+        if builtin is not None:
+            variant = _load_file(builtin, str(builtin), extends_anywhere=False)
+            _BUILTINS[ref] = variant
+            return variant
+        if not _is_file(ref):
+            raise VariantError(
+                f"unknown variant {ref!r}: not a built-in name ({_known()}) nor a file",
+                source=ref,
+            )
+    return _load_file(_resolve(ref), ref, extends_anywhere=extends_anywhere)
+
+
+def _is_file(ref: str) -> bool:
+    try:
+        return os.path.lexists(ref)
+    except (OSError, ValueError):  # pragma: no cover - lexists swallows OSError
+        return False
+
+
+def _load_file(path: Path, name: str, *, extends_anywhere: bool) -> Variant:
+    key = (str(path), extends_anywhere)
+    entry = _FILES.get(key)
+    if entry is not None:
+        stamps, variant = entry
+        if all(file_stamp(s[0]) == s for s in stamps):
+            return variant
+    reading = _Reading(extends_anywhere)
+    loaded, problems = _read_path(path, name, reading)
+    if loaded is None:
+        raise _first(problems)
+    with _FILES_LOCK:
+        _FILES[key] = (tuple(reading.stamps), loaded)
+        _FILES.move_to_end(key)
+        while len(_FILES) > _CACHE_SIZE:
+            _FILES.popitem(last=False)
+    return loaded
+
+
+def check_variant(
+    name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
+) -> list[VariantError]:
+    """Every problem of a variant file (or built-in name); an empty list if it is valid.
+
+    Where :func:`load_variant` stops at the first problem, this lists each one as a
+    :class:`~cardshop.VariantError`: every schema error (unknown keys, wrong types,
+    values out of bounds) or, once the schema holds, every consistency problem. A file
+    that cannot be read or parsed, or whose ``extends`` fails, gives one error.
+    """
+    return inspect_variant(name_or_path, extends_anywhere=extends_anywhere)[1]
+
+
+def inspect_variant(
+    name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
+) -> tuple[Variant | None, list[VariantError]]:
+    """The variant (None if invalid) and every problem: :func:`check_variant` and more."""
+    try:
+        ref, maybe_name = _reference(name_or_path)
+        check_reference(ref)
+        if maybe_name:
+            builtin = _builtin_files().get(ref)
+            if builtin is not None:
+                return _read_path(builtin, str(builtin), _Reading(False))
+            if not _is_file(ref):
                 raise VariantError(
-                    f"unknown variant {ref!r}: not a built-in name ({known}) nor a file",
+                    f"unknown variant {ref!r}: not a built-in name ({_known()}) nor a file",
                     source=ref,
                 )
-    try:
-        stat = path.stat()
-    except OSError:
-        raise VariantError("file not found", source=str(path)) from None
-    return _load_path(str(path.resolve()), stat.st_mtime_ns)
+        return _read_path(_resolve(ref), ref, _Reading(extends_anywhere))
+    except VariantError as exc:
+        return None, [exc]

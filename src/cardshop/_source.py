@@ -2,13 +2,28 @@
 
 Every value read from a file remembers the file, line and column it came from, so
 that an error can point at it (``variants/mine.yaml:12:5: ... at sale.payout[2]``).
-Aliases are refused outright: they are never needed in a variant and are the tool
-of "billion laughs" files that blow up memory.
+
+Variant files and positions are untrusted input, so reading is bounded before work
+is done (see docs/security.md):
+
+* a file is read only if it is a regular file, and at most :data:`MAX_BYTES` bytes
+  of it (a FIFO or a device is refused before it is opened, and opened without
+  blocking, so that it can never hang the reader);
+* the parser counts nodes and nesting depth *while* it composes the document and
+  stops at :data:`MAX_NODES` nodes or :data:`MAX_DEPTH` levels, before any recursion
+  or quadratic scanning can get going;
+* aliases, merge keys and explicit tags (``!!int``, ``!!binary``, ``!!python/...``)
+  are refused: a variant never needs them, and aliases are the tool of
+  "billion laughs" files that blow up memory;
+* numbers longer than :data:`MAX_NUMBER_CHARS` characters are refused, and any
+  scalar that cannot be built (``2024-02-30``) is a :class:`VariantError` with its
+  line and column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,91 +32,190 @@ from pydantic import ValidationError
 
 from cardshop._errors import SourceLocation, VariantError, format_path
 
-__all__ = ["KeyPath", "Positions", "Sourced", "load_yaml", "merge", "raise_validation_error"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "MAX_NUMBER_CHARS",
+    "FileStamp",
+    "KeyPath",
+    "Positions",
+    "Sourced",
+    "check_reference",
+    "load_yaml",
+    "merge",
+    "read_file",
+    "read_text",
+    "validation_errors",
+]
 
 KeyPath = tuple[str | int, ...]
 Positions = dict[KeyPath, SourceLocation]
+FileStamp = tuple[str, int, int, int, int]
+"""What identifies one version of a file read: (path, device, inode, size, mtime ns)."""
 
-MAX_BYTES = 1_000_000
-MAX_NODES = 100_000
+MAX_BYTES = 256_000
+"""Largest YAML text read, in bytes (UTF-8). The built-in variants are below 2 KB; the
+worst text of this size takes the pure-Python parser about a second."""
+MAX_NODES = 10_000
+"""Most YAML nodes (scalars, lists, mappings) in one document. A variant has about 100,
+and the pure-Python parser needs about a second for 10,000."""
+MAX_DEPTH = 32
+"""Deepest nesting of lists and mappings. Variants need 4 levels, positions 5."""
+MAX_NUMBER_CHARS = 100
+"""Longest number written in YAML, in characters. Every count a variant holds has
+at most 7 digits; this keeps big-integer conversions out of reach."""
+MAX_PATH_CHARS = 4096
+"""Longest file name or variant name accepted (Linux's PATH_MAX)."""
+
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 class Sourced:
-    """Plain data read from one YAML document, with the position of every key."""
+    """Plain data read from one YAML document, with the position of every key.
 
-    def __init__(self, data: Any, positions: Positions, source: str) -> None:
+    ``inherited`` maps key paths whose values came from a built-in variant through
+    ``extends`` to that variant's name; their positions point at the ``extends`` key
+    of the user's file, so that errors name the user's file, not the package's.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        positions: Positions,
+        source: str,
+        inherited: dict[KeyPath, str] | None = None,
+    ) -> None:
         self.data = data
         self.positions = positions
         self.source = source
+        self.inherited: dict[KeyPath, str] = inherited or {}
 
-    def location(self, path: KeyPath) -> SourceLocation | None:
-        """Position of the longest prefix of ``path`` that was written in a file."""
+    def _find(self, path: KeyPath) -> tuple[KeyPath, SourceLocation] | None:
         for end in range(len(path), -1, -1):
             loc = self.positions.get(path[:end])
             if loc is not None:
-                return loc
+                return path[:end], loc
         return None
 
+    def location(self, path: KeyPath) -> SourceLocation | None:
+        """Position of the longest prefix of ``path`` that was written in a file."""
+        found = self._find(path)
+        return found[1] if found else None
+
     def error(self, reason: str, path: KeyPath = ()) -> VariantError:
-        loc = self.location(path)
-        return VariantError(
-            reason, source=loc.file if loc else self.source, path=path, location=loc
-        )
+        found = self._find(path)
+        if found is None:
+            return VariantError(reason, source=self.source, path=path)
+        prefix, loc = found
+        parent = self.inherited.get(prefix)
+        if parent is not None:
+            reason += f" (the value comes from the built-in variant {parent!r} through extends)"
+        return VariantError(reason, source=loc.file, path=path, location=loc)
 
 
-def _mark(source: str, node: yaml.Node | yaml.Event) -> SourceLocation:
-    mark = node.start_mark
+def _mark(source: str, node: yaml.Node | yaml.Event | yaml.Mark) -> SourceLocation:
+    mark = node if isinstance(node, yaml.Mark) else node.start_mark
     assert mark is not None  # composed nodes always carry their mark
     return SourceLocation(source, mark.line + 1, mark.column + 1)
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing what a variant never needs while it parses."""
+
+    def __init__(self, text: str, source: str) -> None:
+        super().__init__(text)
+        self.source = source
+        self.nodes = 0
+        self.depth = 0
+
+    def refuse(self, reason: str, mark: Any) -> VariantError:
+        loc = _mark(self.source, mark) if mark is not None else None
+        return VariantError(reason, source=self.source, location=loc)
+
+    # Scanner: every '[' and '{' costs the scanner work per open level on each later
+    # token, so the depth is checked here, before the composer ever sees them.
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        if self.flow_level >= MAX_DEPTH:
+            raise self.refuse(f"YAML nested deeper than {MAX_DEPTH} levels", self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            raise self.refuse(
+                f"YAML aliases (*{event.anchor}) are not allowed; write the value out",
+                event.start_mark,
+            )
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            raise self.refuse(
+                f"YAML tags ({tag}) are not allowed; write a plain value",
+                event.start_mark,
+            )
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.refuse(f"YAML has more than {MAX_NODES} nodes", event.start_mark)
+        if self.depth >= MAX_DEPTH:
+            raise self.refuse(f"YAML nested deeper than {MAX_DEPTH} levels", event.start_mark)
+        self.depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+        return node
+
+
+def _byte_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def load_yaml(text: str, source: str) -> Sourced:
     """Parse one YAML document safely, recording where each value stands."""
-    if len(text) > MAX_BYTES:
-        raise VariantError(f"file is larger than {MAX_BYTES} bytes", source=source)
+    # A character is at least one byte: a long text is refused without encoding it.
+    if len(text) > MAX_BYTES or _byte_length(text) > MAX_BYTES:
+        raise VariantError(f"text is larger than {MAX_BYTES} bytes", source=source)
+    loader = _BoundedLoader(text, source)
     try:
-        events = list(yaml.parse(text, Loader=yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, source) from None
-    if len(events) > MAX_NODES:
-        raise VariantError(f"file has more than {MAX_NODES} YAML nodes", source=source)
-    for event in events:
-        if isinstance(event, yaml.AliasEvent):
-            raise VariantError(
-                f"YAML aliases (*{event.anchor}) are not allowed in variant files; "
-                "write the value out",
-                source=source,
-                location=_mark(source, event),
-            )
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:  # pragma: no cover - parse() above already failed
-        raise _yaml_error(exc, source) from None
-    positions: Positions = {}
-    if node is None:
-        return Sourced(None, positions, source)
-    loader = yaml.SafeLoader("")
+        try:
+            node = loader.get_single_node()
+        except yaml.YAMLError as exc:
+            raise _yaml_error(exc, source) from None
+        except RecursionError:  # pragma: no cover - the depth limit comes first
+            raise VariantError("YAML nested too deeply", source=source) from None
+        positions: Positions = {}
+        if node is None:
+            return Sourced(None, positions, source)
+        return Sourced(_build(loader, node, positions), positions, source)
+    finally:
+        loader.dispose()
+
+
+def _build(loader: _BoundedLoader, root: yaml.Node, positions: Positions) -> Any:
+    source = loader.source
 
     def build(node: yaml.Node, path: KeyPath) -> Any:
         positions[path] = _mark(source, node)
         if isinstance(node, yaml.MappingNode):
             out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
+                if key_node.tag == _MERGE:
                     raise VariantError(
-                        "YAML merge keys (<<) are not allowed in variant files",
+                        "YAML merge keys (<<) are not allowed",
                         source=source,
                         path=path,
                         location=_mark(source, key_node),
                     )
-                key = build_scalar(key_node, path)
-                if isinstance(key, (list, dict)):
+                if not isinstance(key_node, yaml.ScalarNode):
                     raise VariantError(
                         "mapping keys must be plain values",
                         source=source,
                         path=path,
                         location=_mark(source, key_node),
                     )
+                key = scalar(key_node)
                 if key in out:
                     raise VariantError(
                         f"key {key!r} appears twice",
@@ -114,17 +228,29 @@ def load_yaml(text: str, source: str) -> Sourced:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [build(item, (*path, i)) for i, item in enumerate(node.value)]
-        return build_scalar(node, path)
+        return scalar(node)
 
-    def build_scalar(node: yaml.Node, path: KeyPath) -> Any:
-        if not isinstance(node, yaml.ScalarNode):
-            return build(node, path)
+    def scalar(node: yaml.Node) -> Any:
+        if node.tag in (_INT, _FLOAT) and len(node.value) > MAX_NUMBER_CHARS:
+            raise VariantError(
+                f"number longer than {MAX_NUMBER_CHARS} characters",
+                source=source,
+                location=_mark(source, node),
+            )
         try:
             return loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             raise _yaml_error(exc, source) from None
+        except (ValueError, OverflowError, TypeError) as exc:
+            # e.g. an implicit date that does not exist (2024-02-30), or Python's
+            # limit on the digits of an int
+            raise VariantError(
+                f"cannot read the value {node.value[:40]!r}: {exc}",
+                source=source,
+                location=_mark(source, node),
+            ) from None
 
-    return Sourced(build(node, ()), positions, source)
+    return build(root, ())
 
 
 def _yaml_error(exc: yaml.YAMLError, source: str) -> VariantError:
@@ -136,71 +262,159 @@ def _yaml_error(exc: yaml.YAMLError, source: str) -> VariantError:
     return VariantError(reason, source=source, location=loc)
 
 
-def read_file(path: Path) -> Sourced:
-    """Read a YAML file; a missing or unreadable file is a :class:`VariantError`."""
+# ---------------------------------------------------------------------- files
+
+
+def check_reference(ref: str) -> None:
+    """Refuse a file or variant name that no file system call should see."""
+    if "\x00" in ref:
+        raise VariantError("the file name contains a NUL character", source=repr(ref)[:80])
+    if len(ref) > MAX_PATH_CHARS:
+        raise VariantError(
+            f"the file name is longer than {MAX_PATH_CHARS} characters",
+            source=f"{ref[:40]}...",
+        )
+
+
+def _kind_of(mode: int) -> str | None:
+    """Why a file of this mode is not read (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a variant file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a regular file; only regular files are read"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file; only regular files are read"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file; only regular files are read"
+    return "is not a regular file; only regular files are read"
+
+
+def read_text(path: Path, name: str | None = None) -> tuple[str, FileStamp]:
+    """The text of a file under the file policy, and the stamp of the version read.
+
+    ``name`` is how messages call the file (default: ``path``). Any problem (missing,
+    not a regular file, too large, not UTF-8, any OS error) is a :class:`VariantError`.
+    """
+    name = str(path) if name is None else name
+    check_reference(str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        st = os.stat(path)
     except FileNotFoundError:
-        raise VariantError("file not found", source=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VariantError(f"cannot read file: {exc}", source=str(path)) from None
-    return load_yaml(text, str(path))
+        raise VariantError("file not found", source=name) from None
+    except (OSError, ValueError) as exc:
+        raise VariantError(f"cannot read file: {_os_reason(exc)}", source=name) from None
+    why = _kind_of(st.st_mode)
+    if why is not None:
+        raise VariantError(why, source=name)
+    if st.st_size > MAX_BYTES:
+        raise VariantError(f"file is larger than {MAX_BYTES} bytes", source=name)
+    # O_NONBLOCK: should the file be swapped for a FIFO after the stat, opening it
+    # still returns at once (and the fstat below refuses it).
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError) as exc:
+        raise VariantError(f"cannot read file: {_os_reason(exc)}", source=name) from None
+    try:
+        st = os.fstat(fd)  # the file opened, not the one stat-ed: it may have changed
+        why = _kind_of(st.st_mode)
+        if why is not None:
+            raise VariantError(why, source=name)
+        chunks: list[bytes] = []
+        left = MAX_BYTES + 1  # one byte more than allowed tells a file that is too large
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise VariantError(f"cannot read file: {_os_reason(exc)}", source=name) from None
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    if len(raw) > MAX_BYTES:
+        raise VariantError(f"file is larger than {MAX_BYTES} bytes", source=name)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise VariantError(
+            f"file is not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start})",
+            source=name,
+        ) from None
+    return text, (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def read_file(path: Path, name: str | None = None) -> Sourced:
+    """Read and parse a YAML file under the file policy (see :func:`read_text`)."""
+    text, _ = read_text(path, name)
+    return load_yaml(text, str(path) if name is None else name)
+
+
+def file_stamp(path: str) -> FileStamp | None:
+    """The stamp of the file now (None if it cannot be stat-ed)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _os_reason(exc: OSError | ValueError) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
+
+
+# ------------------------------------------------------------------- merging
 
 
 def merge(base: Sourced, over: Sourced) -> Sourced:
-    """Overlay ``over`` on ``base``: mappings merge key by key, anything else replaces."""
-    positions: Positions = {}
+    """Overlay ``over`` on ``base``: mappings merge key by key, anything else replaces.
 
-    def go(a: Any, b: Any, path: KeyPath) -> Any:
-        if isinstance(a, Mapping) and isinstance(b, Mapping):
-            out = {}
-            for key in a.keys() | b.keys():
-                sub = (*path, key)
-                if key not in b:
-                    out[key] = a[key]
-                    copy_positions(base, sub)
-                elif key not in a:
-                    out[key] = b[key]
-                    copy_positions(over, sub)
-                else:
-                    out[key] = go(a[key], b[key], sub)
-            keys = list(a) + [k for k in b if k not in a]
-            loc = over.positions.get(path) or base.positions.get(path)
-            if loc is not None:
-                positions[path] = loc
-            return {k: out[k] for k in keys}
-        copy_positions(over, path)
+    Positions of ``over`` win; the positions of ``base`` stay for what it alone gives
+    (a stale position under a replaced value is never asked for: its path no longer
+    exists in the data).
+    """
+
+    def go(a: Any, b: Any) -> Any:
+        if isinstance(a, dict) and isinstance(b, dict):
+            out = dict(a)
+            for key, value in b.items():
+                out[key] = go(a[key], value) if key in a else value
+            return out
         return b
 
-    def copy_positions(src: Sourced, prefix: KeyPath) -> None:
-        n = len(prefix)
-        for p, loc in src.positions.items():
-            if p[:n] == prefix:
-                positions[p] = loc
-
-    return Sourced(go(base.data, over.data, ()), positions, over.source)
+    positions = {**base.positions, **over.positions}
+    inherited = {p: v for p, v in base.inherited.items() if p not in over.positions}
+    return Sourced(go(base.data, over.data), positions, over.source, inherited)
 
 
-def raise_validation_error(exc: ValidationError, sourced: Sourced) -> VariantError:
-    """The first pydantic error as a :class:`VariantError` naming file, line and key."""
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    path: KeyPath = tuple(p for p in first["loc"] if isinstance(p, (str, int)))
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden":
-        msg = f"unknown key {path[-1]!r}" if path else "unknown key"
-    elif first["type"] == "missing":
-        msg = f"required key {path[-1]!r} is missing" if path else msg
-    value = first.get("input")
-    if first["type"] not in ("missing", "extra_forbidden") and not isinstance(value, (dict, list)):
-        msg = f"{msg} (got {value!r})"
-    more = len(errors) - 1
-    if more:
-        msg += f" (and {more} more error{'s' if more > 1 else ''})"
-    err = sourced.error(msg, path)
-    if not path:
-        err = VariantError(msg, source=sourced.source, path=path)
-    return err
+# ------------------------------------------------------------ pydantic errors
 
 
-__all__ += ["format_path", "read_file"]
+def validation_errors(exc: ValidationError, sourced: Sourced) -> list[VariantError]:
+    """Every pydantic error as a :class:`VariantError` naming file, line and key."""
+    out: list[VariantError] = []
+    for error in exc.errors(include_url=False):
+        path: KeyPath = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
+        if path and path[-1] == "[key]":
+            path = path[:-1]
+        msg = error["msg"]
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            msg = f"unknown key {path[-1]!r}" if path else "unknown key"
+        elif kind == "missing":
+            msg = f"required key {path[-1]!r} is missing" if path else msg
+        value = error.get("input")
+        if kind not in ("missing", "extra_forbidden") and not isinstance(value, (dict, list)):
+            shown = repr(value)
+            msg = f"{msg} (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+        out.append(sourced.error(msg, path))
+    return out
+
+
+__all__ += ["file_stamp", "format_path"]

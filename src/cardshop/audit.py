@@ -31,6 +31,7 @@ from typing import Any
 from cardshop._core import Action, derive_rng, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._loader import load_variant
+from cardshop._stats import Interval, wilson
 from cardshop.invariants import INVARIANTS, CheckedGame, Counterexample, InvariantViolation
 from cardshop.klunker.game import Game, Phase, Termination, new_game
 from cardshop.klunker.variant import Variant
@@ -47,54 +48,12 @@ __all__ = [
     "wilson",
 ]
 
-Z95 = 1.959963984540054
-"""The standard normal quantile of a two-sided 95% interval."""
-
 
 class AuditError(CardshopError, ValueError):
     """An audit cannot run as asked (a bad option, or hypothesis is not installed)."""
 
 
 # ------------------------------------------------------------------ statistics
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A proportion with its 95% confidence interval."""
-
-    estimate: float
-    low: float
-    high: float
-
-    def __str__(self) -> str:
-        return f"{100 * self.estimate:.1f}% [{100 * self.low:.1f}, {100 * self.high:.1f}]"
-
-    def to_dict(self) -> dict[str, float]:
-        return {
-            "estimate": round(self.estimate, 6),
-            "low": round(self.low, 6),
-            "high": round(self.high, 6),
-        }
-
-
-def wilson(successes: float, trials: int, z: float = Z95) -> Interval:
-    """The Wilson score interval of ``successes`` out of ``trials``.
-
-    ``successes`` may be fractional (a win shared by two seats counts one half to
-    each). With no trials the interval is the whole of [0, 1].
-    """
-    if trials <= 0:
-        return Interval(0.0, 0.0, 1.0)
-    if not 0 <= successes <= trials:
-        raise ValueError(f"successes {successes} is not within 0..{trials}")
-    if successes == trials:  # exact ends, free of rounding
-        low = wilson(0, trials, z).high
-        return Interval(1.0, 1.0 - low, 1.0)
-    p = successes / trials
-    z2 = z * z
-    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +91,7 @@ class Distribution:
 
     def __str__(self) -> str:
         return (
-            f"mean {self.mean:.1f} ± {self.sd:.1f}, median {self.median:g} "
+            f"mean {self.mean:.1f} (sd {self.sd:.1f}), median {self.median:g} "
             f"(10%-90%: {self.p10:g}-{self.p90:g}; range {self.min:g}-{self.max:g})"
         )
 
@@ -316,17 +275,20 @@ class AuditReport:
         )
         for pc in self.player_counts:
             out += ["", f"{pc.players} players: {pc.games} games ({self.policy} policy)"]
-            out.append(f"  capped:     {pc.capped} games, {pc.cap_share}")
+            out.append(f"  capped:     {pc.capped} games, {pc.cap_share} (95% Wilson interval)")
             out.append(f"  rounds:     {pc.rounds}")
             out.append(f"  decisions:  {pc.decisions}")
             out.append(f"  scores:     {pc.scores}")
             out.append(f"  shared wins: {pc.shared_wins} games")
             if pc.unfinished:
                 out.append(f"  unfinished: {pc.unfinished} games stopped by an engine fault")
-            out.append("  win rate by seat:")
+            out.append("  win rate by seat (95% Wilson interval):")
             for seat, rate in enumerate(pc.win_rate_by_seat):
                 out.append(f"    seat {seat}: {rate}")
-            out.append("  win rate by position from the first start player (mean score):")
+            out.append(
+                "  win rate by position from the first start player "
+                "(95% Wilson interval; mean score):"
+            )
             for pos, rate in enumerate(pc.win_rate_by_position):
                 label = "first start player" if pos == 0 else f"+{pos} clockwise"
                 out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
@@ -367,16 +329,16 @@ class AuditReport:
             f"Policy `{self.policy}`; {total_capped} of {total} games reached the round cap of "
             f"{self.round_cap} (termination: {'ok' if self.games_end else 'FAILED'}).",
             "",
-            "| Players | Games | Capped | Rounds: mean ± sd | median (10%-90%) | max "
-            "| Decisions: mean ± sd | Score: mean ± sd | Shared wins |",
+            "| Players | Games | Capped (95% CI) | Rounds: mean (sd) | median (10%-90%) | max "
+            "| Decisions: mean (sd) | Score: mean (sd) | Shared wins |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for pc in self.player_counts:
             r, d, s = pc.rounds, pc.decisions, pc.scores
             out.append(
-                f"| {pc.players} | {pc.games} | {pc.cap_share} | {r.mean:.1f} ± {r.sd:.1f} "
-                f"| {r.median:g} ({r.p10:g}-{r.p90:g}) | {r.max:g} | {d.mean:.0f} ± {d.sd:.0f} "
-                f"| {s.mean:.2f} ± {s.sd:.2f} | {pc.shared_wins} |"
+                f"| {pc.players} | {pc.games} | {pc.cap_share} | {r.mean:.1f} ({r.sd:.1f}) "
+                f"| {r.median:g} ({r.p10:g}-{r.p90:g}) | {r.max:g} | {d.mean:.0f} ({d.sd:.0f}) "
+                f"| {s.mean:.2f} ({s.sd:.2f}) | {pc.shared_wins} |"
             )
         most = max((pc.players for pc in self.player_counts), default=0)
 
@@ -394,7 +356,11 @@ class AuditReport:
             ["first start player" if i == 0 else f"+{i}" for i in range(most)],
             "win_rate_by_position",
         )
-        rate_table("Win rate by seat:", [f"seat {i}" for i in range(most)], "win_rate_by_seat")
+        rate_table(
+            "Win rate by seat (95% Wilson interval):",
+            [f"seat {i}" for i in range(most)],
+            "win_rate_by_seat",
+        )
         return "\n".join(out)
 
 

@@ -15,17 +15,21 @@ else, so the results are the same for any number of workers and any executor.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, overload
 
 from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import SetupError
+from cardshop._errors import CardshopError, SetupError
 from cardshop._loader import load_variant, variant_from_data
+from cardshop._stats import mean_ci, wilson
 from cardshop.bots import Bot, make_bot
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game
@@ -36,6 +40,7 @@ __all__ = [
     "BotSummary",
     "GameOutcome",
     "SimulationResult",
+    "WorkerLostError",
     "game_seed",
     "play_game",
     "simulate",
@@ -45,9 +50,6 @@ BotSpec = str | Callable[[Variant, int], Bot]
 """A bot for a simulation: a name for :func:`cardshop.bots.make_bot` (``"greedy"``,
 ``"ismcts:300"``), or a function ``(variant, seed) -> Bot``, picklable when games run
 in other processes (a module-level function or class)."""
-
-Z95 = 1.959963984540054
-"""The two-sided 95% quantile of the standard normal distribution."""
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -130,10 +132,12 @@ class GameOutcome:
 
 @dataclass(frozen=True, slots=True)
 class BotSummary:
-    """How one bot did over all seats it played: means with 95% confidence intervals.
+    """How one bot did over all seats it played, with 95% confidence intervals.
 
     ``seats`` counts seat-games (a bot in two seats of one game counts twice).
-    Intervals are the mean ± 1.96 standard errors (normal approximation).
+    The win share is a proportion: its interval ``[win_low, win_high]`` is the Wilson
+    score interval (a win shared by k winners counts 1/k). The mean score's interval
+    is the mean plus or minus ``score_ci`` (1.96 standard errors).
     """
 
     bot: str
@@ -141,28 +145,19 @@ class BotSummary:
     mean_score: float
     score_ci: float
     win_share: float
-    win_ci: float
+    win_low: float
+    win_high: float
     mean_rank: float
 
     @property
     def win_interval(self) -> tuple[float, float]:
-        return (self.win_share - self.win_ci, self.win_share + self.win_ci)
+        """The 95% Wilson interval of the win share."""
+        return (self.win_low, self.win_high)
 
     @property
     def score_interval(self) -> tuple[float, float]:
+        """The 95% interval of the mean score."""
         return (self.mean_score - self.score_ci, self.mean_score + self.score_ci)
-
-
-def mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95% confidence interval (normal approximation)."""
-    n = len(values)
-    if n == 0:
-        return (math.nan, math.nan)
-    mean = sum(values) / n
-    if n == 1:
-        return (mean, math.inf)
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return (mean, Z95 * math.sqrt(var / n))
 
 
 class SimulationResult(Sequence[GameOutcome]):
@@ -272,9 +267,13 @@ class SimulationResult(Sequence[GameOutcome]):
         out = []
         for bot, rows in by_bot.items():
             score, score_ci = mean_ci([r["score"] for r in rows])
-            win, win_ci = mean_ci([r["win"] for r in rows])
+            # Shared wins are fractions: sum them exactly before the interval.
+            wins = math.fsum(r["win"] for r in rows)
+            win = wilson(min(wins, len(rows)), len(rows))
             rank = sum(r["rank"] for r in rows) / len(rows)
-            out.append(BotSummary(bot, len(rows), score, score_ci, win, win_ci, rank))
+            out.append(
+                BotSummary(bot, len(rows), score, score_ci, win.estimate, win.low, win.high, rank)
+            )
         return sorted(out, key=lambda b: (-b.win_share, b.bot))
 
     def terminations(self) -> dict[str, int]:
@@ -354,10 +353,65 @@ def _play_chunk(job: _Job, indices: Sequence[int]) -> list[GameOutcome]:
     return [_play_one(job, i) for i in indices]
 
 
+MAX_CHUNK = 500
+"""The most games in one task by default: progress stays smooth and a lost worker
+loses little."""
+
+
+class WorkerLostError(CardshopError, RuntimeError):
+    """A worker process of the pool died (killed, or out of memory) during a simulation.
+
+    ``played`` games were finished and ``lost`` were not; the pool is stopped.
+    """
+
+    def __init__(self, message: str, played: int, lost: int) -> None:
+        super().__init__(message)
+        self.played = played
+        self.lost = lost
+
+
+def _worker_signals() -> None:
+    """Worker setup: the parent handles Ctrl-C (and stops the workers); SIGTERM kills."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _process_pool(workers: int) -> Executor:
     from concurrent.futures import ProcessPoolExecutor  # imported only when used
 
-    return ProcessPoolExecutor(max_workers=workers)
+    return ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
+
+
+def _stop_workers(pool: Executor) -> None:
+    """Stop a process pool now: cancel what waits, terminate the running workers."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if callable(terminate):
+        terminate()
+        return
+    pool.shutdown(wait=False, cancel_futures=True)
+    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
+    for process in list(processes.values()):
+        process.join(5)
+        if process.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+            process.kill()
+            process.join()
+    pool.shutdown(wait=True)
+
+
+def _slots(executor: Any) -> int:
+    """How many tasks an executor runs at once (a guess when it does not say)."""
+    nthreads = getattr(executor, "nthreads", None)
+    if callable(nthreads):  # a dask.distributed Client: threads of all its workers
+        try:
+            threads: dict[Any, int] = nthreads()
+            return max(1, sum(threads.values()))
+        except Exception:  # a guess only; the run itself reports errors
+            return os.cpu_count() or 1
+    size = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+    return size if isinstance(size, int) and size > 0 else os.cpu_count() or 1
 
 
 def _as_executor(executor: Any) -> Executor:
@@ -427,43 +481,73 @@ def simulate(
     seats one place per game so that every bot plays every seat equally often.
 
     Where the games run: ``workers=1`` plays them in this process; otherwise a
-    process pool of ``workers`` processes (default: one per CPU). ``executor`` takes
-    over: any :class:`concurrent.futures.Executor` (its size is its own), or a
-    ``dask.distributed.Client`` for a cluster. ``chunk_size`` games go in one task
-    (default: about four tasks per worker). ``progress(n)`` is called in this
-    process with the number of games just finished.
+    process pool of ``workers`` processes (default: one per CPU; never more than
+    there are games). ``executor`` takes over: any :class:`concurrent.futures.Executor`
+    (its size is its own), or a ``dask.distributed.Client`` for a cluster.
+    ``chunk_size`` games go in one task (default: about four tasks per worker, at
+    most :data:`MAX_CHUNK`). Tasks are made as they are sent, a few per worker
+    ahead, so any number of games takes little memory beyond the outcomes.
+    ``progress(n)`` is called in this process with the number of games just finished.
+
+    Faults: if a worker process of the pool dies, the pool is stopped and
+    :class:`WorkerLostError` says how many games were played and lost. Any other
+    exception while games run (an error in a game, ``KeyboardInterrupt``) stops the
+    pool's processes before it propagates, so none is left behind.
 
     The results do not depend on where the games ran (see the module docstring).
     """
     var = load_variant(variant)
     specs = check_arguments(var, players, games, bots, workers)
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")
     job = _Job(var.to_data(), var.content_hash, players, seed, specs, rotate)
-    indices = list(range(games))
+    outcomes: list[GameOutcome] = []
     if executor is None and (workers == 1 or games <= 1):
-        outcomes = []
-        for i in indices:
+        for i in range(games):
             outcomes.append(_play_one(job, i))
             if progress is not None:
                 progress(1)
         return SimulationResult(var, players, seed, outcomes)
 
-    n_workers = workers or os.cpu_count() or 1
-    size = chunk_size or max(1, math.ceil(games / (4 * n_workers)))
-    chunks = [indices[i : i + size] for i in range(0, games, size)]
     own_pool = executor is None
-    pool = _process_pool(n_workers) if own_pool else _as_executor(executor)
-    outcomes = []
+    slots = min(workers or os.cpu_count() or 1, games) if own_pool else _slots(executor)
+    size = chunk_size or max(1, min(MAX_CHUNK, math.ceil(games / (4 * slots))))
+    if own_pool:
+        slots = min(slots, math.ceil(games / size))  # no idle processes
+    # Chunks are made as they are sent, never all at once: ``games`` may be huge.
+    chunks = (range(start, min(start + size, games)) for start in range(0, games, size))
+    pool = _process_pool(slots) if own_pool else _as_executor(executor)
+    pending: set[Future[list[GameOutcome]]] = set()
     try:
-        futures: list[Future[list[GameOutcome]]] = [
-            pool.submit(_play_chunk, job, chunk) for chunk in chunks
-        ]
-        for future in as_completed(futures):
-            done = future.result()
-            outcomes.extend(done)
-            if progress is not None:
-                progress(len(done))
-    finally:
+        for chunk in itertools.islice(chunks, 2 * slots):
+            pending.add(pool.submit(_play_chunk, job, chunk))
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                played = future.result()
+                outcomes.extend(played)
+                if progress is not None:
+                    progress(len(played))
+            for chunk in itertools.islice(chunks, len(done)):
+                pending.add(pool.submit(_play_chunk, job, chunk))
+    except BrokenProcessPool:
         if own_pool:
-            pool.shutdown(wait=True, cancel_futures=True)
+            _stop_workers(pool)
+        lost = games - len(outcomes)
+        raise WorkerLostError(
+            f"a worker process died (killed, or out of memory) during the simulation: "
+            f"{len(outcomes):,} of {games:,} games were played and {lost:,} lost",
+            played=len(outcomes),
+            lost=lost,
+        ) from None
+    except BaseException:
+        # An error in a game, Ctrl-C, or a signal turned into an exception: stop now.
+        for future in pending:
+            future.cancel()
+        if own_pool:
+            _stop_workers(pool)
+        raise
+    if own_pool:
+        pool.shutdown(wait=True)
     outcomes.sort(key=lambda o: o.game)
     return SimulationResult(var, players, seed, outcomes)

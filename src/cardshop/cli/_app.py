@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 
+from cardshop import __version__
 from cardshop._errors import CardshopError
 
-__all__ = ["app", "console", "err_console", "user_errors"]
+__all__ = ["app", "atomic_output", "console", "err_console", "fail", "user_errors"]
 
 app = typer.Typer(
     name="cardshop",
     help="Play, simulate and audit Klunker-family card games defined in YAML.",
-    no_args_is_help=True,
-    add_completion=False,
+    no_args_is_help=False,  # no command is a usage error: one paragraph, exit 2
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -28,9 +33,32 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        console.print(f"cardshop {__version__}", markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Play, simulate and audit Klunker-family card games defined in YAML."""
+
+
+def paragraph(message: str) -> str:
+    """``message`` as one line (runs of white space, newlines included, become one space)."""
+    return " ".join(message.split())
+
+
 def fail(message: str) -> typer.Exit:
     """Print a user error as one paragraph and return the exit to raise (code 2)."""
-    err_console.print(f"cardshop: error: {' '.join(message.split())}", markup=False)
+    err_console.print(f"cardshop: error: {paragraph(message)}", markup=False)
     return typer.Exit(2)
 
 
@@ -45,3 +73,35 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
 
     return wrapper
+
+
+def _file_mode(path: Path) -> int:
+    """The permissions of ``path`` if it exists, else those of a new file (umask applied)."""
+    with contextlib.suppress(OSError):
+        return path.stat().st_mode & 0o7777
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path | str, newline: str | None = None) -> Iterator[IO[str]]:
+    """Write a text file so that it is complete or absent, never cut short.
+
+    The text goes to a temporary file in the same folder, which replaces ``path``
+    (``os.replace``) only when the ``with`` block ends without an error; on an error
+    or a signal the temporary file is removed and ``path`` is left as it was.
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        os.chmod(tmp, _file_mode(target))  # as an ordinary new file (mkstemp makes it 0600)
+        with open(fd, "w", encoding="utf-8", newline=newline) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -11,8 +11,7 @@ import typer
 import yaml
 
 from cardshop._core import derive_rng
-from cardshop._errors import CardshopError
-from cardshop._loader import builtin_variants, load_variant
+from cardshop._loader import builtin_variants, inspect_variant, load_variant
 from cardshop.cli._app import app, console, err_console, user_errors
 from cardshop.klunker.game import new_game
 from cardshop.klunker.variant import Variant
@@ -47,7 +46,7 @@ def demo(
         action = rng.choice(game.legal_actions())
         events = game.apply(action)
         console.print(f"  {phase:<8} seat {seat}: {action}", markup=False)
-        for event in events[1:]:
+        for event in events:  # all of them: a sale chosen by 'sell KIND' has no echo event
             console.print(f"           {event}", markup=False)
     result = game.result()
     console.print(f"\nGame {result.termination.value} after {result.rounds} rounds.")
@@ -58,7 +57,14 @@ def demo(
         )
 
 
+EXTENDS_ANYWHERE_HELP = (
+    "Let `extends` name any file, not only built-in variants and files inside the "
+    "variant's own folder. Use it only for files you trust."
+)
+
+
 @app.command("variants")
+@user_errors
 def list_variants() -> None:
     """List the built-in variants."""
     for name in builtin_variants():
@@ -71,17 +77,22 @@ def list_variants() -> None:
 @app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Variant YAML files to check.")],
+    extends_anywhere: Annotated[
+        bool, typer.Option("--extends-anywhere", help=EXTENDS_ANYWHERE_HELP)
+    ] = False,
 ) -> None:
     """Check variant files; print each problem with file, line and key. Exit 2 on any error."""
     bad = 0
     for path in files:
-        try:
-            v = load_variant(path)
-        except CardshopError as exc:
+        variant, problems = inspect_variant(path, extends_anywhere=extends_anywhere)
+        for problem in problems:
+            err_console.print(f"cardshop: error: {' '.join(str(problem).split())}", markup=False)
+        if variant is None:
             bad += 1
-            err_console.print(f"cardshop: error: {exc}", markup=False)
         else:
-            console.print(f"{path}: ok ({v.name}, {v.rules.n_cards} cards)", markup=False)
+            console.print(
+                f"{path}: ok ({variant.name}, {variant.rules.n_cards} cards)", markup=False
+            )
     if bad:
         raise typer.Exit(2)
 
@@ -91,11 +102,17 @@ def validate(
 def show(
     variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
+    extends_anywhere: Annotated[
+        bool, typer.Option("--extends-anywhere", help=EXTENDS_ANYWHERE_HELP)
+    ] = False,
 ) -> None:
-    """Print a variant as resolved (after ``extends``), with every default filled in."""
-    loaded = load_variant(variant)
+    """Print a variant as resolved (after ``extends``), with every default filled in.
+
+    Both forms load back as a variant file (in JSON, player counts are string keys).
+    """
+    loaded = load_variant(variant, extends_anywhere=extends_anywhere)
     if as_json:
-        console.print_json(json.dumps(loaded.to_data()))
+        console.print(json.dumps(loaded.to_data(), indent=2), markup=False)
     else:
         # Python mode keeps player-count keys as numbers, so the YAML loads back as is.
         data = loaded.model_dump(exclude={"extends"})
@@ -104,5 +121,5 @@ def show(
 
 @app.command()
 def schema() -> None:
-    """Print the JSON Schema of the variant format (for editor completion)."""
+    """Print the JSON Schema of the variant format (for editor completion and checks)."""
     console.print(json.dumps(Variant.model_json_schema(), indent=2), markup=False)

@@ -8,7 +8,11 @@ listed with numbers. Besides an action (its text or its number) the prompt takes
 
 from __future__ import annotations
 
+import io
 import secrets
+import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -20,12 +24,15 @@ from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._loader import load_variant
 from cardshop.bots import Bot, make_bot
-from cardshop.cli._app import app, console, err_console, fail, user_errors
+from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.klunker.events import Dealt, Event
 from cardshop.klunker.game import VERBS, Game, Phase, new_game
 from cardshop.records import GameRecord, record_game
 
 HUMAN = "human"
+
+MAX_LINE = 1000
+"""The longest input line the prompt takes (actions and commands are short)."""
 
 HELP = """\
 Type an action, or its number from the list. Actions:
@@ -128,7 +135,10 @@ class Session:
         return record_game(self.game, self.names)
 
     def save(self, path: str) -> None:
-        self.record().write(path)
+        """Write the record to ``path``: the whole file, or nothing (no half-written file)."""
+        text = self.record().dumps()
+        with atomic_output(path) as f:
+            f.write(text)
         console.print(f"saved to {path}", markup=False)
 
     def play_bots(self) -> None:
@@ -140,7 +150,7 @@ class Session:
             action = self.bots[seat].choose(game.observation(seat), game.legal_actions())
             events = game.apply(action)
             console.print(f"seat {seat} ({self.names[seat]}): {action}", markup=False)
-            for line in _event_lines(game, self.seat, events[1:]):
+            for line in _event_lines(game, self.seat, events):
                 console.print(f"    {line}", markup=False)
             self.undo_stack.clear()
 
@@ -164,9 +174,16 @@ class Session:
         """Handle one input line on the person's turn; return False to quit."""
         game = self.game
         text = line.strip()
-        word = text.split(" ", 1)[0].lower() if text else ""
         if not text:
             return True
+        if len(text) > MAX_LINE:
+            console.print(
+                f"that line has {len(text):,} characters; actions and commands are short "
+                f"(at most {MAX_LINE}). Type 'help' for the commands.",
+                markup=False,
+            )
+            return True
+        word = text.split(maxsplit=1)[0].lower()
         if word in ("quit", "exit"):
             return False
         if word in ("help", "?"):
@@ -182,8 +199,9 @@ class Session:
                 return True
             try:
                 self.save(parts[1])
-            except OSError as exc:
-                console.print(f"cannot save to {parts[1]}: {exc.strerror}", markup=False)
+            except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                console.print(f"cannot save to {parts[1]!r}: {reason}", markup=False)
             return True
         if word == "undo":
             if not self.undo_stack:
@@ -197,11 +215,17 @@ class Session:
             self.drawn = None
             return True
         legal = game.legal_actions()
-        if text.isdigit():
+        if any(ch.isdigit() and not ch.isascii() for ch in text):
+            console.print(
+                "write numbers with the digits 0-9. Type 'help' for the commands.", markup=False
+            )
+            return True
+        if text.isascii() and text.isdigit():
             index = int(text)
             if not 1 <= index <= len(legal):
+                shown = text if len(text) <= 12 else f"{text[:9]}..."
                 console.print(
-                    f"{index} is not in the list: choose 1 to {len(legal)}, or type 'help'",
+                    f"{shown} is not in the list: choose 1 to {len(legal)}, or type 'help'",
                     markup=False,
                 )
                 return True
@@ -231,7 +255,7 @@ class Session:
             self.turn_key = key
         self.undo_stack.append(game.clone())
         events = game.apply(action)
-        for line in _event_lines(game, self.seat, events[1:]):
+        for line in _event_lines(game, self.seat, events):
             console.print(f"    {line}", markup=False)
         if game.current_player != self.seat or (game.round, game.phase) != key:
             self.undo_stack.clear()  # the turn is over: it can no longer be taken back
@@ -239,10 +263,40 @@ class Session:
 
 
 def _read_line(prompt: str) -> str | None:
+    """One line from the person, or None at the end of input."""
     try:
         return console.input(prompt)
     except EOFError:
         return None
+
+
+def _tolerant_stdin() -> None:
+    """Read bytes that are not valid text as replacement characters, not as a crash."""
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper):
+        stdin.reconfigure(errors="replace")
+
+
+def save_recovery(session: Session) -> Path | None:
+    """Save the game so far to a new recovery file; return its path (None if impossible).
+
+    The file goes to the current folder, or to the temporary folder if that fails:
+    ``cardshop-recovery-<seed>-<time>.jsonl``, a record that ``--resume`` continues.
+    """
+    try:
+        text = session.record().dumps()
+    except Exception:  # the game itself is broken: nothing sensible to save
+        return None
+    name = f"cardshop-recovery-{session.game.seed}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        path = folder / name
+        try:
+            with atomic_output(path) as f:
+                f.write(text)
+        except OSError:
+            continue
+        return path
+    return None
 
 
 def _start(
@@ -333,21 +387,25 @@ def play(
     """
     make_bot(bot, variant or "klunker-en", 0)  # an unknown bot fails before the game starts
     session = _start(variant, players, seat, bot, seed, first_player, resume)
-    quit_early = False
-    while True:
-        session.play_bots()
-        if session.game.is_over:
-            break
-        session.show(again=False)
-        session.prompt_actions()
-        line = _read_line(f"seat {session.seat}> ")
-        if line is None:
-            err_console.print("end of input: leaving the game unfinished", markup=False)
-            quit_early = True
-            break
-        if not session.handle(line):
-            quit_early = True
-            break
+    _tolerant_stdin()
+    try:
+        quit_early = _loop(session)
+    except KeyboardInterrupt:
+        err_console.print("interrupted: leaving the game unfinished", markup=False)
+        quit_early = True
+    except Exception as exc:  # a fault of this program: keep the person's game
+        where = save_recovery(session)
+        saved = (
+            f"the game so far is saved in {where} (continue it with: cardshop play "
+            f"--resume {where})"
+            if where is not None
+            else "the game could not be saved"
+        )
+        err_console.print(
+            f"cardshop: internal error: {type(exc).__name__}: {paragraph(str(exc))}; {saved}",
+            markup=False,
+        )
+        raise typer.Exit(1) from None
     game = session.game
     if record is not None:
         try:
@@ -367,3 +425,19 @@ def play(
             f"  seat {s} ({who}): {result.scores[s]} cash, rank {result.ranks[s]}{mark}",
             markup=False,
         )
+
+
+def _loop(session: Session) -> bool:
+    """Play until the game ends (False) or the person leaves (True)."""
+    while True:
+        session.play_bots()
+        if session.game.is_over:
+            return False
+        session.show(again=False)
+        session.prompt_actions()
+        line = _read_line(f"seat {session.seat}> ")
+        if line is None:
+            err_console.print("end of input: leaving the game unfinished", markup=False)
+            return True
+        if not session.handle(line):
+            return True

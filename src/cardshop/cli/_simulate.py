@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import logging
+import os
+import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -14,27 +20,30 @@ from rich.table import Table
 
 from cardshop._errors import SetupError
 from cardshop._loader import load_variant
-from cardshop.cli._app import app, console, err_console, fail, user_errors
+from cardshop._stats import Interval
+from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.klunker.events import event_from_dict
 from cardshop.records import GameRecord
-from cardshop.simulation import SimulationResult, check_arguments, simulate
+from cardshop.simulation import SimulationResult, WorkerLostError, check_arguments, simulate
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+def score_text(mean: float, half: float) -> str:
+    """A mean score with its 95% interval: ``3.18 [3.16, 3.20]``."""
+    return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
 
 
 def summary_table(sim: SimulationResult) -> Table:
-    """Per bot: seats played, win share and mean score with 95% intervals, mean rank."""
+    """Per bot: seats played, win share (95% Wilson interval), mean score (95% interval
+    of the mean), mean rank."""
     table = Table(title=f"{len(sim):,} games of {sim.variant.name}, {sim.players} players")
-    for column in ("Bot", "Seats", "Win share (95% CI)", "Mean score (95% CI)", "Mean rank"):
+    for column in ("Bot", "Seats", "Win share [95% CI]", "Mean score [95% CI]", "Mean rank"):
         table.add_column(column, justify="left" if column == "Bot" else "right")
     for b in sim.summary():
         table.add_row(
             b.bot,
             f"{b.seats:,}",
-            f"{_pct(b.win_share)} ± {_pct(b.win_ci)}",
-            f"{b.mean_score:.2f} ± {b.score_ci:.2f}",
+            str(Interval(b.win_share, b.win_low, b.win_high)),
+            score_text(b.mean_score, b.score_ci),
             f"{b.mean_rank:.2f}",
         )
     return table
@@ -49,24 +58,63 @@ def _write_json(path: Path, sim: SimulationResult, bots: list[str]) -> None:
         "bots": bots,
         "games": [o.to_dict() for o in sim],
     }
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    with atomic_output(path) as f:
+        f.write(json.dumps(doc, indent=1) + "\n")
 
 
-def _write_csv(path: Path, sim: SimulationResult) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
+def _write_csv(path: Path, sim: SimulationResult, bots: list[str]) -> None:
+    with atomic_output(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=sim.columns())
         writer.writeheader()
         writer.writerows(sim.to_rows())
 
 
-def _dask_client(address: str) -> Any:
+def _dask_client(address: str, timeout: float) -> Any:
+    """A client of the scheduler at ``address``, or a :class:`SetupError` within ``timeout``."""
     try:
         from distributed import Client
     except ImportError:
         raise SetupError(
             "--dask needs the 'distributed' extra: pip install 'cardshop[distributed]'"
         ) from None
-    return Client(address)  # type: ignore[no-untyped-call]
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # the error below says it once, in one paragraph
+    try:
+        return Client(address, timeout=timeout)  # type: ignore[no-untyped-call]
+    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address
+        reason = paragraph(str(exc)) or type(exc).__name__
+        raise SetupError(
+            f"--dask: cannot reach a Dask scheduler at {address!r} within {timeout:g} s: {reason}"
+        ) from None
+    finally:
+        quiet.setLevel(level)
+
+
+class Stopped(BaseException):
+    """SIGTERM (or SIGINT) arrived: unwind, stopping the workers on the way."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_stop() -> Iterator[None]:
+    """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # Once is enough: a second signal must not cut the clean-up short.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @app.command("simulate")
@@ -84,7 +132,10 @@ def simulate_command(
         ),
     ] = "random",
     workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes (default: CPUs).")
+        int | None,
+        typer.Option(
+            "--workers", "-w", help="Worker processes (default: CPUs; at most one per game)."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 0,
     rotate: Annotated[
@@ -98,6 +149,12 @@ def simulate_command(
         str | None,
         typer.Option("--dask", help="Run on a Dask cluster: the scheduler's address."),
     ] = None,
+    dask_timeout: Annotated[
+        float,
+        typer.Option(
+            "--dask-timeout", help="Seconds to wait for the Dask scheduler before giving up."
+        ),
+    ] = 5.0,
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write every game's outcome as JSON.")
     ] = None,
@@ -115,49 +172,84 @@ def simulate_command(
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
         raise SetupError("--bots names no bot")
+    if not dask_timeout > 0:
+        raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
     var = load_variant(variant)
     specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
-    executor = _dask_client(dask) if dask else None
-    start = time.perf_counter()
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        disable=quiet,
-    ) as progress:
-        task = progress.add_task("games", total=games)
-        sim = simulate(
-            var,
-            players,
-            games,
-            specs,
-            seed=seed,
-            workers=workers,
-            executor=executor,
-            rotate=rotate and len(set(specs)) > 1,
-            progress=lambda n: progress.advance(task, n),
+    cpus = os.cpu_count() or 1
+    if dask is None and workers is not None and min(workers, games) > cpus:
+        err_console.print(
+            f"cardshop: warning: {min(workers, games)} worker processes on {cpus} CPUs; "
+            "the games will not run faster than with one per CPU",
+            markup=False,
         )
-    elapsed = time.perf_counter() - start
-    if executor is not None:
-        executor.close()
-    console.print(summary_table(sim))
-    rounds = sum(o.rounds for o in sim) / len(sim) if len(sim) else 0.0
-    endings = ", ".join(f"{k} {v:,}" for k, v in sorted(sim.terminations().items()))
-    console.print(
-        f"mean rounds {rounds:.2f}; endings: {endings or '-'}; {elapsed:.1f} s", markup=False
-    )
+    played = 0
+
+    def advance(n: int) -> None:
+        nonlocal played
+        played += n
+        progress.advance(task, n)
+
+    executor = None
+    written: list[str] = []
+    start = time.perf_counter()
     try:
-        if json_file is not None:
-            _write_json(json_file, sim, specs)
-            console.print(f"wrote {json_file}", markup=False)
-        if csv_file is not None:
-            _write_csv(csv_file, sim)
-            console.print(f"wrote {csv_file}", markup=False)
-    except OSError as exc:
-        raise fail(f"cannot write {exc.filename}: {exc.strerror}") from None
+        with _signals_stop():
+            executor = _dask_client(dask, dask_timeout) if dask else None
+            with Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err_console,
+                disable=quiet,
+            ) as progress:
+                task = progress.add_task("games", total=games)
+                sim = simulate(
+                    var,
+                    players,
+                    games,
+                    specs,
+                    seed=seed,
+                    workers=workers,
+                    executor=executor,
+                    rotate=rotate and len(set(specs)) > 1,
+                    progress=advance,
+                )
+            elapsed = time.perf_counter() - start
+            console.print(summary_table(sim))
+            rounds = sum(o.rounds for o in sim) / len(sim) if len(sim) else 0.0
+            endings = ", ".join(f"{k} {v:,}" for k, v in sorted(sim.terminations().items()))
+            console.print(
+                f"mean rounds {rounds:.2f}; endings: {endings or '-'}; {elapsed:.1f} s",
+                markup=False,
+            )
+            for path, write in ((json_file, _write_json), (csv_file, _write_csv)):
+                if path is None:
+                    continue
+                try:
+                    write(path, sim, specs)
+                except OSError as exc:
+                    raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+                written.append(str(path))
+                console.print(f"wrote {path}", markup=False)
+    except Stopped as stop:
+        files = f"only {', '.join(written)} was written" if written else "no file was written"
+        err_console.print(
+            f"cardshop: stopped by {signal.Signals(stop.signum).name} after {played:,} of "
+            f"{games:,} games; the workers are stopped and {files}",
+            markup=False,
+        )
+        raise typer.Exit(128 + stop.signum) from None
+    except WorkerLostError as exc:
+        err_console.print(
+            f"cardshop: error: {paragraph(str(exc))}; no file was written", markup=False
+        )
+        raise typer.Exit(1) from None
+    finally:
+        if executor is not None:
+            executor.close()
 
 
 @app.command()
@@ -184,7 +276,7 @@ def replay(
     if moves:
         for i, recorded in enumerate(record.actions, start=1):
             console.print(f"{i:>4}  seat {recorded.seat}: {recorded.action}", markup=False)
-            for event in recorded.events[1:]:
+            for event in recorded.events:
                 console.print(f"        {event_from_dict(dict(event))}", markup=False)
     status = (
         f"finished after {game.round} rounds, scores {list(game.scores())}"

@@ -13,17 +13,84 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from cardshop._core import Action
 
-__all__ = ["Match", "Players", "Purchase", "Rules", "Sale", "Step", "Tax", "Variant"]
+__all__ = [
+    "LIMITS",
+    "SCHEMA_ID",
+    "Match",
+    "Players",
+    "Purchase",
+    "Rules",
+    "Sale",
+    "Step",
+    "Tax",
+    "Variant",
+]
 
-Slug = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
-PositiveInt = Annotated[int, Field(gt=0)]
-NonNegativeInt = Annotated[int, Field(ge=0)]
+# Bounds on every count a variant holds. The published editions need 3-6 players,
+# 7 kinds, 94-97 cards, hands of 6, rows of 4 and payout tables of 4 entries; the
+# bounds leave room for much larger home-made games while keeping every table the
+# engine builds from a variant (card ids, actions, observations) small. They are
+# checked by the schema, before anything is built.
+MAX_PLAYERS = 12
+MAX_KINDS = 100
+MAX_CARDS = 1000
+MAX_HAND = 100
+MAX_SET_SIZE = 100
+MAX_PAYOUT_ENTRIES = 64
+MAX_CASH = 1000
+MAX_ROUND_CAP = 1_000_000
+MAX_GAMES_PER_PLAYER = 100
+MAX_TITLE = 200
+MAX_DESCRIPTION = 10_000
+MAX_EXTENDS = 4096
+
+LIMITS: dict[str, int] = {
+    "players": MAX_PLAYERS,
+    "kinds": MAX_KINDS,
+    "cards": MAX_CARDS,
+    "hand_size": MAX_HAND,
+    "set_size": MAX_SET_SIZE,
+    "payout_entries": MAX_PAYOUT_ENTRIES,
+    "cash": MAX_CASH,
+    "round_cap": MAX_ROUND_CAP,
+    "games_per_player": MAX_GAMES_PER_PLAYER,
+    "title": MAX_TITLE,
+    "description": MAX_DESCRIPTION,
+    "extends": MAX_EXTENDS,
+}
+"""The bounds above by name (documented in docs/security.md)."""
+
+SCHEMA_ID = "urn:cardshop:schema:variant:1"
+"""The ``$id`` of the variant JSON Schema (``cardshop schema``)."""
+
+SLUG_PATTERN = r"^[a-z][a-z0-9-]*$"
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=40)]
+Cash = Annotated[int, Field(ge=0, le=MAX_CASH)]
+
+
+def _count_key(value: Any) -> Any:
+    """A player-count key written as a string of ASCII digits (JSON) is that number."""
+    if isinstance(value, str) and 0 < len(value) <= 3 and value.isascii() and value.isdigit():
+        return int(value)
+    return value
+
+
+PlayerCount = Annotated[int, BeforeValidator(_count_key), Field(ge=1, le=MAX_PLAYERS)]
+"""A number of players used as a mapping key: ``3`` in YAML, ``"3"`` in JSON."""
+
+_PLAYER_KEYS: JsonDict = {
+    "propertyNames": {
+        "pattern": "^(?:" + "|".join(str(n) for n in range(1, MAX_PLAYERS + 1)) + ")$"
+    }
+}
+_KIND_KEYS: JsonDict = {"propertyNames": {"pattern": SLUG_PATTERN, "maxLength": 40}}
 
 Step = Literal["fill", "store", "purchase", "tax", "reshuffle", "refill"]
 """Round steps. ``fill``, ``store`` and ``purchase`` ask players for decisions; the
@@ -33,33 +100,55 @@ TiebreakRule = Literal["fewest_safe_and_window", "fewest_safe", "fewest_window"]
 Destination = Literal["discard", "deck"]
 
 
+def _no_required(schema: dict[str, Any], cls: type) -> None:
+    """Nested mappings list no required keys themselves: a variant that extends
+    another may give only some of them. The variant's schema requires them for a
+    file without ``extends`` (see :func:`_variant_schema`)."""
+    schema.pop("required", None)
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        defer_build=True,
+        json_schema_extra=_no_required,
+    )
 
 
 class Players(_Model):
     """Allowed player counts, inclusive. [SETUP-1]"""
 
-    min: PositiveInt = Field(description="Fewest players.")
-    max: PositiveInt = Field(description="Most players.")
+    min: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(description="Fewest players.")
+    max: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] = Field(
+        description=(
+            f"Most players, at most {MAX_PLAYERS}: the editions take 3-6, and every seat "
+            "adds to the tables and observations the engine builds."
+        )
+    )
 
 
 class Sale(_Model):
     """How completed rows in a safe are sold. [SELL-1..SELL-6]"""
 
-    set_size: PositiveInt = Field(
+    set_size: Annotated[int, Field(gt=0, le=MAX_SET_SIZE)] = Field(
         4, description="Cards of one kind that make a complete row (SELL-1)."
     )
-    payout: list[NonNegativeInt] = Field(
+    payout: list[Cash] = Field(
         min_length=1,
+        max_length=MAX_PAYOUT_ENTRIES,
         description=(
             "Cash paid for a row, by the number of rows in the safe at the moment of sale "
             "(sold row included): entry 0 for one row, entry 1 for two, ...; the last entry "
-            "applies to every larger count (SELL-3)."
+            f"applies to every larger count (SELL-3). At most {MAX_PAYOUT_ENTRIES} entries "
+            "(the editions use 4)."
         ),
     )
-    overrides: dict[Slug, NonNegativeInt] = Field(
+    overrides: dict[Slug, Cash] = Field(
         default_factory=dict,
+        max_length=MAX_KINDS,
+        json_schema_extra=_KIND_KEYS,
         description="Card kinds whose rows always pay this much, whatever the row count (SELL-5).",
     )
     unpaid_to: Destination = Field(
@@ -70,7 +159,7 @@ class Sale(_Model):
 class Purchase(_Model):
     """The purchase phase. [BUY-1..BUY-6]"""
 
-    price: NonNegativeInt = Field(
+    price: Cash = Field(
         1, description="Cash cards paid to the owner for another player's window (BUY-3)."
     )
     broke_may_buy: bool = Field(
@@ -92,8 +181,10 @@ class Purchase(_Model):
 class Tax(_Model):
     """The ``tax`` round step. [END-2]"""
 
-    per_player_count: dict[PositiveInt, NonNegativeInt] = Field(
+    per_player_count: dict[PlayerCount, Cash] = Field(
         default_factory=dict,
+        max_length=MAX_PLAYERS,
+        json_schema_extra=_PLAYER_KEYS,
         description="Cash cards each player pays, by number of players; absent counts pay 0.",
     )
     to: Destination = Field("deck", description="Where paid tax cards go.")
@@ -102,7 +193,7 @@ class Tax(_Model):
 class Match(_Model):
     """A match of several games with summed scores. [MATCH-1]"""
 
-    games_per_player: PositiveInt = Field(
+    games_per_player: Annotated[int, Field(gt=0, le=MAX_GAMES_PER_PLAYER)] = Field(
         1,
         description=(
             "The match has players x games_per_player games; game i has seat i mod players "
@@ -111,32 +202,90 @@ class Match(_Model):
     )
 
 
+def _variant_schema(schema: dict[str, Any], cls: type) -> None:
+    """The variant's JSON Schema as editors use it (``cardshop schema``).
+
+    A file with ``extends`` needs only its ``name``: the rest may come from the
+    variant it extends. A file without ``extends`` must give every required key,
+    nested ones included.
+    """
+    required = schema.pop("required", [])
+    nested: dict[str, Any] = {}
+    fields = getattr(cls, "model_fields", {})
+    for name, info in fields.items():
+        for candidate in (info.annotation, *get_args(info.annotation)):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                keys = [k for k, f in candidate.model_fields.items() if f.is_required()]
+                if keys:
+                    nested[name] = {"required": keys}
+    rest = dict(schema)
+    schema.clear()
+    schema.update(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$id": SCHEMA_ID,
+            **rest,
+            "required": ["name"],
+            "if": {"required": ["extends"], "properties": {"extends": {"type": "string"}}},
+            "then": {},
+            "else": {"required": required, "properties": nested},
+        }
+    )
+
+
 class Variant(_Model):
     """A complete, validated Klunker-family variant (after ``extends`` is resolved)."""
 
+    model_config = ConfigDict(json_schema_extra=_variant_schema)
+
     family: Literal["klunker"] = Field("klunker", description="The family of games.")
     name: Slug = Field(description="Short name, used to load the variant and in records.")
-    title: str = Field("", description="Human title.")
-    description: str = Field("", description="Free text for people.")
-    extends: Slug | str | None = Field(
+    title: str = Field(
+        "", max_length=MAX_TITLE, description="Human title (not taken over by extends)."
+    )
+    description: str = Field(
+        "",
+        max_length=MAX_DESCRIPTION,
+        description="Free text for people (not taken over by extends).",
+    )
+    extends: Annotated[str, Field(min_length=1, max_length=MAX_EXTENDS)] | None = Field(
         None,
         description=(
-            "Another variant (a built-in name, or a path relative to this file) whose keys "
-            "this file overrides; mappings merge key by key, lists and values replace."
+            "Another variant whose keys this file overrides: a built-in name, or a path "
+            "relative to this file to a file inside its folder (docs/security.md). "
+            "Mappings merge key by key, lists and values replace; title and description "
+            "are not taken over, and a file that extends another gives its own name."
         ),
     )
     players: Players
-    cards: dict[Slug, PositiveInt] = Field(
-        min_length=1, description="Card kinds and how many of each the deck holds (CARD-1)."
+    cards: dict[Slug, Annotated[int, Field(gt=0, le=MAX_CARDS)]] = Field(
+        min_length=1,
+        max_length=MAX_KINDS,
+        json_schema_extra=_KIND_KEYS,
+        description=(
+            "Card kinds and how many of each the deck holds (CARD-1): at most "
+            f"{MAX_KINDS} kinds and {MAX_CARDS} cards in all (the editions have 7 kinds "
+            "and 94-97 cards; the performance benchmarks 70 kinds and 940 cards)."
+        ),
     )
-    hand_size: PositiveInt = Field(6, description="Cards in a full hand (SETUP-4, END-5).")
-    starting_cash: dict[PositiveInt, NonNegativeInt] = Field(
-        description="Face-down cash cards dealt to each player, by number of players (SETUP-3)."
+    hand_size: Annotated[int, Field(gt=0, le=MAX_HAND)] = Field(
+        6, description="Cards in a full hand (SETUP-4, END-5)."
+    )
+    starting_cash: dict[PlayerCount, Cash] = Field(
+        max_length=MAX_PLAYERS,
+        json_schema_extra=_PLAYER_KEYS,
+        description="Face-down cash cards dealt to each player, by number of players (SETUP-3).",
     )
     steps: list[Step] = Field(
+        max_length=6,
+        json_schema_extra={
+            "uniqueItems": True,
+            "allOf": [{"contains": {"const": s}} for s in ("fill", "store", "purchase", "refill")],
+        },
         description=(
-            "The steps of a round, in order. Must contain fill, store, purchase (store before "
-            "purchase) and refill; may contain tax and reshuffle (ROUND-1)."
+            "The steps of a round, in order, each at most once. Must contain fill, store, "
+            "purchase (store before purchase) and refill; may contain tax and reshuffle "
+            "(ROUND-1)."
         ),
     )
     sale: Sale
@@ -144,18 +293,28 @@ class Variant(_Model):
     tax: Tax = Field(default_factory=lambda: Tax())
     tiebreak: list[TiebreakRule] = Field(
         default_factory=list,
+        max_length=3,
         description="Tiebreaks after most cash, in order; players still tied share (SCORE-2).",
     )
     match: Match | None = Field(
         None, description="If set, the variant is played as a match of several games (MATCH-1)."
     )
-    round_cap: PositiveInt = Field(
-        200, description="A game still running after this many rounds ends as 'capped' (TERM-1)."
+    round_cap: Annotated[int, Field(gt=0, le=MAX_ROUND_CAP)] = Field(
+        200,
+        description=(
+            "A game still running after this many rounds ends as 'capped' (TERM-1). Audits "
+            "raise it to look for games that never end; nothing is stored per round."
+        ),
     )
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems that a schema alone cannot see, as (key path, reason)."""
         errs: list[tuple[tuple[str | int, ...], str]] = []
+        total = sum(self.cards.values())
+        if total > MAX_CARDS:
+            errs.append(
+                (("cards",), f"the deck has {total} cards; at most {MAX_CARDS} are allowed")
+            )
         if self.players.max < self.players.min:
             errs.append((("players", "max"), "max is smaller than min"))
         if self.players.min < 2:
@@ -183,7 +342,6 @@ class Variant(_Model):
                         f"pays {pay}, more than the set size {self.sale.set_size}",
                     )
                 )
-        total = sum(self.cards.values())
         for n in range(self.players.min, self.players.max + 1):
             if n not in self.starting_cash:
                 errs.append((("starting_cash",), f"no starting cash given for {n} players"))

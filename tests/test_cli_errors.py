@@ -1,0 +1,238 @@
+"""The command line's failure modes, through real processes: typer's usage errors,
+hostile input at the ``play`` prompt, a fault inside ``play``, ``--version`` and
+shell completion."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardshop import new_game
+from cardshop.cli import _play, app
+from cardshop.cli._app import atomic_output
+from cardshop.records import read_record
+
+runner = CliRunner()
+
+
+def cardshop(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m cardshop ARGS`` in a real process (stdin as raw bytes)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardshop", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+def assert_one_paragraph(stderr: str, *fragments: str) -> None:
+    assert "Traceback" not in stderr
+    text = stderr.strip()
+    assert text.startswith("cardshop: error: "), stderr
+    assert "\n" not in text, stderr  # one paragraph: a single line
+    for fragment in fragments:
+        assert fragment in text, stderr
+
+
+# Every command with at least one usage error: an unknown option, a missing
+# argument, a value of the wrong type, an extra argument.
+USAGE_ERRORS = [
+    ([], "Missing command"),
+    (["nosuch"], "No such command 'nosuch'"),
+    (["--nosuch"], "No such option: --nosuch"),
+    (["demo", "--players", "abc"], "Invalid value for '--players'"),
+    (["demo", "--seed"], "requires an argument"),
+    (["variants", "extra"], "Got unexpected extra argument"),
+    (["validate"], "Missing argument"),
+    (["show"], "Missing argument"),
+    (["show", "klunker-en", "--yaml"], "No such option: --yaml"),
+    (["schema", "--json"], "No such option: --json"),
+    (["audit"], "Missing argument"),
+    (["audit", "klunker-en", "--games", "many"], "Invalid value for '--games'"),
+    (["audit", "klunker-en", "--max-cap-share", "x"], "Invalid value for '--max-cap-share'"),
+    (["play", "--seat", "first"], "Invalid value for '--seat'"),
+    (["play", "klunker-en", "--bogus"], "No such option: --bogus"),
+    (["simulate"], "Missing argument"),
+    (["simulate", "klunker-en", "--workers", "2.5"], "Invalid value for '--workers'"),
+    (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
+    (["replay"], "Missing argument"),
+    (["replay", "a.jsonl", "b.jsonl"], "Got unexpected extra argument"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"), USAGE_ERRORS, ids=[" ".join(args) or "-" for args, _ in USAGE_ERRORS]
+)
+def test_usage_errors_are_one_paragraph_with_exit_2(args: list[str], message: str) -> None:
+    proc = cardshop(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert_one_paragraph(proc.stderr, message, "--help")
+    assert proc.stdout == ""
+
+
+def test_every_command_has_a_usage_error_case() -> None:
+    help_text = cardshop("--help").stdout
+    listed = help_text.split("Commands:")[1].splitlines()
+    commands = {line.split()[0] for line in listed if line.startswith("  ") and line.strip()}
+    assert {"demo", "play", "simulate", "audit"} <= commands
+    covered = {args[0] for args, _ in USAGE_ERRORS if args and not args[0].startswith("-")}
+    assert commands <= covered, commands - covered
+
+
+def test_version() -> None:
+    import cardshop as package
+
+    proc = cardshop("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"cardshop {package.__version__}"
+
+
+def test_shell_completion_is_offered() -> None:
+    proc = cardshop("--help")
+    assert "--install-completion" in proc.stdout
+    completed = cardshop(env={"_CARDSHOP_COMPLETE": "complete_bash", "COMP_WORDS": "cardshop si",
+                              "COMP_CWORD": "1"})  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["simulate"]
+
+
+# --------------------------------------------------------------------- demo
+
+
+def test_demo_prints_every_event_of_a_sale() -> None:
+    """A 'sell KIND' action has no echo event: its first event is the sale itself."""
+    result = runner.invoke(app, ["demo", "klunker-en", "--players", "3", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    sells = [i for i, line in enumerate(lines) if ": sell " in line]
+    assert sells, "the seeded game has sales"
+    for i in sells:
+        seat_kind = lines[i].split("seat ", 1)[1]  # "2: sell tongue-bob"
+        seat, kind = seat_kind.split(": sell ")
+        assert lines[i + 1].strip().startswith(f"seat {seat} sells a row of {kind} "), lines[i + 1]
+    # Every action's own event is printed too: each placed card appears.
+    assert sum("places" in line for line in lines) == sum(": window " in line for line in lines)
+
+
+# --------------------------------------------------------------------- play
+
+HOSTILE_LINES = [
+    "buy ²".encode(),
+    "²".encode(),
+    "window ²".encode(),
+    "buy \u0661".encode(),  # ARABIC-INDIC DIGIT ONE
+    b"",
+    b"   ",
+    b"\xff\xfe not text",
+    b"x" * 2_000_000,
+    b"9" * 5000,
+    b"9" * 900,
+    b"buy 99999999999999999999",
+    b"window \x00",
+    b"save",
+    b"save /nonexistent-folder/x.jsonl",
+    "store \u202e".encode(),
+    b"-1",
+    b"0",
+]
+
+
+def test_play_survives_hostile_input_then_stops_at_end_of_input(tmp_path: Path) -> None:
+    record = tmp_path / "r.jsonl"
+    stdin = b"\n".join(HOSTILE_LINES) + b"\n"
+    proc = cardshop(
+        "play", "klunker-en", "--players", "3", "--seed", "4", "--bot", "random",
+        "--record", str(record), stdin=stdin,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "end of input: leaving the game unfinished" in proc.stderr
+    out = proc.stdout
+    assert out.count("write numbers with the digits 0-9") == 4
+    assert "that line has 2,000,000 characters" in out
+    assert "that line has 5,000 characters" in out
+    assert "999999999... is not in the list" in out
+    assert "save needs a file name" in out
+    assert "cannot save to '/nonexistent-folder/x.jsonl'" in out
+    assert "0 is not in the list" in out
+    recorded = read_record(record)
+    assert recorded.bots[0] == "human"
+    assert all(r.seat != 0 for r in recorded.actions)  # no input became a move
+
+
+def test_a_fault_in_play_saves_a_recovery_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    real_act = _play.Session.act
+    calls = []
+
+    def faulty(self: _play.Session, action: object) -> None:
+        calls.append(action)
+        if len(calls) == 2:
+            raise RuntimeError("injected fault")
+        real_act(self, action)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_play.Session, "act", faulty)
+    result = runner.invoke(
+        app,
+        ["play", "klunker-en", "--players", "3", "--seed", "4", "--first-player", "0",
+         "--bot", "random"],
+        input="1\n1\n1\n",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    saved = list(tmp_path.glob("cardshop-recovery-*.jsonl"))
+    assert len(saved) == 1
+    assert "Traceback" not in result.stderr
+    message = " ".join(result.stderr.split())
+    assert "cardshop: internal error: RuntimeError: injected fault" in message
+    assert f"the game so far is saved in {saved[0]}" in message
+    assert f"cardshop play --resume {saved[0]}" in message
+    record = read_record(saved[0])
+    assert [str(r.action) for r in record.actions] == [str(calls[0])]
+    assert record.seed == new_game("klunker-en", 3, seed=4).seed
+    monkeypatch.undo()
+    resumed = runner.invoke(app, ["play", "--resume", str(saved[0])], input="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert "1 actions replayed and verified" in resumed.stdout
+
+
+# ------------------------------------------------------------- atomic files
+
+
+def test_atomic_output_is_complete_or_absent(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    with atomic_output(path) as f:
+        f.write("first\n")
+    assert path.read_text() == "first\n"
+    with pytest.raises(KeyboardInterrupt), atomic_output(path) as f:  # noqa: PT012
+        f.write("half of the second")
+        raise KeyboardInterrupt
+    assert path.read_text() == "first\n"  # the old file, untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]  # no temporary left
+    fresh = tmp_path / "fresh.txt"
+    with pytest.raises(OSError, match="disk full"), atomic_output(fresh):
+        raise OSError("disk full")
+    assert not fresh.exists()
+    assert (path.stat().st_mode & 0o777) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
