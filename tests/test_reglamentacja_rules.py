@@ -789,6 +789,20 @@ def test_rg_pos_1_positions_load_check_and_round_trip() -> None:
 # ---------------------------------------------------------------- the digest
 
 
+def test_every_cited_clause_and_every_variant_key_is_in_the_digest() -> None:
+    """Clause IDs cited in the code, the YAML and the tests exist; every key is explained."""
+    digest = DIGEST.read_text(encoding="utf-8")
+    defined = set(re.findall(r"\*\*(RG-[A-Z]+-\d+)\*\*", digest))
+    files = [VARIANT_FILE, *sorted((ROOT / "src" / "cardshop" / "reglamentacja").glob("*.py"))]
+    files += sorted((ROOT / "tests").glob("test_reglamentacja_*.py"))
+    for path in files:
+        for cited in re.findall(r"RG-[A-Z]+-\d+", path.read_text(encoding="utf-8")):
+            assert cited in defined, f"{path.name} cites {cited}, which the digest lacks"
+    base = {"family", "name", "title", "description", "extends", "players"}
+    for key in set(ReglamentacjaVariant.model_fields) - base:
+        assert re.search(rf"`{key}[`.]", digest), f"the digest does not explain `{key}`"
+
+
 def test_every_digest_clause_has_a_test() -> None:
     """Every clause ID defined in the digest is cited by a test in this file."""
     digest = DIGEST.read_text(encoding="utf-8")
