@@ -22,7 +22,9 @@ game without knowing it is one. For Klunker this is rule MATCH-1 (docs/rules.md)
 * :attr:`Series.moves` numbers steps across the games.
 
 A family's hooks that take a *game* (its renderer, invariants, search hooks) expect
-their own games: give them :func:`current_game` of a series.
+their own games: give them :func:`current_game` of a series (:func:`render` draws
+a series with its counters). Its events' plain data: :func:`event_to_dict`; the
+observation vector for learning agents: :func:`series_encoder`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "event_from_dict",
     "event_to_dict",
     "new_series",
+    "render",
     "series_encoder",
 ]
 
@@ -412,6 +415,19 @@ def _series_class(family: str) -> type[Series]:
         )
         found = _CLASSES[family] = cast("type[Series]", made)
     return found
+
+
+def render(game: Game, seat: Seat | None = None) -> str:
+    """The table as text, drawn by the game's family (``seat``: as it may see it, None:
+    everything); a series adds a line with its counters above its current game."""
+    family = get_family(game.variant.family)
+    if not isinstance(game, Series):
+        return family.render(game, seat)
+    head = (
+        f"match {game.variant.name}: game {game.game_index + 1} of {game.games}, "
+        f"totals {list(game.totals)}"
+    )
+    return f"{head}\n{family.render(game.current, seat)}"
 
 
 def current_game(game: Game) -> Game:
