@@ -58,8 +58,11 @@ COUNT = (
 
 
 def instructions(tree: Path, variant: str, players: int, games: int) -> tuple[int, int]:
-    """Instructions of a whole run (callgrind) and the decisions it made."""
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    """Instructions of a whole run (callgrind) and the decisions it made.
+
+    String hashing is seeded alike in every run, so that the counts repeat exactly.
+    """
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONHASHSEED="0")
     proc = subprocess.run(
         [
             "valgrind",

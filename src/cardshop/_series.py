@@ -351,6 +351,27 @@ class Series(Game):
         other._game = self._game.clone()
         return other
 
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.variant.content_hash,
+            self.seed,
+            self._players,
+            self._first,
+            tuple(sorted(self._options.items())),
+            self._index,
+            self._results,
+            self._totals,
+            self._finished,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the setup, the finished games and the current game's state are."""
+        if not isinstance(other, Series):
+            return NotImplemented
+        return self._key() == other._key() and self._game == other._game
+
+    __hash__ = None  # type: ignore[assignment]
+
     def to_dict(self) -> dict[str, Any]:
         """The series as plain data: its setup, the finished games' moves and results,
         and the current game in its family's own format (under ``"game"``)."""
