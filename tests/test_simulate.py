@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import multiprocessing
@@ -10,8 +11,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,16 @@ import psutil
 import pytest
 from typer.testing import CliRunner
 
+import tinyfamily
 from cardshop import SetupError, derive_seed, load_variant, new_game
 from cardshop import simulation as simulation_module
+from cardshop._core import Action
+from cardshop._family import ENTRY_POINT_GROUP, families, unregister_family
+from cardshop._loader import builtin_variants
 from cardshop._stats import mean_ci, wilson
 from cardshop.bots import RandomBot, make_bot
 from cardshop.cli import app
+from cardshop.driver import Step
 from cardshop.klunker.bots import GreedyBot
 from cardshop.klunker.variant import Variant
 from cardshop.simulation import (
@@ -399,3 +406,209 @@ def test_a_killed_worker_is_reported_with_the_games_lost(tmp_path: Path) -> None
     assert message.endswith("lost; no file was written")
     _assert_all_gone(children)
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------ any family
+
+
+TINY = Path(__file__).parent / "tinyfamily"
+TINY_VARIANTS = [TINY / "tiny-seq.yaml", TINY / "tiny-sim.yaml"]
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Iterator[None]:
+    """The tiny test family, registered in this process only (no entry point)."""
+    tinyfamily.register()
+    yield
+    unregister_family(tinyfamily.NAME)
+
+
+def _replayed(variant: Any, players: int, seed: int, o: GameOutcome) -> tuple[Any, list[Step]]:
+    """The outcome's game played again by the same bots, and its driver steps."""
+    bots = [make_bot(name, variant, derive_seed(seed, "bot", o.game, s)) for s, name in
+            enumerate(o.bots)]  # fmt: skip
+    steps: list[Step] = []
+    game = play_game(variant, players, bots, seed=o.seed, on_step=lambda g, s: steps.append(s))
+    return game, steps
+
+
+def _check_outcomes(sim: SimulationResult, variant: Any, seed: int) -> None:
+    """Every outcome is its game replayed from its seeds, read through the core Result."""
+    assert [o.game for o in sim] == list(range(len(sim)))
+    for o in sim:
+        game, steps = _replayed(variant, sim.players, seed, o)
+        result = game.result()
+        assert o.seed == game_seed(seed, o.game) == game.seed
+        assert (o.scores, o.ranks, o.winners) == (result.scores, result.ranks, result.winners)
+        assert (o.rounds, o.termination) == (result.rounds, result.termination.value)
+        assert o.details == dict(result.details)
+        assert o.decisions == len(game.moves) == sum(len(s.actions) for s in steps)
+        assert o.steps == len(steps) == len({m.step for m in game.moves})
+        assert GameOutcome.from_dict(json.loads(json.dumps(o.to_dict()))) == o
+
+
+@pytest.mark.parametrize("path", TINY_VARIANTS, ids=lambda p: p.stem)
+def test_a_family_no_tool_knows_simulates_in_process(tiny: None, path: Path) -> None:
+    variant = load_variant(path)
+    sim = simulate(path, 3, 10, "random", seed=5, workers=1)
+    assert sim.family == "tinymarket"
+    assert len(sim) == 10
+    _check_outcomes(sim, variant, 5)
+    for o in sim:
+        assert o.first_player is None  # the family does not choose a first seat
+        assert o.termination in ("finished", "capped")
+        if variant.dynamics == "simultaneous":  # type: ignore[attr-defined]
+            assert o.decisions == 3 * o.steps  # all three seats act in every tick
+        else:
+            assert o.decisions == o.steps
+    rows = sim.to_rows()
+    assert [r["steps"] for r in rows] == [o.steps for o in sim]
+    assert rows[0]["first_player"] is None
+    assert sim.columns() == list(rows[0])
+    summary = {b.bot: b for b in sim.summary()}
+    assert summary["random"].seats == 30
+    assert sum(b.win_share * b.seats for b in summary.values()) == pytest.approx(10)
+
+
+def test_play_game_on_a_simultaneous_family_goes_tick_by_tick(tiny: None) -> None:
+    """In a tick every bot sees the table before anyone's choice; callbacks per step."""
+    seen: list[tuple[int, Any]] = []
+
+    class Spy(RandomBot):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.step = 0
+
+        def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+            seen.append((self.step, observation.market))
+            self.step += 1
+            return super().choose(observation, legal_actions)
+
+    steps: list[Step] = []
+    actions: list[tuple[int, str, int]] = []
+    spies = [Spy(s) for s in range(3)]
+    game = play_game(
+        TINY / "tiny-sim.yaml",
+        3,
+        spies,
+        seed=4,
+        on_action=lambda g, seat, action, events: actions.append((seat, str(action), len(events))),
+        on_step=lambda g, step: steps.append(step),
+    )
+    assert game.is_over
+    assert all(sorted(s.actions) == [0, 1, 2] for s in steps)
+    assert [(seat, a) for seat, a, _ in actions] == [
+        (seat, str(step.actions[seat])) for step in steps for seat in range(3)
+    ]
+    # The step's events go with the last seat of the tick, none with the others.
+    assert [n for _, _, n in actions] == [n for step in steps for n in (0, 0, len(step.events))]
+    markets: dict[int, set[Any]] = {}
+    for step, market in seen:
+        markets.setdefault(step, set()).add(market)
+    assert len(markets) == len(steps)
+    assert all(len(m) == 1 for m in markets.values())  # one market per tick, for all
+
+
+def test_first_player_only_for_families_that_choose_one(tiny: None) -> None:
+    bots = [RandomBot(s) for s in range(3)]
+    assert play_game("klunker-en", 3, bots, seed=1, first_player=2).first_player == 2  # type: ignore[attr-defined]
+    with pytest.raises(SetupError, match="takes no option 'first_player'"):
+        play_game(TINY / "tiny-seq.yaml", 3, bots, seed=1, first_player=2)
+    with pytest.raises(SetupError, match="2 to 4 players, not 5"):
+        simulate(TINY / "tiny-seq.yaml", 5, 2, "random")
+    with pytest.raises(SetupError, match="setup must be a function"):
+        simulate(TINY / "tiny-seq.yaml", 2, 2, "random", setup="tinyfamily.register")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", TINY_VARIANTS, ids=lambda p: p.stem)
+def test_a_family_registered_at_run_time_in_two_worker_processes(tiny: None, path: Path) -> None:
+    """Workers forked from this process inherit the registry; ``setup`` registers the
+    family in workers that start afresh (spawned here, as on macOS, Windows and, from
+    Python 3.14, Linux: and on a cluster)."""
+    reference = simulate(path, 2, 6, "random", seed=9, workers=1)
+    forked = simulate(path, 2, 6, "random", seed=9, workers=2, chunk_size=2)
+    assert forked == reference
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=spawn) as pool:
+        with pytest.raises(SetupError, match="'tinymarket' is not registered in the process"):
+            simulate(path, 2, 6, "random", seed=9, executor=pool, chunk_size=3)
+        spawned = simulate(
+            path, 2, 6, "random", seed=9, executor=pool, chunk_size=3, setup=tinyfamily.register
+        )
+        pids = set(pool.submit(_worker_pid).result() for _ in range(4))
+    assert spawned == reference
+    assert os.getpid() not in pids
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+@pytest.mark.parametrize("path", TINY_VARIANTS, ids=lambda p: p.stem)
+def test_cli_simulates_a_family_no_tool_knows(tiny: None, path: Path, tmp_path: Path) -> None:
+    out_json, out_csv = tmp_path / "games.json", tmp_path / "games.csv"
+    result = runner.invoke(
+        app,
+        ["simulate", str(path), "-p", "3", "-n", "5", "-w", "1", "-s", "3", "-q",
+         "--json", str(out_json), "--csv", str(out_csv)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"5 games of {path.stem}, 3 players" in result.stdout
+    expected = simulate(path, 3, 5, "random", seed=3, workers=1)
+    doc = json.loads(out_json.read_text())
+    assert (doc["family"], doc["variant"]) == ("tinymarket", path.stem)
+    assert doc["games"] == [o.to_dict() for o in expected]
+    with out_csv.open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == expected.columns()
+    assert [int(r["steps"]) for r in rows] == [o.steps for o in expected]
+    assert {r["first_player"] for r in rows} == {""}
+
+
+def _outcome(game: int, details: dict[str, int]) -> GameOutcome:
+    return GameOutcome(game, 1, None, ("a", "b"), (3, 1), (1, 2), (0,), 4, 9, "finished", 5,
+                       details)  # fmt: skip
+
+
+def test_result_details_become_columns() -> None:
+    sim = SimulationResult(
+        load_variant("klunker-en"), 2, 0, [_outcome(0, {"ticks": 7, "rounds": 2}), _outcome(1, {})]
+    )
+    assert sim.detail_columns() == ["detail_rounds", "ticks"]
+    assert sim.columns()[-2:] == ["detail_rounds", "ticks"]
+    rows = sim.to_rows()
+    assert [(r["rounds"], r["detail_rounds"], r["ticks"]) for r in rows] == [(4, 2, 7), (4, 0, 0)]
+    assert sim.to_table()["ticks"] == [7, 0]
+    assert _outcome(0, {"ticks": 7}) != _outcome(0, {"ticks": 8})
+    assert hash(_outcome(0, {"ticks": 7})) == hash(_outcome(0, {"ticks": 8}))  # still hashable
+
+
+def test_an_outcome_written_before_steps_and_details_reads_back(
+    reference: SimulationResult,
+) -> None:
+    old = reference[0].to_dict()
+    del old["steps"], old["details"]
+    o = GameOutcome.from_dict(old)
+    assert (o.steps, o.details, o.scores) == (0, {}, reference[0].scores)
+
+
+BUILTIN = builtin_variants()
+
+
+def test_every_installed_family_has_a_builtin_variant_here() -> None:
+    """The built-in variants below cover every family installed by entry point."""
+    installed = {ep.load().name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    assert installed <= set(families())
+    assert {load_variant(name).family for name in BUILTIN} == installed
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_every_builtin_family_simulates_anywhere(name: str) -> None:
+    variant = load_variant(name)
+    players = variant.players.min
+    sim = simulate(name, players, 2, "random", seed=2, workers=1)
+    assert sim.family == variant.family
+    _check_outcomes(sim, variant, 2)
+    assert simulate(name, players, 2, "random", seed=2, workers=2, chunk_size=1) == sim
+    for row, o in zip(sim.to_rows(), sim, strict=True):
+        assert all(row[key] == value for key, value in o.details.items() if key in row)

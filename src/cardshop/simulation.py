@@ -8,6 +8,10 @@
     sim.summary()            # per bot: games, mean score, win share, 95% intervals
     sim.to_table()           # dict of columns: pandas.DataFrame(sim.to_table())
 
+Any family plays here, turn-based or simultaneous: games advance only through
+:mod:`cardshop.driver`, bots come from :func:`cardshop.bots.make_bot` (or a factory),
+and outcomes are read from the core :class:`~cardshop._game.Result`.
+
 Game ``i`` is set up with the seed ``derive_seed(seed, "game", i)`` and the bot in
 seat ``s`` with ``derive_seed(seed, "bot", i, s)``. Each game depends on nothing
 else, so the results are the same for any number of workers and any executor.
@@ -19,21 +23,23 @@ import itertools
 import math
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
+from cardshop._family import get_family, new_game
+from cardshop._game import Event, Game
 from cardshop._loader import load_variant, variant_from_data
 from cardshop._stats import mean_ci, wilson
+from cardshop._variant import VariantBase
 from cardshop.bots import Bot, make_bot
-from cardshop.klunker.events import Event
-from cardshop.klunker.game import Game
-from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = [
     "BotSpec",
@@ -46,10 +52,11 @@ __all__ = [
     "simulate",
 ]
 
-BotSpec = str | Callable[[Variant, int], Bot]
-"""A bot for a simulation: a name for :func:`cardshop.bots.make_bot` (``"greedy"``,
-``"ismcts:300"``), or a function ``(variant, seed) -> Bot``, picklable when games run
-in other processes (a module-level function or class)."""
+BotSpec = str | Callable[[VariantBase, int], Bot]
+"""A bot for a simulation: a name for :func:`cardshop.bots.make_bot` (``"random"``,
+``"ismcts:300"``, a family's own such as Klunker's ``"greedy"``), or a function
+``(variant, seed) -> Bot``, picklable when games run in other processes (a
+module-level function or class)."""
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -62,41 +69,85 @@ def bot_seed(seed: int, game: int, seat: Seat) -> int:
     return derive_seed(seed, "bot", game, seat)
 
 
+def _play(
+    variant: VariantBase | str | Path,
+    players: int,
+    bots: Sequence[Bot],
+    seed: int | None,
+    first_player: Seat | None,
+    on_step: Callable[[Game, driver.Step], None] | None,
+) -> tuple[Game, int]:
+    """Play one game to its end through the driver; the game and its number of steps."""
+    if len(bots) != players:
+        raise SetupError(f"play_game needs one bot per seat: {players} seats, {len(bots)} bots")
+    game = new_game(variant, players, seed, first_player)
+    if on_step is None:
+        return game, driver.run_until(game, bots, _never)
+
+    def each(step: driver.Step) -> None:
+        on_step(game, step)
+
+    return game, driver.run_until(game, bots, _never, on_step=each)
+
+
+def _never(game: Game) -> bool:
+    return False
+
+
 def play_game(
-    variant: Variant | str | Path,
+    variant: VariantBase | str | Path,
     players: int,
     bots: Sequence[Bot],
     seed: int | None = None,
     first_player: Seat | None = None,
     on_action: Callable[[Game, Seat, Action, list[Event]], None] | None = None,
+    *,
+    on_step: Callable[[Game, driver.Step], None] | None = None,
 ) -> Game:
-    """Play one game with one bot per seat; return the finished game.
+    """Play one game of any family with one bot per seat; return the finished game.
 
-    Each bot sees only ``game.observation(seat)`` and the legal actions. A bot that
-    returns an illegal action makes ``apply`` raise :class:`~cardshop.IllegalActionError`.
-    ``on_action(game, seat, action, events)`` is called after every action.
+    The game advances through :func:`cardshop.driver.run_until`: in every step each
+    acting seat's bot sees only ``game.observation(seat)`` and that seat's legal
+    actions (in a simultaneous tick, no bot sees the others' choices). A bot that
+    returns an illegal action makes the game raise
+    :class:`~cardshop.IllegalActionError`. ``first_player`` is for families that let
+    the first seat be chosen (Klunker); others raise :class:`~cardshop.SetupError`.
+
+    ``on_step(game, step)`` is called after every step (a :class:`cardshop.driver.Step`:
+    its number, the action of each seat that acted, the events).
+    ``on_action(game, seat, action, events)`` is called after every action; in a
+    simultaneous step it is called once per acting seat in seat order, and the step's
+    events go with the last of these calls (the others get ``[]``).
     """
-    game = Game(as_klunker(load_variant(variant)), players, seed, first_player)
-    if len(bots) != players:
-        raise SetupError(f"play_game needs one bot per seat: {players} seats, {len(bots)} bots")
-    while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        legal = game.legal_actions()
-        action = bots[seat].choose(game.observation(seat), legal)
-        events = game.apply(action)
-        if on_action is not None:
-            on_action(game, seat, action, events)
-    return game
+    if on_action is None:
+        return _play(variant, players, bots, seed, first_player, on_step)[0]
+    act = on_action
+
+    def both(game: Game, step: driver.Step) -> None:
+        last = len(step.actions) - 1
+        for i, (seat, action) in enumerate(sorted(step.actions.items())):
+            act(game, seat, action, step.events if i == last else [])
+        if on_step is not None:
+            on_step(game, step)
+
+    return _play(variant, players, bots, seed, first_player, both)[0]
 
 
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
-    """One simulated game: its setup, the bots by seat, and how it ended."""
+    """One simulated game: its setup, the bots by seat, and how it ended.
+
+    ``first_player`` is the seat that started, for families that choose one (Klunker),
+    else ``None``. ``rounds``, ``termination``, ``scores``, ``ranks`` and ``winners``
+    are the game's :class:`~cardshop._game.Result`; ``details`` its further counts
+    (ticks, trades, ...: the family's own). ``decisions`` counts the actions applied
+    (``len(game.moves)``) and ``steps`` the driver's steps: equal in a turn-based
+    game, while a simultaneous tick is one step of several decisions.
+    """
 
     game: int
     seed: int
-    first_player: Seat
+    first_player: Seat | None
     bots: tuple[str, ...]
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
@@ -104,18 +155,34 @@ class GameOutcome:
     rounds: int
     decisions: int
     termination: str
+    steps: int = 0
+    details: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data (tuples as lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """JSON-ready data (tuples as lists, ``details`` as a mapping)."""
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "bots": list(self.bots),
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "winners": list(self.winners),
+            "rounds": self.rounds,
+            "decisions": self.decisions,
+            "termination": self.termination,
+            "steps": self.steps,
+            "details": dict(self.details),
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameOutcome:
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: Mapping[str, Any]) -> GameOutcome:
+        """Inverse of :meth:`to_dict` (``steps`` and ``details`` may be missing)."""
+        first = data["first_player"]
         return cls(
             game=int(data["game"]),
             seed=int(data["seed"]),
-            first_player=int(data["first_player"]),
+            first_player=None if first is None else int(first),
             bots=tuple(str(b) for b in data["bots"]),
             scores=tuple(int(x) for x in data["scores"]),
             ranks=tuple(int(x) for x in data["ranks"]),
@@ -123,6 +190,8 @@ class GameOutcome:
             rounds=int(data["rounds"]),
             decisions=int(data["decisions"]),
             termination=str(data["termination"]),
+            steps=int(data.get("steps", 0)),
+            details={str(k): int(v) for k, v in dict(data.get("details") or {}).items()},
         )
 
     def win_share(self, seat: Seat) -> float:
@@ -165,7 +234,7 @@ class SimulationResult(Sequence[GameOutcome]):
 
     def __init__(
         self,
-        variant: Variant,
+        variant: VariantBase,
         players: int,
         seed: int,
         outcomes: Sequence[GameOutcome],
@@ -203,16 +272,41 @@ class SimulationResult(Sequence[GameOutcome]):
 
     def __repr__(self) -> str:
         return (
-            f"<SimulationResult {self.variant.name} players={self.players} "
+            f"<SimulationResult {self.variant.family}/{self.variant.name} "
+            f"players={self.players} "
             f"seed={self.seed} games={len(self)}>"
         )
+
+    @property
+    def family(self) -> str:
+        """The family of the variant played."""
+        return self.variant.family
+
+    def detail_columns(self) -> list[str]:
+        """The names of the family's result details (``ticks``, ...) in any outcome,
+        sorted: the last columns of :meth:`to_table`. A detail whose name is already
+        a column gets the prefix ``detail_``."""
+        keys = sorted({key for o in self.outcomes for key in o.details})
+        return [f"detail_{key}" if key in self._base_columns() else key for key in keys]
+
+    def _base_columns(self) -> list[str]:
+        head = ["game", "seed", "first_player", "rounds", "decisions", "steps"]
+        head += ["termination", "winners"]
+        for s in range(self.players):
+            head += [f"bot_{s}", f"score_{s}", f"rank_{s}", f"win_{s}"]
+        return head
 
     def to_rows(self) -> list[dict[str, Any]]:
         """One flat dict per game: ``pandas.DataFrame(sim.to_rows())``.
 
-        Keys: game, seed, first_player, rounds, decisions, termination, winners (seats
-        joined by spaces), and per seat ``s``: bot_s, score_s, rank_s, win_s (share).
+        Keys (:meth:`columns`): game, seed, first_player (empty for families that do
+        not choose one), rounds, decisions (actions applied), steps (driver steps: a
+        simultaneous tick is one), termination, winners (seats joined by spaces), per
+        seat ``s``: bot_s, score_s, rank_s, win_s (share); then the family's result
+        details (:meth:`detail_columns`; 0 where a game did not report one).
         """
+        base = set(self._base_columns())
+        details = sorted({key for o in self.outcomes for key in o.details})
         rows = []
         for o in self.outcomes:
             row: dict[str, Any] = {
@@ -221,6 +315,7 @@ class SimulationResult(Sequence[GameOutcome]):
                 "first_player": o.first_player,
                 "rounds": o.rounds,
                 "decisions": o.decisions,
+                "steps": o.steps,
                 "termination": o.termination,
                 "winners": " ".join(map(str, o.winners)),
             }
@@ -229,15 +324,14 @@ class SimulationResult(Sequence[GameOutcome]):
                 row[f"score_{s}"] = o.scores[s]
                 row[f"rank_{s}"] = o.ranks[s]
                 row[f"win_{s}"] = o.win_share(s)
+            for key in details:
+                row[f"detail_{key}" if key in base else key] = o.details.get(key, 0)
             rows.append(row)
         return rows
 
     def columns(self) -> list[str]:
         """The column names of :meth:`to_table` and :meth:`to_rows`, in order."""
-        head = ["game", "seed", "first_player", "rounds", "decisions", "termination", "winners"]
-        for s in range(self.players):
-            head += [f"bot_{s}", f"score_{s}", f"rank_{s}", f"win_{s}"]
-        return head
+        return self._base_columns() + self.detail_columns()
 
     def to_table(self) -> dict[str, list[Any]]:
         """The games as columns (a dict of equal-length lists): ``pandas.DataFrame(...)``."""
@@ -286,7 +380,9 @@ class SimulationResult(Sequence[GameOutcome]):
 
 # ------------------------------------------------------------------------- running
 
-_VARIANTS: dict[str, Variant] = {}
+_VARIANTS: dict[str, VariantBase] = {}
+_SET_UP: set[Callable[[], object]] = set()
+_set_up_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,12 +395,34 @@ class _Job:
     seed: int
     specs: tuple[BotSpec, ...]
     rotate: bool
+    family: str
+    setup: Callable[[], object] | None = None
 
 
-def _variant_of(job: _Job) -> Variant:
+def _set_up(job: _Job) -> None:
+    """Run the job's ``setup`` once in this process (before its first game here)."""
+    if job.setup is None or job.setup in _SET_UP:
+        return
+    with _set_up_lock:
+        if job.setup not in _SET_UP:
+            job.setup()
+            _SET_UP.add(job.setup)
+
+
+def _variant_of(job: _Job) -> VariantBase:
     variant = _VARIANTS.get(job.variant_hash)
     if variant is None:
-        variant = as_klunker(variant_from_data(job.variant_data, source="<simulation>"))
+        try:
+            get_family(job.family)
+        except SetupError:
+            raise SetupError(
+                f"the family {job.family!r} is not registered in the process that plays "
+                f"the games (pid {os.getpid()}): a family registered at run time with "
+                "register_family must be registered in every worker too; pass "
+                "simulate(setup=...) a function that registers it, or install the family "
+                "with a 'cardshop.families' entry point (docs/simulation.md)"
+            ) from None
+        variant = variant_from_data(job.variant_data, source="<simulation>")
         _VARIANTS[job.variant_hash] = variant
     return variant
 
@@ -322,7 +440,7 @@ def seat_specs(specs: Sequence[BotSpec], players: int, game: int, rotate: bool) 
     return full
 
 
-def _build(spec: BotSpec, variant: Variant, seed: int) -> Bot:
+def _build(spec: BotSpec, variant: VariantBase, seed: int) -> Bot:
     if isinstance(spec, str):
         return make_bot(spec, variant, seed)
     return spec(variant, seed)
@@ -332,24 +450,28 @@ def _play_one(job: _Job, index: int) -> GameOutcome:
     variant = _variant_of(job)
     specs = seat_specs(job.specs, job.players, index, job.rotate)
     bots = [_build(spec, variant, bot_seed(job.seed, index, s)) for s, spec in enumerate(specs)]
-    game = play_game(variant, job.players, bots, game_seed(job.seed, index))
+    game, steps = _play(variant, job.players, bots, game_seed(job.seed, index), None, None)
     result = game.result()
+    first = getattr(game, "first_player", None)  # for families that choose one
     return GameOutcome(
         game=index,
         seed=game.seed,
-        first_player=game.first_player,
+        first_player=first if isinstance(first, int) else None,
         bots=tuple(bot.name for bot in bots),
-        scores=result.scores,
-        ranks=result.ranks,
-        winners=result.winners,
+        scores=tuple(result.scores),
+        ranks=tuple(result.ranks),
+        winners=tuple(result.winners),
         rounds=result.rounds,
-        decisions=len(game.history),
+        decisions=len(game.moves),
         termination=result.termination.value,
+        steps=steps,
+        details=dict(result.details),
     )
 
 
 def _play_chunk(job: _Job, indices: Sequence[int]) -> list[GameOutcome]:
     """Play games by index (runs in a worker)."""
+    _set_up(job)
     return [_play_one(job, i) for i in indices]
 
 
@@ -430,19 +552,16 @@ def _as_executor(executor: Any) -> Executor:
 
 
 def check_arguments(
-    variant: Variant,
+    variant: VariantBase,
     players: int,
     games: int,
     bots: Sequence[BotSpec] | str,
     workers: int | None,
 ) -> tuple[BotSpec, ...]:
     """Check the arguments of :func:`simulate` (raising :class:`SetupError`); return the bots."""
-    rules = variant.rules
-    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
-        raise SetupError(
-            f"{variant.name} is played by {rules.min_players} to {rules.max_players} players, "
-            f"not {players!r}"
-        )
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
     if not isinstance(games, int) or games < 0:
         raise SetupError(f"games must be a whole number >= 0, not {games!r}")
     specs: tuple[BotSpec, ...] = (
@@ -461,7 +580,7 @@ def check_arguments(
 
 
 def simulate(
-    variant: Variant | str | Path,
+    variant: VariantBase | str | Path,
     players: int,
     games: int,
     bots: Sequence[BotSpec] | str = ("random",),
@@ -472,8 +591,9 @@ def simulate(
     rotate: bool = False,
     chunk_size: int | None = None,
     progress: Callable[[int], None] | None = None,
+    setup: Callable[[], object] | None = None,
 ) -> SimulationResult:
-    """Play ``games`` games of ``variant`` with bots; return their outcomes.
+    """Play ``games`` games of ``variant`` (any family) with bots; return their outcomes.
 
     ``bots``: one spec for every seat, or one per seat (a name as in
     :func:`cardshop.bots.make_bot`, or a function ``(variant, seed) -> Bot``); a
@@ -488,6 +608,10 @@ def simulate(
     most :data:`MAX_CHUNK`). Tasks are made as they are sent, a few per worker
     ahead, so any number of games takes little memory beyond the outcomes.
     ``progress(n)`` is called in this process with the number of games just finished.
+    ``setup()``, a picklable function (defined at module level), runs once in every
+    process that plays games, before its first game: register a family there that
+    has no ``cardshop.families`` entry point (one registered at run time only in the
+    calling process is unknown to spawned workers and to a cluster's).
 
     Faults: if a worker process of the pool dies, the pool is stopped and
     :class:`WorkerLostError` says how many games were played and lost. Any other
@@ -496,13 +620,17 @@ def simulate(
 
     The results do not depend on where the games ran (see the module docstring).
     """
-    var = as_klunker(load_variant(variant))
+    var = load_variant(variant)
     specs = check_arguments(var, players, games, bots, workers)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")
-    job = _Job(var.to_data(), var.content_hash, players, seed, specs, rotate)
+    if setup is not None and not callable(setup):
+        raise SetupError(f"setup must be a function, not {type(setup).__name__}")
+    job = _Job(var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup)
     outcomes: list[GameOutcome] = []
     if executor is None and (workers == 1 or games <= 1):
+        if games:
+            _set_up(job)
         for i in range(games):
             outcomes.append(_play_one(job, i))
             if progress is not None:

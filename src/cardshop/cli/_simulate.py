@@ -1,4 +1,8 @@
-"""The ``simulate`` command (docs/simulation.md)."""
+"""The ``simulate`` command (docs/simulation.md).
+
+It works for any family: it knows variants, bots and outcomes only through the core
+and :mod:`cardshop.simulation`.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +26,6 @@ from cardshop._errors import SetupError
 from cardshop._loader import load_variant
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
-from cardshop.klunker.variant import as_klunker
 from cardshop.simulation import SimulationResult, WorkerLostError, check_arguments, simulate
 
 
@@ -50,6 +53,7 @@ def summary_table(sim: SimulationResult) -> Table:
 
 def _write_json(path: Path, sim: SimulationResult, bots: list[str]) -> None:
     doc: dict[str, Any] = {
+        "family": sim.family,
         "variant": sim.variant.name,
         "variant_hash": sim.variant.content_hash,
         "players": sim.players,
@@ -90,6 +94,18 @@ def _dask_client(address: str, timeout: float) -> Any:
         quiet.setLevel(level)
 
 
+def _lengths(sim: SimulationResult) -> str:
+    """Mean rounds, mean of each of the family's result details, and the endings."""
+    n = len(sim)
+    means = [("rounds", sum(o.rounds for o in sim) / n if n else 0.0)]
+    for key in sorted({key for o in sim for key in o.details}):
+        means.append((key, sum(o.details.get(key, 0) for o in sim) / n))
+    endings = ", ".join(f"{k} {v:,}" for k, v in sorted(sim.terminations().items()))
+    return "; ".join(
+        [*(f"mean {name} {value:.2f}" for name, value in means), f"endings: {endings or '-'}"]
+    )
+
+
 class Stopped(BaseException):
     """SIGTERM (or SIGINT) arrived: unwind, stopping the workers on the way."""
 
@@ -127,7 +143,10 @@ def simulate_command(
         typer.Option(
             "--bots",
             "-b",
-            help="Comma-separated bots, repeated to fill the seats: random, greedy, ismcts[:N].",
+            help=(
+                "Comma-separated bots, repeated to fill the seats: random, ismcts[:N], or "
+                "the family's own (Klunker: greedy)."
+            ),
         ),
     ] = "random",
     workers: Annotated[
@@ -173,7 +192,7 @@ def simulate_command(
         raise SetupError("--bots names no bot")
     if not dask_timeout > 0:
         raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
-    var = as_klunker(load_variant(variant))
+    var = load_variant(variant)
     specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
     cpus = os.cpu_count() or 1
@@ -218,12 +237,7 @@ def simulate_command(
                 )
             elapsed = time.perf_counter() - start
             console.print(summary_table(sim))
-            rounds = sum(o.rounds for o in sim) / len(sim) if len(sim) else 0.0
-            endings = ", ".join(f"{k} {v:,}" for k, v in sorted(sim.terminations().items()))
-            console.print(
-                f"mean rounds {rounds:.2f}; endings: {endings or '-'}; {elapsed:.1f} s",
-                markup=False,
-            )
+            console.print(f"{_lengths(sim)}; {elapsed:.1f} s", markup=False)
             for path, write in ((json_file, _write_json), (csv_file, _write_csv)):
                 if path is None:
                     continue
