@@ -223,8 +223,6 @@ def section_playouts_simulate(ctx: Context) -> Data:
         return {"status": "skipped", "note": where}
     rows = []
     for name, counts in BUILTIN_PLAYERS.items():
-        if not name.startswith("klunker"):  # simulate() plays other families from 0.2 on
-            continue
         for players in counts:
             variant = ctx.variant(name)
             decisions: dict[int, int] = {}
