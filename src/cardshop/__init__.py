@@ -34,9 +34,10 @@ from cardshop._family import Family, families, get_family, new_game, register_fa
 from cardshop._game import Dynamics, Game, Move, Result, Termination
 from cardshop._loader import builtin_variants, check_variant, load_variant, parse_variant
 from cardshop._loader import schema as variant_schema
+from cardshop._series import Series
 from cardshop._variant import VariantBase as Variant
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
-from cardshop.records import GameRecord, read_record, record_game, replay_record
+from cardshop.records import GameRecord, Recorder, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
 
 __version__ = "0.1.0"
@@ -59,8 +60,10 @@ __all__ = [
     "PositionError",
     "RandomBot",
     "RecordError",
+    "Recorder",
     "Result",
     "Seat",
+    "Series",
     "SetupError",
     "SimulationResult",
     "Termination",
