@@ -125,8 +125,7 @@ class Session:
             console.print(f"tick {done.number}: {parts}", markup=False)
         elif done.actions:
             ((s, action),) = done.actions.items()
-            if s != self.seat:
-                console.print(f"seat {s} ({self.who(s)}): {action}", markup=False)
+            console.print(f"seat {s} ({self.who(s)}): {action}", markup=False)
         for event in done.events:
             console.print(f"    {event}", markup=False)
 
