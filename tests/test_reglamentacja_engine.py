@@ -326,7 +326,7 @@ def test_render_shows_the_table_and_hides_other_hands() -> None:
 def test_greedy_bots_play_whole_games_through_the_driver() -> None:
     for n in (3, 4, 5):
         game = new_game(V, n, seed=n)
-        bots = [ReglamentacjaGreedyBot(V, n, seed) for seed in range(n)]
+        bots = [ReglamentacjaGreedyBot(V, seed) for seed in range(n)]
         play(game, bots)
         assert game.is_over
         check_invariants(game)
@@ -336,7 +336,7 @@ def test_greedy_bots_play_whole_games_through_the_driver() -> None:
 
 
 def test_greedy_bot_buys_accepts_good_trades_and_rejects_bad_ones() -> None:
-    bot = ReglamentacjaGreedyBot(V, 3, 0)
+    bot = ReglamentacjaGreedyBot(V, 0)
     row = ["cheesecake", "buffet", "brownie", "meat-balls", "great-laundry", "tea-sugar"]
     shop = ReglamentacjaGame.from_position(
         {

@@ -65,7 +65,7 @@ def joint(
 def play(seed: int, players: int, greedy: int, variant: WuhltischVariant = SHORT) -> WuhltischGame:
     game = new_game(variant, players, seed=seed)
     rng = random.Random(seed)
-    bots = {s: WuhltischGreedyBot(variant, players, seed + s) for s in range(greedy)}
+    bots = {s: WuhltischGreedyBot(variant, seed + s) for s in range(greedy)}
     while not game.is_over:
         game.apply_joint(joint(game, rng, bots))
     return game
@@ -76,7 +76,7 @@ def test_random_and_greedy_playouts_keep_every_invariant(players: int, greedy: i
     for seed in range(3):
         game = new_game(SHORT, players, seed=seed)
         rng = random.Random(seed)
-        bots = {s: WuhltischGreedyBot(SHORT, players, s) for s in range(greedy)}
+        bots = {s: WuhltischGreedyBot(SHORT, s) for s in range(greedy)}
         check(game)
         while not game.is_over:
             events = game.apply_joint(joint(game, rng, bots))
@@ -106,7 +106,7 @@ def test_greedy_bots_call_rounds_and_beat_random_play() -> None:
 def test_clone_is_equal_and_independent_and_round_trips() -> None:
     game = new_game(SHORT, 3, seed=11)
     rng = random.Random(1)
-    bots = {0: WuhltischGreedyBot(SHORT, 3, 0)}
+    bots = {0: WuhltischGreedyBot(SHORT, 0)}
     for i in range(150):
         if game.is_over:
             break
@@ -162,7 +162,7 @@ def test_observation_does_not_change_when_only_hidden_things_differ() -> None:
 
 def play_until(game: WuhltischGame, ticks: int) -> WuhltischGame:
     rng = random.Random(game.seed)
-    bots = {s: WuhltischGreedyBot(game.variant, game.n, s) for s in range(game.n)}
+    bots = {s: WuhltischGreedyBot(game.variant, s) for s in range(game.n)}
     for _ in range(ticks):
         game.apply_joint(joint(game, rng, bots))
     return game
@@ -235,7 +235,7 @@ def test_the_core_driver_plays_it_with_greedy_bots_and_the_tick_buffer() -> None
     from cardshop import driver
 
     game = new_game(SHORT, 3, seed=4)
-    bots = [WuhltischGreedyBot(SHORT, 3, s) for s in range(3)]
+    bots = [WuhltischGreedyBot(SHORT, s) for s in range(3)]
     steps: list[driver.Step] = []
     driver.play(game, bots, on_step=steps.append, max_steps=1000)
     assert game.is_over

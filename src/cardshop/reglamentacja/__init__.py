@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop._errors import PositionError
+from cardshop._errors import PositionError, SetupError
 from cardshop._family import Family
 from cardshop._game import Dynamics, Game
 from cardshop._variant import VariantBase
@@ -64,6 +64,12 @@ def _from_dict(data: Mapping[str, Any]) -> Game:
     return ReglamentacjaGame.from_dict(data)
 
 
+def _greedy(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaGreedyBot:
+    if option is not None:
+        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
+    return ReglamentacjaGreedyBot(variant, seed)
+
+
 FAMILY = Family(
     name="reglamentacja",
     dynamics=Dynamics.SEQUENTIAL,
@@ -77,7 +83,7 @@ FAMILY = Family(
     event_from_dict=event_from_dict,
     render=render,
     invariants=INVARIANTS,
-    bots={"greedy": ReglamentacjaGreedyBot},
+    bots={"greedy": _greedy},
     sampler=sample,
     digest="reglamentacja-rules.md",
     description="Queues, ration stamps, a speculator and negotiation.",

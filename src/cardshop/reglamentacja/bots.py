@@ -59,9 +59,8 @@ class ReglamentacjaGreedyBot:
 
     name = "greedy"
 
-    def __init__(self, variant: VariantBase, players: int, seed: int) -> None:
+    def __init__(self, variant: VariantBase, seed: int = 0) -> None:
         self.rules = _rules(variant)
-        self.players = players
         self.rng = random.Random(seed)
 
     def _value(self, o: Observation, hand: Sequence[int]) -> float:

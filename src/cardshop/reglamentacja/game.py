@@ -1298,8 +1298,12 @@ class ReglamentacjaGame(Game):
         return game_from_data(cls, data)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Self:
+    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> Self:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
+        if options:
+            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
+        if isinstance(text, Mapping):
+            return cls.from_dict(text)
         if not isinstance(text, (str, bytes)) or len(text) > MAX_JSON:
             raise PositionError(f"game JSON must be text of at most {MAX_JSON} characters")
         try:

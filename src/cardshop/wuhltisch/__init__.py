@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop._errors import PositionError
+from cardshop._errors import PositionError, SetupError
 from cardshop._family import Family
 from cardshop._game import Dynamics
 from cardshop._variant import VariantBase
@@ -63,6 +63,12 @@ def game_from_position(position: Any, variant: VariantBase | None = None) -> Wuh
     return WuhltischGame.from_position(position, variant)
 
 
+def _greedy(variant: VariantBase, seed: int, option: str | None) -> WuhltischGreedyBot:
+    if option is not None:
+        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
+    return WuhltischGreedyBot(variant, seed)
+
+
 FAMILY = Family(
     name="wuhltisch",
     dynamics=Dynamics.SIMULTANEOUS,
@@ -76,7 +82,7 @@ FAMILY = Family(
     event_from_dict=event_from_dict,
     render=render,
     invariants=INVARIANTS,
-    bots={"greedy": WuhltischGreedyBot},
+    bots={"greedy": _greedy},
     sampler=sample,
     digest="wuhltisch-rules.md",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",

@@ -669,9 +669,11 @@ class WuhltischGame(Game):
         return game_from_data(cls, data)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> WuhltischGame:
+    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> WuhltischGame:
         from cardshop.wuhltisch._serial import game_from_data
 
+        if options:
+            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
         return game_from_data(cls, text)
 
     def to_position(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 
 from cardshop._core import Action
+from cardshop._errors import SetupError
 from cardshop._variant import VariantBase
 from cardshop.wuhltisch.game import WuhltischObservation
 from cardshop.wuhltisch.variant import WuhltischVariant
@@ -26,11 +27,10 @@ class WuhltischGreedyBot:
 
     name = "greedy"
 
-    def __init__(self, variant: VariantBase, players: int, seed: int = 0) -> None:
+    def __init__(self, variant: VariantBase, seed: int = 0) -> None:
         if not isinstance(variant, WuhltischVariant):
-            raise TypeError(f"not a Wühltisch variant: {variant!r}")
+            raise SetupError(f"not a Wühltisch variant: {variant.name!r}")
         self.rules = variant.rules
-        self.players = players
         self.rng = random.Random(seed)
         self.cheapest = min(variant.shirts.prices)
 

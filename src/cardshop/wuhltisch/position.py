@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop._core import derive_rng
-from cardshop._errors import PositionError, VariantError, format_path
+from cardshop._errors import PositionError, SetupError, VariantError, format_path
 from cardshop._source import load_yaml
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant, load_wuhltisch
 
@@ -108,9 +108,16 @@ def game_from_position(
     if isinstance(ref, WuhltischVariant):
         var = ref
     elif isinstance(ref, str):
+        from cardshop._loader import builtin_variants
+
+        if variant is None and ref not in builtin_variants():
+            raise PositionError(
+                f"variant {ref[:60]!r} is not a built-in variant; a position never makes "
+                "cardshop open a file: pass yours with variant=PATH or a loaded variant"
+            )
         try:
             var = load_wuhltisch(ref)
-        except VariantError as exc:
+        except (VariantError, SetupError) as exc:
             raise PositionError(f"the position's variant does not load: {exc}") from None
     else:
         raise PositionError(f"not a Wühltisch variant: {ref!r}")

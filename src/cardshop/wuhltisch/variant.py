@@ -17,15 +17,13 @@ import itertools
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop._core import Action
-from cardshop._errors import VariantError
-from cardshop._source import Sourced, load_yaml, raise_validation_error, read_file
+from cardshop._errors import SetupError
 from cardshop._variant import Slug, VariantBase
 
 __all__ = [
@@ -36,7 +34,7 @@ __all__ = [
     "Shirts",
     "WuhltischRules",
     "WuhltischVariant",
-    "builtin_path",
+    "as_wuhltisch",
     "load_wuhltisch",
     "parse_wuhltisch",
 ]
@@ -423,45 +421,24 @@ class WuhltischRules:
 # ------------------------------------------------------------------ loading
 
 
-def builtin_path() -> Path:
-    """The shipped ``wuhltisch.yaml`` (packaged, or the repository's variants/)."""
-    packaged = resources.files("cardshop") / "_builtin_variants" / "wuhltisch.yaml"
-    if packaged.is_file():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[3] / "variants" / "wuhltisch.yaml"
-
-
-def _validate(sourced: Sourced) -> WuhltischVariant:
-    if not isinstance(sourced.data, dict):
-        raise sourced.error("a variant file must be a YAML mapping of keys to values")
-    if sourced.data.get("extends") is not None:
-        raise sourced.error("extends is resolved by cardshop.load_variant", ("extends",))
-    try:
-        variant = WuhltischVariant.model_validate(sourced.data)
-    except ValidationError as exc:
-        raise raise_validation_error(exc, sourced) from None
-    problems = variant.semantic_errors()
-    if problems:
-        path, reason = problems[0]
-        raise sourced.error(reason, path)
+def as_wuhltisch(variant: VariantBase) -> WuhltischVariant:
+    """``variant`` if it is a Wühltisch variant; :class:`SetupError` otherwise."""
+    if not isinstance(variant, WuhltischVariant):
+        raise SetupError(
+            f"{variant.name!r} is a variant of the {variant.family!r} family, not of 'wuhltisch'"
+        )
     return variant
 
 
 def parse_wuhltisch(text: str, source: str = "<string>") -> WuhltischVariant:
-    """A Wühltisch variant from YAML text (no ``extends``), checked like the loader does."""
-    return _validate(load_yaml(text, source))
+    """A Wühltisch variant from YAML text, read by ``cardshop.parse_variant``."""
+    from cardshop._loader import parse_variant
+
+    return as_wuhltisch(parse_variant(text, source=source))
 
 
 def load_wuhltisch(ref: str | Path = "wuhltisch") -> WuhltischVariant:
-    """A Wühltisch variant by path, or the built-in one by its name ``wuhltisch``.
+    """A Wühltisch variant by built-in name or path, read by ``cardshop.load_variant``."""
+    from cardshop._loader import load_variant
 
-    The family-independent loader (``cardshop.load_variant``) is the usual way; this
-    serves the family's own positions and tests.
-    """
-    if isinstance(ref, str) and ref == "wuhltisch":
-        path = builtin_path()
-    elif isinstance(ref, Path) or ref.endswith((".yaml", ".yml")):
-        path = Path(ref)
-    else:
-        raise VariantError(f"unknown Wühltisch variant {ref!r}: give a path or 'wuhltisch'")
-    return _validate(read_file(path))
+    return as_wuhltisch(load_variant(ref))
