@@ -189,7 +189,7 @@ def test_demo_of_simultaneous_wuhltisch_prints_ticks() -> None:
     result = runner.invoke(app, ["demo", "wuhltisch", "--players", "2", "--seed", "3"])
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "(wuhltisch family, simultaneous): 2 players, seed 3" in out.splitlines()[0]
+    assert out.splitlines()[0] == "Wühltisch: 2 players, seed 3 (wuhltisch family, simultaneous)"
     assert "Round 1" in out  # headers from the observation's round
     assert "Round 2" in out
     assert re.search(r"^  tick 0: seat 0 \w+, seat 1 \w+$", out, re.M)

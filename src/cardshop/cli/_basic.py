@@ -149,8 +149,8 @@ def demo(
     game = new_family_game(loaded, count, seed, **first_player_option(family, first_player))
     bots = [RandomBot(derive_seed(seed, "demo-player", s)) for s in range(count)]
     console.print(
-        f"{loaded.title or loaded.name} ({family.name} family, {game.dynamics.value}): "
-        f"{count} players, seed {seed}",
+        f"{loaded.title or loaded.name}: {count} players, seed {seed} "
+        f"({family.name} family, {game.dynamics.value})",
         markup=False,
     )
     console.print(family.render(game, None), markup=False)

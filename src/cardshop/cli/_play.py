@@ -400,8 +400,8 @@ def _start(
     if resumed:
         console.print(resumed, markup=False)
     console.print(
-        f"{game.variant.title or game.variant.name} ({game.variant.family} family, "
-        f"{game.dynamics.value}): {game.players} players, seed {game.seed}; "
+        f"{game.variant.title or game.variant.name}: {game.players} players, seed "
+        f"{game.seed} ({game.variant.family} family, {game.dynamics.value}); "
         f"you are seat {seat}. Type 'help' for help.",
         markup=False,
     )
