@@ -398,3 +398,27 @@ def test_actions_parse_back_for_every_family_in_play() -> None:
         for action in game.legal_actions(seat)[:200]:
             assert game.parse_action(str(action), seat) == action
             assert isinstance(action, Action)
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_play_save_and_resume_or_a_clear_refusal(name: str, tmp_path: Path) -> None:
+    """Saving never ends the person's game: the record is written and resumes, or the
+    save is refused with its reason and the game goes on."""
+    saved = tmp_path / "saved.jsonl"
+    result = runner.invoke(
+        app,
+        ["play", str(TINY[name]), "--players", "2", "--bot", "random", "--seed", "3"],
+        input=f"2\nsave {saved}\n1\nquit\n",
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "game left unfinished" in out
+    steps = steps_of(out, replay(load_variant(TINY[name]), 2, 3).dynamics)
+    assert len(steps) >= 2  # the person's action after the save was played
+    if f"saved to {saved}" in out:
+        resumed = runner.invoke(app, ["play", "--resume", str(saved)], input="quit\n")
+        assert resumed.exit_code == 0, resumed.output
+        assert "actions replayed and verified" in resumed.stdout
+    else:
+        assert f"cannot save to {str(saved)!r}: " in out
+        assert not saved.exists()
