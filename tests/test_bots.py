@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from cardshop import Action, Game, GameStateError, SetupError, load_variant, new_game, parse_variant
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, bot_names, make_bot, register_bot
 from cardshop.klunker import Observation, Phase
+from cardshop.klunker import new_game as klunker_game
 from cardshop.klunker.bots import GreedyBot, Heuristic
 from cardshop.klunker.sampling import Determinizer, sample_game, sample_position, unseen_cards
 from cardshop.simulation import play_game, simulate
@@ -31,10 +32,11 @@ def advance(game: Game, rng: random.Random, steps: int) -> Game:
 
 
 def random_state(variant: str, players: int, seed: int, steps: int) -> Game:
+    """A live Klunker game (klunker-zh: one game of its match, as a bot sees it)."""
     rng = random.Random(seed)
-    game = advance(new_game(variant, players, seed=seed), rng, steps)
+    game = advance(klunker_game(variant, players, seed=seed), rng, steps)
     if game.is_over:  # back off to a live state
-        game = advance(new_game(variant, players, seed=seed), random.Random(seed), steps // 3)
+        game = advance(klunker_game(variant, players, seed=seed), random.Random(seed), steps // 3)
     assert not game.is_over
     return game
 

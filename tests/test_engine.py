@@ -31,8 +31,12 @@ SETUPS = [
 
 
 def random_game(name: str, players: int, seed: int) -> Iterator[tuple[Game, Action]]:
-    """Yield (game before the action, action) along a seeded random game."""
-    game = cardshop.new_game(name, players, seed=seed)
+    """Yield (game before the action, action) along a seeded random game.
+
+    One game of the variant's rules: ``cardshop.klunker.new_game`` plays klunker-zh as a
+    single game too (``cardshop.new_game`` plays it as a match, tests/test_series.py).
+    """
+    game = cardshop.klunker.new_game(name, players, seed=seed)
     rng = random.Random(seed)
     while not game.is_over:
         action = rng.choice(game.legal_actions())
@@ -41,7 +45,7 @@ def random_game(name: str, players: int, seed: int) -> Iterator[tuple[Game, Acti
 
 
 def play_out(name: str, players: int, seed: int) -> tuple[Game, list[str], list[object]]:
-    game = cardshop.new_game(name, players, seed=seed)
+    game = cardshop.klunker.new_game(name, players, seed=seed)
     rng = random.Random(seed)
     texts: list[str] = []
     events: list[object] = []
@@ -410,6 +414,10 @@ def test_match_and_replay_refuse_bad_seeds() -> None:
         cardshop.klunker.new_match("klunker-zh", 3, seed=10**4400)
     with pytest.raises(cardshop.SetupError, match="players"):
         cardshop.klunker.new_match("klunker-zh", True)
+    with pytest.raises(cardshop.SetupError, match="seed"):
+        cardshop.new_game("klunker-zh", 3, seed=10**4400)
+    with pytest.raises(cardshop.SetupError, match="players"):
+        cardshop.new_game("klunker-zh", True)
     with pytest.raises(cardshop.SetupError, match="seed"):
         cardshop.replay("klunker-en", 3, 2**70, None, [])
 

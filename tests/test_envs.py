@@ -29,6 +29,7 @@ import tinyfamily
 from cardshop import Action, ActionParseError, GameStateError, IllegalActionError, SetupError
 from cardshop._family import get_family, unregister_family
 from cardshop._game import Dynamics
+from cardshop._series import Series
 from cardshop.envs import (
     GYM_ID,
     SHOP_GYM_ID,
@@ -847,3 +848,103 @@ def test_example_random_agent_plays_any_family(variant: TinyVariant) -> None:
     returns = example.gymnasium_episodes(variant, 3, 2, 0, "random")
     assert len(returns) == 2
     assert all(r > 0 for r in returns)
+
+
+# ------------------------------------------------------------------ matches (series)
+
+
+def tiny_match(name: str, games_per_player: int = 2) -> TinyVariant:
+    data = yaml.safe_load((TINY / f"{name}.yaml").read_text())
+    data |= {"name": f"{name}-match", "match": {"games_per_player": games_per_player}}
+    return TinyVariant.model_validate(data)
+
+
+def test_klunker_zh_aec_env_plays_the_whole_match_and_pays_its_result() -> None:
+    aec = ShopAECEnv("klunker-zh", 3, reward="score")
+    aec.reset(seed=5)
+    rng = np.random.default_rng(5)
+    paid: dict[str, float] = {}
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            paid[agent] = reward
+            aec.step(None)
+        else:
+            assert reward == 0  # nothing is paid between the games of the match
+            aec.step(masked_choice(rng, obs["action_mask"]))
+    game = aec.game
+    assert isinstance(game, Series)
+    assert game.is_over
+    assert len(game.results) == 3  # one game per player (MATCH-1)
+    result = game.result()
+    assert result.scores == tuple(sum(r.scores[s] for r in game.results) for s in range(3))
+    assert [paid[f"player_{s}"] for s in range(3)] == [float(t) for t in result.scores]
+
+
+def test_series_observation_vector_is_the_counters_then_the_family_s_vector() -> None:
+    aec = ShopAECEnv("klunker-zh", 3)
+    aec.reset(seed=2)
+    family_encoder = klunker_spaces.Encoder(cardshop.load_variant("klunker-zh"), 3)
+    labels = aec.encoder.names
+    assert labels[:5] == (
+        "series.game",
+        "series.games_left",
+        "series.totals[0]",
+        "series.totals[1]",
+        "series.totals[2]",
+    )
+    assert labels[5:] == tuple(family_encoder.labels)
+    rng = np.random.default_rng(2)
+    game = aec.game
+    assert isinstance(game, Series)
+    while game.game_index == 0:
+        aec.step(masked_choice(rng, aec.observe(aec.agent_selection)["action_mask"]))
+    totals = game.results[0].scores
+    for seat in range(3):
+        vector = aec.observe(f"player_{seat}")["observation"]
+        assert list(vector[:5]) == [1.0, 1.0, *map(float, totals)]
+        inner = family_encoder.encode(game.current.observation(seat))
+        assert np.array_equal(vector[5:], np.array(inner, dtype=np.float32))
+        assert aec.observation_space(f"player_{seat}").contains(aec.observe(f"player_{seat}"))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_api_and_seed_tests_on_a_tiny_match(players: int) -> None:
+    variant = tiny_match("tiny-seq")
+    run_api_test(env(variant, players=players))
+    seed_test(lambda: env(variant, players=players), num_cycles=300)
+
+
+def test_pettingzoo_parallel_tests_on_a_tiny_simultaneous_match() -> None:
+    variant = tiny_match("tiny-sim")
+    made = parallel_env(variant, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(made, num_cycles=1000)
+    assert {str(w.message) for w in caught} <= DICT_OBSERVATION_WARNINGS
+    parallel_seed_test(lambda: parallel_env(variant, 3), num_cycles=300)
+    made.reset(seed=1)
+    assert isinstance(made.game, Series)
+    assert made.game.games == 6
+
+
+@pytest.mark.parametrize("name", ["tiny-seq", "tiny-sim"])
+def test_gymnasium_check_env_on_tiny_matches(name: str) -> None:
+    made = gymnasium.make(SHOP_GYM_ID, variant=tiny_match(name), players=3, seat=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(made.unwrapped)
+    genv = made.unwrapped
+    assert isinstance(genv, ShopGymEnv)
+    _, _, info = gym_episode(genv, seed=4)
+    assert isinstance(genv.game, Series)
+    assert len(genv.game.results) == 6
+    assert info["scores"] == genv.game.result().scores
+
+
+def test_klunker_zh_gym_env_renders_the_match_line() -> None:
+    genv = KlunkerGymEnv("klunker-zh", 3, seat=0, opponents="greedy")
+    genv.reset(seed=1)
+    text = table_text(genv.game)
+    assert text.startswith("match klunker-zh: game 1 of 3, totals [0, 0, 0]\n")
+    assert "seat 0: cash" in text

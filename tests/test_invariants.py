@@ -86,7 +86,7 @@ def violation(run: Any) -> InvariantViolation:
 def test_every_invariant_holds_after_every_action_of_random_games(name: str, players: int) -> None:
     """CARD-1, SELL-2, SELL-3, SCORE-1 ... over whole games of every built-in."""
     for seed in range(2):
-        checked = CheckedGame(cardshop.new_game(name, players, seed=seed), every=3)
+        checked = CheckedGame(cardshop.klunker.new_game(name, players, seed=seed), every=3)
         play(checked, seed)
         result = checked.result()
         ledger = checked.ledger
@@ -219,7 +219,7 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
 def test_setup_is_checked_against_the_variant(monkeypatch: pytest.MonkeyPatch) -> None:
     """SETUP-3, SETUP-4: a deal that gives one card too few of starting cash is caught."""
     for name, players in SETUPS:
-        check_setup(cardshop.new_game(name, players, seed=players))
+        check_setup(cardshop.klunker.new_game(name, players, seed=players))
     original = Game._deal
 
     def stingy(self: Game, zone: int, count: int) -> tuple[int, ...]:

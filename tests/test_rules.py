@@ -806,7 +806,26 @@ def test_score_2_no_tiebreak_means_shared_win() -> None:
 
 def test_match_1_one_game_per_player_scores_summed() -> None:
     """MATCH-1: zh plays N games, each seat first start player once, scores summed."""
-    match = cardshop.klunker.new_match("klunker-zh", 3, seed=4)
+    match = cardshop.new_game("klunker-zh", 3, seed=4)
+    firsts = []
+    while not match.is_over:
+        if not firsts or match.game_index != len(firsts) - 1:
+            firsts.append(match.current.first_player)
+        match.apply(match.legal_actions()[-1])
+    result = match.result()
+    games = match.results
+    assert firsts == [0, 1, 2]
+    assert len(games) == 3
+    assert result.scores == tuple(sum(g.scores[s] for g in games) for s in range(3))
+    best = max(result.scores)
+    assert result.winners == tuple(s for s in range(3) if result.scores[s] == best)
+    assert cardshop.new_game("klunker-en", 3, seed=4).players == 3  # one game, no match
+
+
+def test_match_1_through_the_deprecated_new_match() -> None:
+    """MATCH-1 through the old interface, which still works and warns."""
+    with pytest.deprecated_call():
+        match = cardshop.klunker.new_match("klunker-zh", 3, seed=4)
     firsts = []
     while not match.is_over:
         if not firsts or match.game_index != len(firsts) - 1:
@@ -818,6 +837,7 @@ def test_match_1_one_game_per_player_scores_summed() -> None:
     assert result.totals == tuple(sum(g.scores[s] for g in result.games) for s in range(3))
     best = max(result.totals)
     assert result.winners == tuple(s for s in range(3) if result.totals[s] == best)
+    assert result.totals == match.series.result().scores
     with pytest.raises(SetupError, match="declares no match"):
         cardshop.klunker.new_match("klunker-en", 3)
 

@@ -104,7 +104,7 @@ def test_games_of_generated_variants_keep_every_invariant(
     """
     players = data.draw(st.integers(variant.players.min, variant.players.max), label="players")
     seed = data.draw(st.integers(0, 2**16), label="seed")
-    checked = CheckedGame(cardshop.new_game(variant, players, seed=seed), every=8)
+    checked = CheckedGame(cardshop.klunker.new_game(variant, players, seed=seed), every=8)
     rng = random.Random(seed)
     while not checked.is_over:
         checked.apply(rng.choice(checked.legal_actions()))

@@ -209,6 +209,11 @@ def new_game(
     (drawn with the seed if None).
 
     Other ``options`` go to the family's ``new_game``.
+
+    A variant with a ``match`` key is played as a match: the game returned is then a
+    :class:`~cardshop._series.Series` of ``players x match.games_per_player`` games,
+    itself a game, whose ``first_player`` (default 0) starts its first game and seat
+    ``first_player + i`` its game ``i`` (see :mod:`cardshop._series`).
     """
     from cardshop._loader import load_variant
 
@@ -223,6 +228,10 @@ def new_game(
             f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
             f"(its options: {', '.join(game_options(family)) or 'none'})"
         )
+    if loaded.match is not None:
+        from cardshop._series import new_series
+
+        return new_series(loaded, players, seed, **given)
     return family.new_game(loaded, players, seed, **given)
 
 

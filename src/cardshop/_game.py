@@ -251,8 +251,9 @@ class Game(ABC):
         """The whole state as plain data with ``family`` and the resolved variant."""
 
     def to_json(self) -> str:
-        """:meth:`to_dict` as compact JSON text."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+        """:meth:`to_dict` as compact JSON text (keys kept in order: a variant's mappings
+        may be ordered, as Klunker's card kinds are)."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @abstractmethod
     def to_position(self) -> dict[str, Any]:
@@ -273,6 +274,10 @@ class Game(ABC):
         from cardshop._family import get_family
 
         data = _json_data(text)
+        if "series" in data:  # a match of several games, played as one (cardshop._series)
+            from cardshop._series import Series
+
+            return Series.from_json(data, **options)
         return get_family(_family_of(data)).game_from_dict(data, **options)
 
     @classmethod

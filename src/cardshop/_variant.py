@@ -21,11 +21,13 @@ from pydantic.json_schema import models_json_schema
 __all__ = [
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",
+    "MAX_GAMES_PER_PLAYER",
     "MAX_PLAYERS",
     "MAX_TITLE",
     "SCHEMA_ID",
     "SLUG_PATTERN",
     "KeyPath",
+    "Match",
     "Players",
     "Section",
     "Slug",
@@ -38,6 +40,8 @@ MAX_PLAYERS = 12
 MAX_TITLE = 200
 MAX_DESCRIPTION = 10_000
 MAX_EXTENDS = 4096
+MAX_GAMES_PER_PLAYER = 100
+"""The most games per player a match may have."""
 
 SCHEMA_ID = "urn:cardshop:schema:variant:1"
 """The ``$id`` of the variant JSON Schema (``cardshop schema``)."""
@@ -109,11 +113,25 @@ class Players(Section):
     )
 
 
+class Match(Section):
+    """A match (series) of several games with summed scores (Klunker: MATCH-1)."""
+
+    games_per_player: Annotated[int, Field(gt=0, le=MAX_GAMES_PER_PLAYER)] = Field(
+        1,
+        description=(
+            "The match has players x games_per_player games; game i has seat i mod players "
+            "as first start player."
+        ),
+    )
+
+
 class VariantBase(BaseModel):
     """The keys every variant has, whatever its family.
 
     ``title`` and ``description`` describe this file only: they are never inherited
     through ``extends``, and a file that extends another gives its own ``name``.
+    ``match``, if set, makes every game of the variant a match (a series of games,
+    :class:`cardshop._series.Series`), whatever its family.
     """
 
     model_config = ConfigDict(
@@ -144,6 +162,13 @@ class VariantBase(BaseModel):
         ),
     )
     players: Players
+    match: Match | None = Field(
+        None,
+        description=(
+            "If set, the variant is played as a match of several games with summed "
+            "scores (cardshop.new_game returns the whole match as one game; MATCH-1)."
+        ),
+    )
 
     def semantic_errors(self) -> list[tuple[KeyPath, str]]:
         """Problems a schema alone cannot see, as (key path, reason).

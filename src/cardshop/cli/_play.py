@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -102,9 +102,7 @@ class Session:
     # ------------------------------------------------------------ records
 
     def record(self) -> GameRecord:
-        # Any: records are being made generic; until then they are typed for Klunker.
-        game: Any = self.game
-        return record_game(game, self.names)
+        return record_game(self.game, self.names)
 
     def save(self, path: str) -> None:
         """Write the record to ``path``: the whole file, or nothing (no half-written file)."""

@@ -7,8 +7,8 @@ from typing import Any, Literal, TypeAlias
 
 from cardshop._core import Seat
 from cardshop._errors import SetupError
-from cardshop._family import get_family
 from cardshop._game import Result
+from cardshop._series import render
 
 __all__ = ["Reward", "RewardName", "reward_function", "table_text"]
 
@@ -60,10 +60,9 @@ def reward_function(reward: Reward) -> Callable[[Result, Seat], float]:
 
 def table_text(game: Any, seat: Seat | None = None) -> str:
     """The table as text, drawn by the game's family: as ``seat`` may see it, or
-    everything (every hand included, a spectator's view) when ``seat`` is None."""
-    family = get_family(game.variant.family)
-    text: str = family.render(game, seat)
-    return text
+    everything (every hand included, a spectator's view) when ``seat`` is None. A
+    match (a variant with a ``match`` key) adds a line with its game and totals."""
+    return render(game, seat)
 
 
 def render_table(game: Any, render_mode: str | None) -> str | None:

@@ -25,6 +25,7 @@ from cardshop._core import Action, Seat
 from cardshop._errors import ActionParseError, GameStateError, SetupError
 from cardshop._family import Family, get_family
 from cardshop._game import Dynamics, Game
+from cardshop._series import new_series, series_encoder
 from cardshop._variant import VariantBase
 
 __all__ = ["ActionMap", "ObservationEncoder", "Table", "VariantLike", "resolve_variant"]
@@ -146,16 +147,18 @@ class ObservationEncoder:
 
     The numbers are the family's observation encoder (for Klunker see
     :class:`cardshop.klunker.spaces.Encoder`): only the observation of one seat is
-    read, so the vector holds exactly what that seat may know. :attr:`names` names
-    every element and :attr:`low` / :attr:`high` bound it, for a
-    :class:`gymnasium.spaces.Box`.
+    read, so the vector holds exactly what that seat may know. A variant played as a
+    match (a ``match`` key) puts the match's counters first: the game being played,
+    the games left and each seat's total so far
+    (:func:`cardshop._series.series_encoder`). :attr:`names` names every element and
+    :attr:`low` / :attr:`high` bound it, for a :class:`gymnasium.spaces.Box`.
     """
 
     def __init__(self, variant: VariantLike, players: int) -> None:
         self.variant = resolve_variant(variant)
         self.players = _check_players(self.variant, players)
         self.family = get_family(self.variant.family)
-        self.encoder = self.family.observation_encoder(self.variant, players)
+        self.encoder = series_encoder(self.family, self.variant, players)
         self.names: tuple[str, ...] = tuple(self.encoder.labels)
         """The name of every element, in order."""
         self.low: npt.NDArray[np.float32] = np.array(self.encoder.low, dtype=np.float32)
@@ -213,7 +216,7 @@ class Table:
         loaded = resolve_variant(variant)
         _check_players(loaded, players)
         family = get_family(loaded.family)
-        probe = family.new_game(loaded, players, seed=0)
+        probe = _start(family, loaded, players, 0, {})
         return cls(
             family=family,
             variant=loaded,
@@ -228,7 +231,7 @@ class Table:
         """A new game; the ``options`` the family's ``new_game`` names are passed on,
         other keys are ignored (PettingZoo and Gymnasium pass options of their own)."""
         chosen = {k: v for k, v in (options or {}).items() if k in self.game_options}
-        return self.family.new_game(self.variant, self.players, seed=seed, **chosen)
+        return _start(self.family, self.variant, self.players, seed, chosen)
 
     def observation_space(self) -> spaces.Dict:
         """``{"observation": Box, "action_mask": Box of 0/1}``."""
@@ -255,6 +258,15 @@ class Table:
             "observation": self.encoder.encode(game.observation(seat)),
             "action_mask": self.mask(game, seat),
         }
+
+
+def _start(
+    family: Family, variant: VariantBase, players: int, seed: int, options: Mapping[str, Any]
+) -> Game:
+    """A new game of ``variant``: a whole match (a series) if the variant has a match."""
+    if variant.match is not None:
+        return new_series(variant, players, seed, **options)
+    return family.new_game(variant, players, seed=seed, **options)
 
 
 def _keyword_options(family: Family) -> frozenset[str]:

@@ -1,16 +1,30 @@
-"""Matches: several games of one variant with summed scores. [MATCH-1]"""
+"""Matches of Klunker games (MATCH-1): deprecated, kept for compatibility.
+
+A variant with a ``match`` key is now played as one game of any family:
+``cardshop.new_game("klunker-zh", players, seed)`` returns a
+:class:`cardshop._series.Series`, which simulation, audits, records and the
+environments play like any other game. :class:`Match` and :func:`new_match` wrap such
+a series in the old interface and warn (:class:`DeprecationWarning`) when used.
+"""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
-from cardshop._core import Action, Seat, derive_seed, is_seed
-from cardshop._errors import GameStateError, SetupError
+from cardshop._core import Action, Seat
+from cardshop._errors import SetupError
+from cardshop._series import Series, new_series
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game, Result
 from cardshop.klunker.variant import Variant, as_klunker
 
 __all__ = ["Match", "MatchResult", "new_match"]
+
+_NOTE = (
+    "cardshop.klunker.Match and new_match are deprecated: cardshop.new_game on a variant "
+    "with a 'match' key returns the whole match as one game (cardshop._series.Series)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,78 +38,74 @@ class MatchResult:
 
 
 class Match:
-    """A match as the variant's ``match`` key declares it: ``players x games_per_player``
-    games, game ``i`` with seat ``i mod players`` as first start player, each game's
-    seed derived from the match seed. Acts like a game: ``legal_actions``, ``apply``,
-    ``current_player`` and ``is_over`` refer to the game being played.
+    """Deprecated: a match in the old interface, over a :class:`~cardshop._series.Series`.
+
+    ``players x games_per_player`` games, game ``i`` with seat ``i mod players`` as
+    first start player. ``legal_actions``, ``apply``, ``current_player`` and
+    ``is_over`` refer to the game being played; :attr:`series` is the match as a game.
     """
 
     def __init__(self, variant: Variant, players: int, seed: int) -> None:
-        per = variant.rules.games_per_player
-        if not is_seed(seed):
-            text = f"an int of {seed.bit_length()} bits" if isinstance(seed, int) else repr(seed)
-            raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {text[:60]}")
-        if per is None:
+        warnings.warn(_NOTE, DeprecationWarning, stacklevel=2)
+        if variant.match is None:
             raise SetupError(f"{variant.name} declares no match (its YAML has no 'match' key)")
+        self.series: Series = new_series(variant, players, seed)
         self.variant = variant
         self.players = players
         self.seed = seed
-        self.n_games = players * per
-        self.results: list[Result] = []
-        self.game = self._new_game(0)
+        self.n_games = self.series.games
 
-    def _new_game(self, i: int) -> Game:
-        return Game(
-            self.variant, self.players, derive_seed(self.seed, "match", i), i % self.players
-        )
+    @property
+    def game(self) -> Game:
+        """The game being played (the last one once the match is over)."""
+        game = self.series.current
+        assert isinstance(game, Game)
+        return game
+
+    @property
+    def results(self) -> list[Result]:
+        """The results of the finished games."""
+        return [r for r in self.series.results if isinstance(r, Result)]
 
     @property
     def game_index(self) -> int:
         """Index of the game being played (== number of games finished while running)."""
-        return len(self.results)
+        return len(self.series.results) if not self.is_over else self.n_games
 
     @property
     def is_over(self) -> bool:
-        return len(self.results) == self.n_games
+        return self.series.is_over
 
     @property
     def current_player(self) -> Seat | None:
-        return None if self.is_over else self.game.current_player
+        return self.series.current_player
 
     def legal_actions(self) -> list[Action]:
-        return [] if self.is_over else self.game.legal_actions()
+        return [] if self.is_over else self.series.legal_actions()
 
     def parse_action(self, text: str) -> Action:
-        return self.game.parse_action(text)
+        return self.series.parse_action(text)
 
     def apply(self, action: Action | str) -> list[Event]:
         """Apply to the current game; when it ends, the next game starts."""
-        if self.is_over:
-            raise GameStateError("the match is over")
-        events = self.game.apply(action)
-        if self.game.is_over:
-            self.results.append(self.game.result())
-            if not self.is_over:
-                self.game = self._new_game(len(self.results))
-        return events
+        return self.series.apply(action)
 
     def totals(self) -> tuple[int, ...]:
         """Scores summed over the finished games."""
-        return tuple(sum(r.scores[s] for r in self.results) for s in range(self.players))
+        return self.series.totals
 
     def result(self) -> MatchResult:
-        if not self.is_over:
-            raise GameStateError(
-                f"the match is not over: {len(self.results)} of {self.n_games} games played"
-            )
-        totals = self.totals()
-        ranks = tuple(1 + sum(1 for t in totals if t > mine) for mine in totals)
-        winners = tuple(s for s in range(self.players) if ranks[s] == 1)
-        return MatchResult(totals, tuple(self.results), ranks, winners)
+        result = self.series.result()
+        return MatchResult(result.scores, tuple(self.results), result.ranks, result.winners)
 
 
 def new_match(variant: Variant | str, players: int, seed: int = 0) -> Match:
-    """Start a match of a variant that declares one (e.g. ``klunker-zh``)."""
+    """Deprecated: start a match of a variant that declares one (e.g. ``klunker-zh``);
+    use ``cardshop.new_game``, which returns the match as one game."""
     from cardshop._loader import load_variant
 
-    return Match(as_klunker(load_variant(variant)), players, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        match = Match(as_klunker(load_variant(variant)), players, seed)
+    warnings.warn(_NOTE, DeprecationWarning, stacklevel=2)
+    return match

@@ -23,10 +23,12 @@ from cardshop._errors import SetupError
 from cardshop._variant import (
     MAX_DESCRIPTION,
     MAX_EXTENDS,
+    MAX_GAMES_PER_PLAYER,
     MAX_PLAYERS,
     MAX_TITLE,
     SCHEMA_ID,
     SLUG_PATTERN,
+    Match,
     Players,
     Section,
     Slug,
@@ -59,7 +61,6 @@ MAX_SET_SIZE = 100
 MAX_PAYOUT_ENTRIES = 64
 MAX_CASH = 1000
 MAX_ROUND_CAP = 1_000_000
-MAX_GAMES_PER_PLAYER = 100
 
 LIMITS: dict[str, int] = {
     "players": MAX_PLAYERS,
@@ -166,18 +167,6 @@ class Tax(Section):
     to: Destination = Field("deck", description="Where paid tax cards go.")
 
 
-class Match(Section):
-    """A match of several games with summed scores. [MATCH-1]"""
-
-    games_per_player: Annotated[int, Field(gt=0, le=MAX_GAMES_PER_PLAYER)] = Field(
-        1,
-        description=(
-            "The match has players x games_per_player games; game i has seat i mod players "
-            "as first start player."
-        ),
-    )
-
-
 class Variant(VariantBase):
     """A complete, validated Klunker-family variant (after ``extends`` is resolved)."""
 
@@ -219,9 +208,6 @@ class Variant(VariantBase):
         default_factory=list,
         max_length=3,
         description="Tiebreaks after most cash, in order; players still tied share (SCORE-2).",
-    )
-    match: Match | None = Field(
-        None, description="If set, the variant is played as a match of several games (MATCH-1)."
     )
     round_cap: Annotated[int, Field(gt=0, le=MAX_ROUND_CAP)] = Field(
         200,

@@ -1,0 +1,667 @@
+"""Matches: a series of games of one variant, with summed scores, played as one game.
+
+A variant with a ``match`` key (``match: {games_per_player: K}``) is played as a
+*series* of ``players x K`` games of its family: :func:`cardshop.new_game` returns a
+:class:`Series`, which is itself a :class:`~cardshop._game.Game`, so every tool
+(simulation, audits, records, environments, ``play``) plays the whole match as one
+game without knowing it is one. For Klunker this is rule MATCH-1 (docs/rules.md).
+
+* Game ``i`` (from 0) has its own seed, ``derive_seed(seed, "game", i)``; when the
+  family lets the first player be chosen (a ``first_player`` option of its
+  ``new_game``), seat ``(first_player + i) mod players`` starts it (``first_player``
+  defaults to 0, so game ``i`` is started by seat ``i mod players``).
+* :attr:`Series.acting`, :meth:`Series.legal_actions`, :meth:`Series.apply` and
+  :meth:`Series.apply_joint` are those of the game being played; the action that
+  ends a game also starts the next one, and adds a :class:`SeriesGameEnded` event
+  to the events it returns.
+* :meth:`Series.observation` is a :class:`SeriesObservation`: the series counters
+  and the current game's observation, whose fields it also answers to (so a
+  family's bots play a series unchanged).
+* :meth:`Series.result` sums the games' scores; ranks and winners come from the sums
+  alone (equal sums share a rank), the series is ``capped`` if any game was.
+* :attr:`Series.moves` numbers steps across the games.
+
+A family's hooks that take a *game* (its renderer, invariants, search hooks) expect
+their own games: give them :func:`current_game` of a series (:func:`render` draws
+a series with its counters). Its events' plain data: :func:`event_to_dict`; the
+observation vector for learning agents: :func:`series_encoder`.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, Self, cast
+
+from cardshop._core import Action, Seat, derive_seed, is_seed
+from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
+from cardshop._family import Family, ObservationEncoder, game_options, get_family
+from cardshop._game import Dynamics, Event, Game, Move, Result, Termination, rank_seats
+from cardshop._variant import VariantBase
+
+__all__ = [
+    "SERIES_LABELS",
+    "Series",
+    "SeriesEncoder",
+    "SeriesGameEnded",
+    "SeriesObservation",
+    "current_game",
+    "event_from_dict",
+    "event_to_dict",
+    "new_series",
+    "render",
+    "series_encoder",
+]
+
+TOTAL_BOUND = float(2**24)
+"""Encoded totals are clipped to ``[-TOTAL_BOUND, TOTAL_BOUND]`` (exact in float32)."""
+
+SERIES_LABELS = ("series.game", "series.games_left")
+"""The first labels of a series' observation vector (then one ``series.totals[s]`` a seat)."""
+
+
+class SeriesObservation(NamedTuple):
+    """What a seat may know in a series: the counters and the current game's observation.
+
+    Attributes it does not have read through to ``current`` (the family's own
+    observation), so ``observation.seat`` or a Klunker bot's ``observation.hand``
+    work on a series as on a single game.
+    """
+
+    game_index: int
+    """The game being played (from 0)."""
+    games: int
+    """How many games the series has."""
+    totals: tuple[int, ...]
+    """Each seat's summed score over the finished games."""
+    current: Any
+    """The current game's observation (the family's type)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.current, name)
+
+
+class SeriesGameEnded(NamedTuple):
+    """A game of a series ended; ``next_first`` starts the next one (-1: none or not chosen)."""
+
+    game: int
+    games: int
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    next_first: int
+
+    def __str__(self) -> str:
+        text = (
+            f"game {self.game + 1} of {self.games} ends: scores {list(self.scores)}, "
+            f"totals {list(self.totals)}"
+        )
+        if self.game + 1 == self.games:
+            return f"{text}; the series is over"
+        starter = f", seat {self.next_first} starts" if self.next_first >= 0 else ""
+        return f"{text}; game {self.game + 2} begins{starter}"
+
+
+def event_to_dict(family: Family, event: Event) -> dict[str, Any]:
+    """Plain data of an event of a series of ``family``: its own or the family's."""
+    if isinstance(event, SeriesGameEnded):
+        out: dict[str, Any] = {"type": "SeriesGameEnded"}
+        for key, value in event._asdict().items():
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+    return family.event_to_dict(event)
+
+
+def event_from_dict(family: Family, data: Mapping[str, Any]) -> Event:
+    """Inverse of :func:`event_to_dict` (a :class:`~cardshop.PositionError` for bad data)."""
+    if data.get("type") != "SeriesGameEnded":
+        return family.event_from_dict(data)
+    try:
+        fields = {k: v for k, v in data.items() if k != "type"}
+        event = SeriesGameEnded(**fields)
+        ints = [event.game, event.games, event.next_first, *event.scores, *event.totals]
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ints):
+            raise TypeError("its numbers must be ints")
+        return event._replace(scores=tuple(event.scores), totals=tuple(event.totals))
+    except TypeError as exc:
+        raise PositionError(f"not a SeriesGameEnded event: {exc}") from None
+
+
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Series(Game):
+    """A series of games of one variant played as one game (see the module docstring).
+
+    Start one with :func:`cardshop.new_game` on a variant with a ``match`` key (or
+    :func:`new_series`); read one back with :meth:`from_json`.
+    """
+
+    __slots__ = (
+        "_finished",
+        "_first",
+        "_game",
+        "_games",
+        "_index",
+        "_options",
+        "_players",
+        "_results",
+        "_takes_first",
+        "_totals",
+        "seed",
+        "variant",
+    )
+
+    family: ClassVar[str] = ""
+
+    _game: Game
+
+    # ---------------------------------------------------------------- setup
+
+    def _setup(
+        self,
+        variant: VariantBase,
+        players: int,
+        seed: int,
+        first_player: Seat,
+        takes_first: bool,
+        options: dict[str, Any],
+    ) -> None:
+        assert variant.match is not None
+        self.variant = variant
+        self.seed = seed
+        self._players = players
+        self._games = players * variant.match.games_per_player
+        self._first = first_player
+        self._takes_first = takes_first
+        self._options = options
+        self._index = 0
+        self._results: tuple[Result, ...] = ()
+        self._totals = (0,) * players
+        self._finished: tuple[tuple[Move, ...], ...] = ()  # moves of replaced games
+
+    def _first_of(self, index: int) -> Seat:
+        return (self._first + index) % self._players
+
+    def _new_game(self, index: int) -> Game:
+        options = dict(self._options)
+        if self._takes_first:
+            options["first_player"] = self._first_of(index)
+        family = get_family(self.family)
+        return family.new_game(
+            self.variant, self._players, derive_seed(self.seed, "game", index), **options
+        )
+
+    # ---------------------------------------------------------------- the state
+
+    @property
+    def current(self) -> Game:
+        """The game being played (the last one once the series is over)."""
+        return self._game
+
+    @property
+    def game_index(self) -> int:
+        """The index of the game being played, from 0."""
+        return self._index
+
+    @property
+    def games(self) -> int:
+        """How many games the series has (``players x games_per_player``)."""
+        return self._games
+
+    @property
+    def first_player(self) -> Seat:
+        """The seat that starts the first game (game ``i``: ``first_player + i``)."""
+        return self._first
+
+    @property
+    def results(self) -> tuple[Result, ...]:
+        """The results of the finished games, in order."""
+        return self._results
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each seat's scores summed over the finished games."""
+        return self._totals
+
+    @property
+    def dynamics(self) -> Dynamics:
+        return self._game.dynamics
+
+    @property
+    def players(self) -> int:
+        return self._players
+
+    @property
+    def acting(self) -> tuple[Seat, ...]:
+        return self._game.acting
+
+    @property
+    def is_over(self) -> bool:
+        return len(self._results) == self._games
+
+    @property
+    def moves(self) -> list[Move]:
+        out: list[Move] = []
+        offset = 0
+        for moves in (*self._finished, self._game.moves):
+            out.extend(Move(m.step + offset, m.seat, m.action) for m in moves)
+            if moves:
+                offset += moves[-1].step + 1
+        return out
+
+    def __repr__(self) -> str:
+        state = "over" if self.is_over else f"acting {list(self.acting)}"
+        return (
+            f"<Series {self.variant.name} players={self._players} "
+            f"game {self._index + 1}/{self._games} totals={list(self._totals)} {state}>"
+        )
+
+    # ---------------------------------------------------------------- acting
+
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        if self.is_over:
+            raise GameStateError("the series is over: no seat acts")
+        return self._game.legal_actions(seat)
+
+    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+        return self._game.parse_action(text, seat)
+
+    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
+        """Apply to the current game; when it ends, the next one starts."""
+        if self.is_over:
+            raise GameStateError("the series is over: no seat acts")
+        events = self._game.apply(action, seat)
+        if self._game.is_over:
+            events = [*events, self._game_ended()]
+        return events
+
+    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Event]:
+        if self.is_over:
+            raise GameStateError("the series is over: no seat acts")
+        events = self._game.apply_joint(actions)
+        if self._game.is_over:
+            events = [*events, self._game_ended()]
+        return events
+
+    def _game_ended(self) -> SeriesGameEnded:
+        """Book the finished game's result; start the next game unless it was the last."""
+        game = self._game
+        result = game.result()
+        self._results = (*self._results, result)
+        self._totals = tuple(t + s for t, s in zip(self._totals, result.scores, strict=True))
+        ended = self._index
+        nxt = -1
+        if not self.is_over:
+            moves = tuple(game.moves)
+            self._finished = (*self._finished, moves)
+            self._index = ended + 1
+            self._game = self._new_game(self._index)
+            if self._takes_first:
+                nxt = self._first_of(self._index)
+        return SeriesGameEnded(ended, self._games, result.scores, self._totals, nxt)
+
+    # ---------------------------------------------------------------- knowledge
+
+    def observation(self, seat: Seat) -> SeriesObservation:
+        return SeriesObservation(
+            self._index, self._games, self._totals, self._game.observation(seat)
+        )
+
+    def result(self) -> Result:
+        """Summed scores; ranks and winners by the sums only (equal sums share)."""
+        if not self.is_over:
+            raise GameStateError(
+                f"the series is not over: {len(self._results)} of {self._games} games played"
+            )
+        ranks, winners = rank_seats([(t,) for t in self._totals])
+        capped = any(r.termination is Termination.CAPPED for r in self._results)
+        details: dict[str, int] = {}
+        for r in self._results:
+            for key, value in r.details.items():
+                details[key] = details.get(key, 0) + value
+        details["games"] = self._games
+        return Result(
+            self._totals,
+            ranks,
+            winners,
+            Termination.CAPPED if capped else Termination.FINISHED,
+            sum(r.rounds for r in self._results),
+            details,
+        )
+
+    # ---------------------------------------------------------------- copies
+
+    def clone(self) -> Self:
+        other = object.__new__(type(self))
+        other.variant = self.variant
+        other.seed = self.seed
+        other._players = self._players
+        other._games = self._games
+        other._first = self._first
+        other._takes_first = self._takes_first
+        other._options = self._options
+        other._index = self._index
+        other._results = self._results
+        other._totals = self._totals
+        other._finished = self._finished
+        other._game = self._game.clone()
+        return other
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.variant.content_hash,
+            self.seed,
+            self._players,
+            self._first,
+            tuple(sorted(self._options.items())),
+            self._index,
+            self._results,
+            self._totals,
+            self._finished,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the setup, the finished games and the current game's state are."""
+        if not isinstance(other, Series):
+            return NotImplemented
+        return self._key() == other._key() and self._game == other._game
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The series as plain data: its setup, the finished games' moves and results,
+        and the current game in its family's own format (under ``"game"``)."""
+        finished = [
+            {
+                "moves": [[m.step, m.seat, str(m.action)] for m in moves],
+                "result": self._results[i].to_dict(),
+            }
+            for i, moves in enumerate(self._finished)
+        ]
+        return {
+            "family": self.family,
+            "variant": self.variant.to_data(),
+            "series": {
+                "players": self._players,
+                "seed": self.seed,
+                "first_player": self._first,
+                "options": dict(self._options),
+                "finished": finished,
+            },
+            "game": self._game.to_dict(),
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON, keys in their order (a variant's mappings,
+        such as Klunker's card kinds, are ordered)."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    def to_position(self) -> dict[str, Any]:
+        """The current game's position plus the series counters under ``"series"``."""
+        position = dict(self._game.to_position())
+        position["series"] = {
+            "game": self._index,
+            "games": self._games,
+            "totals": list(self._totals),
+        }
+        return position
+
+    # ---------------------------------------------------------------- reading back
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> Game:
+        """A series from :meth:`to_json` text (or its data); ``options`` go to the
+        family's reader of the current game. Every part is checked: the finished games
+        are replayed from their seeds and must give the stated results, and the
+        current game must be the next game of the series; a
+        :class:`~cardshop.PositionError` otherwise."""
+        from cardshop._game import _json_data
+
+        return _from_dict(_json_data(text), options)
+
+
+_CLASSES: dict[str, type[Series]] = {}
+
+
+def _series_class(family: str) -> type[Series]:
+    """The :class:`Series` subclass whose ``family`` is ``family`` (one per family)."""
+    found = _CLASSES.get(family)
+    if found is None:
+        made = type(
+            "Series", (Series,), {"__slots__": (), "family": family, "__module__": __name__}
+        )
+        found = _CLASSES[family] = cast("type[Series]", made)
+    return found
+
+
+def render(game: Game, seat: Seat | None = None) -> str:
+    """The table as text, drawn by the game's family (``seat``: as it may see it, None:
+    everything); a series adds a line with its counters above its current game."""
+    family = get_family(game.variant.family)
+    if not isinstance(game, Series):
+        return family.render(game, seat)
+    head = (
+        f"match {game.variant.name}: game {game.game_index + 1} of {game.games}, "
+        f"totals {list(game.totals)}"
+    )
+    return f"{head}\n{family.render(game.current, seat)}"
+
+
+def current_game(game: Game) -> Game:
+    """The game being played: the current game of a series, else ``game`` itself."""
+    return game.current if isinstance(game, Series) else game
+
+
+def _check_players(variant: VariantBase, players: object) -> int:
+    low, high = variant.players.min, variant.players.max
+    if not _int(players) or not low <= cast("int", players) <= high:
+        raise SetupError(
+            f"{variant.name} is played by {low} to {high} players, not {players!r:.60}"
+        )
+    return cast("int", players)
+
+
+def new_series(
+    variant: VariantBase,
+    players: int,
+    seed: int | None = None,
+    first_player: Seat | None = None,
+    **options: Any,
+) -> Series:
+    """Start a series of ``variant`` (which must have a ``match`` key).
+
+    ``seed`` drives every game (a fresh one if None); ``first_player`` (default 0)
+    starts the first game, for families that let it be chosen. ``options`` go to the
+    family's ``new_game`` for every game.
+    """
+    if variant.match is None:
+        raise SetupError(f"{variant.name} declares no match (its file has no 'match' key)")
+    family = get_family(variant.family)
+    players = _check_players(variant, players)
+    if seed is None:
+        seed = secrets.randbits(63)
+    elif not is_seed(seed):
+        text = f"an int of {seed.bit_length()} bits" if _int(seed) else repr(seed)
+        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {text[:60]}")
+    takes_first = "first_player" in game_options(family)
+    if first_player is not None:
+        if not takes_first:
+            raise SetupError(f"a {family.name} game takes no option 'first_player'")
+        if not _int(first_player) or not 0 <= first_player < players:
+            raise SetupError(
+                f"first_player must be a seat 0..{players - 1}, not {first_player!r:.60}"
+            )
+    series = object.__new__(_series_class(family.name))
+    series._setup(variant, players, seed, first_player or 0, takes_first, dict(options))
+    series._game = series._new_game(0)
+    return series
+
+
+# ---------------------------------------------------------------- reading JSON
+
+_KEYS = {"family", "variant", "series", "game"}
+_SERIES_KEYS = {"players", "seed", "first_player", "options", "finished"}
+
+
+def _fail(reason: str) -> PositionError:
+    return PositionError(f"series JSON: {reason}")
+
+
+def _from_dict(data: Mapping[str, Any], reader_options: Mapping[str, Any]) -> Series:
+    if set(data) != _KEYS:
+        raise _fail(f"keys must be {sorted(_KEYS)}, not {sorted(map(str, data))[:10]}")
+    name = data["family"]
+    if not isinstance(name, str):
+        raise _fail("'family' must be a name")
+    try:
+        family = get_family(name)
+    except SetupError as exc:
+        raise _fail(str(exc)) from None
+    meta, inner = data["series"], data["game"]
+    if not isinstance(meta, Mapping) or set(meta) != _SERIES_KEYS:
+        raise _fail(f"'series' must be a mapping with keys {sorted(_SERIES_KEYS)}")
+    if not isinstance(inner, Mapping):
+        raise _fail("'game' must be a mapping (a game of the family)")
+    from cardshop._loader import variant_from_data
+
+    raw = data["variant"]
+    if not isinstance(raw, Mapping):
+        raise _fail("'variant' must be a mapping")
+    try:
+        variant = variant_from_data(dict(raw), source="<series JSON>")
+    except CardshopError as exc:
+        raise _fail(f"invalid variant: {exc}") from None
+    if variant.family != family.name or json.dumps(variant.to_data()) != json.dumps(raw):
+        raise _fail("the variant must be in resolved form and of the family named")
+    if variant.match is None:
+        raise _fail("the variant declares no match")
+    options, finished = meta["options"], meta["finished"]
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        raise _fail("'options' must be a mapping of names")
+    first = meta["first_player"]
+    if not _int(first):
+        raise _fail(f"'first_player' must be a seat, not {first!r:.40}")
+    try:
+        series = new_series(variant, meta["players"], meta["seed"], first or None, **options)
+    except (CardshopError, TypeError) as exc:
+        raise _fail(str(exc)) from None
+    if not isinstance(finished, list) or len(finished) >= series.games:
+        raise _fail(f"'finished' must be a list of fewer than {series.games} games")
+    for i, done in enumerate(finished):
+        _replay_finished(series, i, done)
+    try:
+        game = family.game_from_dict(inner, **reader_options)
+    except CardshopError as exc:
+        raise _fail(f"game {series.game_index + 1}: {exc}") from None
+    expected = series.current
+    if not isinstance(game, type(expected)):
+        raise _fail(f"'game' is not a game of the {family.name} family")
+    if game.players != expected.players or game.seed != expected.seed:
+        raise _fail(
+            f"'game' is not game {series.game_index + 1} of the series: its seed or "
+            "player count differ"
+        )
+    if getattr(game, "first_player", None) != getattr(expected, "first_player", None):
+        raise _fail(f"'game' is not game {series.game_index + 1}: another seat started it")
+    if game.variant.content_hash != variant.content_hash:
+        raise _fail("'game' plays another variant than the series")
+    if game.is_over and series.game_index + 1 < series.games:
+        raise _fail("'game' is over but the series has games left: it must be in 'finished'")
+    series._game = game
+    if game.is_over:
+        series._game_ended()
+    return series
+
+
+def _replay_finished(series: Series, index: int, done: object) -> None:
+    where = f"finished game {index + 1}"
+    if not isinstance(done, Mapping) or set(done) != {"moves", "result"}:
+        raise _fail(f"{where} must be a mapping with 'moves' and 'result'")
+    moves = done["moves"]
+    if not isinstance(moves, list):
+        raise _fail(f"{where}: 'moves' must be a list")
+    steps: list[dict[Seat, str]] = []
+    for move in moves:
+        if (
+            not isinstance(move, list)
+            or len(move) != 3
+            or not (_int(move[0]) and _int(move[1]) and isinstance(move[2], str))
+        ):
+            raise _fail(f"{where}: a move is [step, seat, action text]")
+        number, seat, text = move
+        if number == len(steps) - 1 and seat not in steps[-1]:
+            steps[-1][seat] = text
+        elif number == len(steps):
+            steps.append({seat: text})
+        else:
+            raise _fail(f"{where}: steps must count 0, 1, 2, ... (one move a seat a step)")
+    game = series.current
+    try:
+        for step in steps:
+            if game.is_over:
+                raise _fail(f"{where} has moves after its end")
+            if len(step) == 1 and tuple(step) == game.acting:
+                ((seat, text),) = step.items()
+                game.apply(text, seat)
+            else:
+                game.apply_joint(step)
+    except PositionError:
+        raise
+    except CardshopError as exc:
+        raise _fail(f"{where} does not replay: {exc}") from None
+    if not game.is_over:
+        raise _fail(f"{where} is not over after its moves")
+    if game.result().to_dict() != done["result"]:
+        raise _fail(f"{where}: its result is not the one its moves give")
+    series._game_ended()
+
+
+# ---------------------------------------------------------------- the encoder
+
+
+class SeriesEncoder:
+    """A series' observation as numbers: ``series.game``, ``series.games_left``, each
+    seat's total (clipped to ``+-2**24``), then the family's encoding of the current
+    game's observation."""
+
+    def __init__(self, inner: ObservationEncoder, players: int, games: int) -> None:
+        self.inner = inner
+        self.players = players
+        self.games = games
+        totals = tuple(f"series.totals[{s}]" for s in range(players))
+        self.labels: tuple[str, ...] = (*SERIES_LABELS, *totals, *inner.labels)
+        self.low: tuple[float, ...] = (
+            0.0,
+            0.0,
+            *(-TOTAL_BOUND for _ in totals),
+            *inner.low,
+        )
+        self.high: tuple[float, ...] = (
+            float(games - 1),
+            float(games - 1),
+            *(TOTAL_BOUND for _ in totals),
+            *inner.high,
+        )
+
+    def encode(self, observation: Any) -> list[float]:
+        o: SeriesObservation = observation
+        bound = TOTAL_BOUND
+        return [
+            float(o.game_index),
+            float(o.games - 1 - o.game_index),
+            *(min(max(float(t), -bound), bound) for t in o.totals),
+            *self.inner.encode(o.current),
+        ]
+
+
+def series_encoder(family: Family, variant: VariantBase, players: int) -> ObservationEncoder:
+    """The observation encoder of ``variant`` at ``players``: the family's own, with
+    the series counters in front when the variant is played as a series."""
+    inner = family.observation_encoder(variant, players)
+    if variant.match is None:
+        return inner
+    return SeriesEncoder(inner, players, players * variant.match.games_per_player)
