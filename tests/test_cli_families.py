@@ -25,6 +25,7 @@ from cardshop._family import get_family, replay, unregister_family
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
 from cardshop.cli import _basic, app
+from cardshop.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
@@ -401,24 +402,50 @@ def test_actions_parse_back_for_every_family_in_play() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
-def test_play_save_and_resume_or_a_clear_refusal(name: str, tmp_path: Path) -> None:
-    """Saving never ends the person's game: the record is written and resumes, or the
-    save is refused with its reason and the game goes on."""
+def test_play_save_resume_and_record_the_tiny_family(name: str, tmp_path: Path) -> None:
+    """A saved game resumes where it was; a recorded whole game replays in a real process."""
     saved = tmp_path / "saved.jsonl"
     result = runner.invoke(
         app,
-        ["play", str(TINY[name]), "--players", "2", "--bot", "random", "--seed", "3"],
+        ["play", str(TINY[name]), "--players", "2", "--seat", "1", "--bot", "random",
+         "--seed", "3"],
         input=f"2\nsave {saved}\n1\nquit\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"saved to {saved}" in result.stdout
+    record = GameRecord.read(saved)
+    assert record.bots == ("random", "human")
+    game = record.replay()
+    resumed = runner.invoke(app, ["play", "--resume", str(saved)], input="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"{len(record.actions)} actions replayed and verified" in resumed.stdout
+    assert "you are seat 1" in resumed.stdout
+    assert get_family("tinymarket").render(game, 1) in resumed.stdout  # where it was saved
+
+    path = tmp_path / "whole.jsonl"
+    proc = tiny_cardshop(
+        "play", str(TINY[name]), "--players", "3", "--seat", "0", "--bot", "random",
+        "--seed", "4", "--record", str(path), stdin="2\n1\n" * 200,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    played = check_against_engine(proc.stdout, TINY[name], 3, 4)
+    assert GameRecord.read(path).replay().to_dict() == played.to_dict()
+    replayed = tiny_cardshop("replay", str(path))
+    assert replayed.returncode == 0, replayed.stderr
+    assert "ok" in replayed.stdout
+
+
+def test_play_wuhltisch_saves_a_simultaneous_game_that_resumes(tmp_path: Path) -> None:
+    saved = tmp_path / "w.jsonl"
+    result = runner.invoke(
+        app,
+        ["play", "wuhltisch", "--players", "2", "--bot", "random", "--seed", "5"],
+        input=f"wait\nlook\nsave {saved}\nquit\n",
     )
     assert result.exit_code == 0, result.output
-    out = result.stdout
-    assert "game left unfinished" in out
-    steps = steps_of(out, replay(load_variant(TINY[name]), 2, 3).dynamics)
-    assert len(steps) >= 2  # the person's action after the save was played
-    if f"saved to {saved}" in out:
-        resumed = runner.invoke(app, ["play", "--resume", str(saved)], input="quit\n")
-        assert resumed.exit_code == 0, resumed.output
-        assert "actions replayed and verified" in resumed.stdout
-    else:
-        assert f"cannot save to {str(saved)!r}: " in out
-        assert not saved.exists()
+    record = GameRecord.read(saved)
+    assert [step.seats for step in record.steps] == [(0, 1), (0, 1)]  # two ticks
+    assert record.steps[0].actions[0] == (0, "wait")
+    resumed = runner.invoke(app, ["play", "--resume", str(saved)], input="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert "4 actions replayed and verified" in resumed.stdout
