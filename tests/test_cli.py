@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cardshop import new_game
+from cardshop._family import get_family
 from cardshop.cli import app
 from cardshop.records import read_record, replay_record
 from cardshop.simulation import simulate
@@ -181,10 +182,12 @@ def test_play_commands_validation_undo_save_and_resume(tmp_path: Path) -> None:
     )  # fmt: skip
     out = result.stdout
     assert result.exit_code == 0, result.output
-    assert "Round 1 - fill phase" in out
-    assert "Safe (rows)" in out
+    # The table is the family's drawing for seat 0: its own hand, the others' sizes.
+    assert get_family("klunker").render(game, 0) in out
+    assert get_family("klunker").render(game, None) not in out
     shown = ", ".join(f"{k} {c}" for k, c in zip(kinds, hand, strict=True) if c)
-    assert f"Your hand: {shown}" in out
+    assert f"hand   {shown}" in out
+    assert "hand   6 cards" in out  # the other seats' hands: sizes only
     assert "Your move: " + "  ".join(f"{i}) {a}" for i, a in enumerate(legal, 1)) in out
     assert "take back your last action of this turn" in out  # help
     assert "unknown action 'dance'" in out

@@ -25,7 +25,7 @@ def test_demo_prints_every_move_and_the_final_scores() -> None:
     assert len(moves) > 50
     assert {seat for _, seat, _ in moves} == {"0", "1", "2", "3"}
     assert "Round 1" in out
-    scores = re.findall(r"^  seat (\d): (\d+) cash \(rank (\d)\)", out, re.M)
+    scores = re.findall(r"^  seat (\d): score (\d+) \(rank (\d)\)", out, re.M)
     assert sorted(seat for seat, _, _ in scores) == ["0", "1", "2", "3"]
     assert "winner" in out
     assert demo("klunker-en", "--players", "4", "--seed", "1").stdout == out

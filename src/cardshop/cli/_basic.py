@@ -1,20 +1,120 @@
 """Commands about variants and the demo game: ``demo``, ``variants``, ``validate``,
-``show``, ``schema``."""
+``show``, ``schema``.
+
+Every command here works for any registered family: it finds the family of a variant
+with :func:`cardshop._family.get_family` and uses only the core's protocol (the
+family's ``render``, the game's ``acting``, ``observation``, ``result``, the driver).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 import yaml
 
-from cardshop._core import derive_rng
+from cardshop._core import Action, Seat, derive_seed
+from cardshop._errors import CardshopError, SetupError
+from cardshop._family import ENTRY_POINT_GROUP, Family, families, game_options, get_family
+from cardshop._family import new_game as new_family_game
+from cardshop._game import Dynamics, Event, Game, Result
 from cardshop._loader import builtin_variants, inspect_variant, load_variant
 from cardshop._loader import schema as variant_schema
-from cardshop.cli._app import app, console, err_console, user_errors
-from cardshop.klunker.game import new_game
+from cardshop._variant import VariantBase
+from cardshop.bots import RandomBot
+from cardshop.cli._app import app, console, err_console, paragraph, user_errors
+from cardshop.driver import step as driver_step
+
+DEFAULT_PLAYERS = 4
+"""Players in a demo unless told: 4, or the nearest count the variant allows."""
+
+MAX_DEMO_STEPS = 1_000_000
+"""A demo stops with an error after this many steps (a family without a length cap)."""
+
+
+# ----------------------------------------------------------- shared with play
+
+
+def stage(game: Game) -> tuple[int | None, str | None]:
+    """The round and the phase of ``game`` if its family's observations name them.
+
+    A family's observation is its own named tuple; many carry a public ``round``
+    counter and a ``phase`` name (Klunker: both; Wühltisch: ``round``). Both are
+    optional: a family without them simply gets no round headers or phase labels.
+    """
+    if game.players < 1:
+        return None, None
+    acting = game.acting
+    observation = game.observation(acting[0] if acting else 0)
+    round_ = getattr(observation, "round", None)
+    phase = getattr(observation, "phase", None)
+    return (
+        round_ if isinstance(round_, int) and not isinstance(round_, bool) else None,
+        str(phase) if isinstance(phase, str) else None,
+    )
+
+
+def step_lines(
+    number: int,
+    actions: Mapping[Seat, Action],
+    dynamics: Dynamics,
+    *,
+    label: str | None = None,
+    names: Sequence[str] | None = None,
+) -> str:
+    """One step's actions as a line: ``tick 12: seat 0 look, seat 1 keep`` for a
+    simultaneous tick, ``fill     seat 2: window shoes`` for a turn (``label`` is
+    the phase, or the step number when the family names no phase)."""
+
+    def who(seat: Seat) -> str:
+        return f"seat {seat}" if names is None else f"seat {seat} ({names[seat]})"
+
+    if dynamics is Dynamics.SIMULTANEOUS or len(actions) > 1:
+        parts = ", ".join(f"{who(s)} {a}" for s, a in sorted(actions.items()))
+        return f"tick {number}: {parts}"
+    ((seat, action),) = actions.items()
+    return f"{label or f'step {number}':<8} {who(seat)}: {action}"
+
+
+def result_lines(result: Result, names: Sequence[str] | None = None) -> list[str]:
+    """The end of a game: how it ended, each seat's score and rank (best first), the
+    winners and the family's further counts."""
+    lines = [f"Game {result.termination.value} after {result.rounds} rounds."]
+    for seat in result.order:
+        who = f"seat {seat}" if names is None else f"seat {seat} ({names[seat]})"
+        mark = "  winner" if seat in result.winners else ""
+        lines.append(f"  {who}: score {result.scores[seat]} (rank {result.ranks[seat]}){mark}")
+    winners = ", ".join(map(str, result.winners)) or "none"
+    lines.append(f"  winners: seat{'s' if len(result.winners) != 1 else ''} {winners}")
+    if result.details:
+        details = ", ".join(f"{k} {v}" for k, v in sorted(result.details.items()))
+        lines.append(f"  details: {details}")
+    return lines
+
+
+def first_player_option(family: Family, first_player: int | None) -> dict[str, Any]:
+    """``{"first_player": F}`` for families whose games take it; an error for others."""
+    if first_player is None:
+        return {}
+    if "first_player" not in game_options(family):
+        raise SetupError(
+            f"--first-player: a {family.name} game has no first player to choose "
+            f"(its options: {', '.join(game_options(family)) or 'none'})"
+        )
+    return {"first_player": first_player}
+
+
+# ----------------------------------------------------------------------- demo
+
+
+def _demo_players(variant: VariantBase, players: int | None) -> int:
+    if players is not None:
+        return players
+    return min(max(DEFAULT_PLAYERS, variant.players.min), variant.players.max)
 
 
 @app.command()
@@ -23,38 +123,61 @@ def demo(
     variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")] = (
         "klunker-en"
     ),
-    players: Annotated[int, typer.Option("--players", "-p", help="Number of players.")] = 4,
+    players: Annotated[
+        int | None,
+        typer.Option(
+            "--players", "-p", help="Number of players (default 4, or the nearest allowed)."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the game and players.")] = 1,
     first_player: Annotated[
-        int | None, typer.Option("--first-player", help="First start player (seat).")
+        int | None,
+        typer.Option(
+            "--first-player", help="First start player (seat), for families that have one."
+        ),
     ] = None,
 ) -> None:
-    """Play one seeded game with random players, printing it move by move."""
-    game = new_game(variant, players, seed=seed, first_player=first_player)
-    rng = derive_rng(seed, "demo-players")
+    """Play one seeded game with random players, printing every step and every event.
+
+    The table is drawn at the start and at the end (everything shown); a turn prints
+    its seat and action, a simultaneous tick every acting seat's action, then the
+    events. The same seed prints the same game.
+    """
+    loaded = load_variant(variant)
+    family = get_family(loaded.family)
+    count = _demo_players(loaded, players)
+    game = new_family_game(loaded, count, seed, **first_player_option(family, first_player))
+    bots = [RandomBot(derive_seed(seed, "demo-player", s)) for s in range(count)]
     console.print(
-        f"{game.variant.title or game.variant.name}: {players} players, seed {seed}, "
-        f"seat {game.first_player} starts"
+        f"{loaded.title or loaded.name}: {count} players, seed {seed} "
+        f"({family.name} family, {game.dynamics.value})",
+        markup=False,
     )
-    last_round = 0
+    console.print(family.render(game, None), markup=False)
+    last_round: int | None = None
+    number = 0
     while not game.is_over:
-        if game.round != last_round:
-            last_round = game.round
-            console.print(f"\n[bold]Round {last_round}[/bold]")
-        seat = game.current_player
-        phase = game.phase.value
-        action = rng.choice(game.legal_actions())
-        events = game.apply(action)
-        console.print(f"  {phase:<8} seat {seat}: {action}", markup=False)
-        for event in events:  # all of them: a sale chosen by 'sell KIND' has no echo event
-            console.print(f"           {event}", markup=False)
-    result = game.result()
-    console.print(f"\nGame {result.termination.value} after {result.rounds} rounds.")
-    for seat in result.order:
-        mark = "  winner" if seat in result.winners else ""
+        if number >= MAX_DEMO_STEPS:
+            raise CardshopError(f"the game did not end within {MAX_DEMO_STEPS:,} steps")
+        round_, phase = stage(game)
+        if round_ is not None and round_ != last_round:
+            last_round = round_
+            console.print(f"\nRound {round_}", markup=False)
+        done = driver_step(game, bots, index=number)
         console.print(
-            f"  seat {seat}: {result.scores[seat]} cash (rank {result.ranks[seat]}){mark}"
+            "  " + step_lines(number, done.actions, game.dynamics, label=phase), markup=False
         )
+        _print_events(done.events)
+        number += 1
+    console.print("", markup=False)
+    console.print(family.render(game, None), markup=False)
+    for line in result_lines(game.result()):
+        console.print(line, markup=False)
+
+
+def _print_events(events: Sequence[Event], indent: str = "           ") -> None:
+    for event in events:  # all of them: an action may have no echo event of its own
+        console.print(f"{indent}{event}", markup=False)
 
 
 EXTENDS_ANYWHERE_HELP = (
@@ -63,15 +186,54 @@ EXTENDS_ANYWHERE_HELP = (
 )
 
 
+def _fault(exc: BaseException) -> str:
+    """An error as one paragraph: a user error's message, else its type and message."""
+    if isinstance(exc, CardshopError):
+        return paragraph(str(exc))
+    return paragraph(f"{type(exc).__name__}: {exc}") or type(exc).__name__
+
+
+def _broken_families() -> list[str]:
+    """One paragraph per family entry point that cannot be loaded."""
+    problems = []
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            ep.load()
+        except Exception as exc:  # a broken plugin: say which and why, never a traceback
+            problems.append(f"family {ep.name!r} ({ep.value}) cannot be loaded: {_fault(exc)}")
+    return problems
+
+
 @app.command("variants")
-@user_errors
 def list_variants() -> None:
-    """List the built-in variants."""
+    """List the built-in variants with their family, then the registered families.
+
+    A variant (or a family) that cannot be loaded is reported in one paragraph on
+    stderr and the others are still listed; the exit code is then 2.
+    """
+    bad = 0
     for name in builtin_variants():
-        v = load_variant(name)
+        try:
+            v = load_variant(name)
+        except Exception as exc:  # one broken variant must not hide the others
+            err_console.print(f"cardshop: error: {name}: {_fault(exc)}", markup=False)
+            bad += 1
+            continue
         console.print(
-            f"{name:<14} {v.players.min}-{v.players.max} players  {v.title}", markup=False
+            f"{name:<14} {v.family:<14} {v.players.min}-{v.players.max} players  {v.title}",
+            markup=False,
         )
+    try:
+        known = families()
+    except Exception as exc:
+        problems = _broken_families() or [f"the families cannot be listed: {_fault(exc)}"]
+        for problem in problems:
+            err_console.print(f"cardshop: error: {problem}", markup=False)
+        raise typer.Exit(2) from None
+    listed = ", ".join(f"{f.name} ({f.dynamics.value})" for f in known.values())
+    console.print(f"families: {listed or 'none'}", markup=False)
+    if bad:
+        raise typer.Exit(2)
 
 
 @app.command()
@@ -81,12 +243,20 @@ def validate(
         bool, typer.Option("--extends-anywhere", help=EXTENDS_ANYWHERE_HELP)
     ] = False,
 ) -> None:
-    """Check variant files; print each problem with file, line and key. Exit 2 on any error."""
+    """Check variant files of any family; print each problem with file, line and key.
+
+    Exit 2 on any error.
+    """
     bad = 0
     for path in files:
-        variant, problems = inspect_variant(path, extends_anywhere=extends_anywhere)
+        try:
+            variant, problems = inspect_variant(path, extends_anywhere=extends_anywhere)
+        except Exception as exc:  # a broken family: one paragraph, not a traceback
+            err_console.print(f"cardshop: error: {path}: {_fault(exc)}", markup=False)
+            bad += 1
+            continue
         for problem in problems:
-            err_console.print(f"cardshop: error: {' '.join(str(problem).split())}", markup=False)
+            err_console.print(f"cardshop: error: {paragraph(str(problem))}", markup=False)
         if variant is None:
             bad += 1
         else:
@@ -119,7 +289,8 @@ def show(
     else:
         # Python mode keeps player-count keys as numbers, so the YAML loads back as is.
         data = loaded.model_dump(exclude={"extends"})
-        console.print(yaml.safe_dump(data, sort_keys=False).rstrip(), markup=False)
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        console.print(text.rstrip(), markup=False)
 
 
 @app.command()

@@ -1,9 +1,13 @@
-"""The ``play`` command: a person plays a game against bots in the terminal.
+"""The ``play`` command: a person plays one seat of a game against bots in the terminal.
 
-The table is drawn before each of the person's decisions; the legal actions are
-listed with numbers. Besides an action (its text or its number) the prompt takes
-``help``, ``undo`` (within the person's own turn), ``table``, ``save FILE`` and
-``quit``. A saved game is a record (docs/records.md) that ``--resume`` continues.
+Works for every family through the core's protocol only: the table is the family's
+``render(game, seat)`` (what that seat may see), the person's input is read with
+``game.parse_action(text, seat)``, and every step goes through :mod:`cardshop.driver`
+(in a simultaneous game the person's action joins the bots' choices for the tick, and
+the tick resolves when the person has acted). Besides an action (its text or its
+number) the prompt takes ``help``, ``actions [TEXT]``, ``undo``, ``table``,
+``save FILE`` and ``quit``. A saved game is a record (docs/records.md) that
+``--resume`` continues.
 """
 
 from __future__ import annotations
@@ -13,21 +17,23 @@ import secrets
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
+from cardshop._family import get_family
+from cardshop._family import new_game as new_family_game
+from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
 from cardshop.bots import Bot, make_bot
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
-from cardshop.klunker.events import Dealt, Event
-from cardshop.klunker.game import VERBS, Game, Phase, new_game
-from cardshop.klunker.variant import as_klunker
+from cardshop.cli._basic import first_player_option, result_lines, stage
+from cardshop.driver import Step
+from cardshop.driver import step as driver_step
 from cardshop.records import GameRecord, record_game
 
 HUMAN = "human"
@@ -35,89 +41,48 @@ HUMAN = "human"
 MAX_LINE = 1000
 """The longest input line the prompt takes (actions and commands are short)."""
 
+LIST_LIMIT = 40
+"""Up to this many legal actions are listed with numbers; more are summarised."""
+
+MATCH_LIMIT = 50
+"""``actions TEXT`` lists at most this many matching actions."""
+
+EXAMPLES = 5
+"""How many example actions a summary of a long list shows."""
+
 HELP = """\
-Type an action, or its number from the list. Actions:
-  {verbs}
-Other commands:
-  help         this text
-  table        draw the table again
-  undo         take back your last action of this turn
-  save FILE    write the game so far to FILE (continue later with --resume FILE)
-  quit         leave the game (it is saved only if you asked for --record or save)
-Rules in short: a complete row of {size} cards of one kind in your safe is sold at
-once. It pays {payout} cash when the safe holds 1, 2, 3... rows at the moment of
-sale{overrides}. Whoever has the most cash when the deck runs out wins."""
+Type an action (its text), or its number from the list. Other commands:
+  help            this text
+  actions [TEXT]  list the legal actions now (those starting with TEXT) with numbers
+  table           draw the table again
+  undo            take back your last action of this turn (until another seat acts)
+  save FILE       write the game so far to FILE (continue later with --resume FILE)
+  quit            leave the game (it is saved only if you asked for --record or save)"""
 
 
-def _counts_text(kinds: Sequence[str], counts: Sequence[int]) -> str:
-    parts = [f"{kind} {c}" for kind, c in zip(kinds, counts, strict=True) if c]
-    return ", ".join(parts) if parts else "-"
+def _verbs(legal: Sequence[Action]) -> dict[str, list[Action]]:
+    """The legal actions grouped by verb, in the order of the list."""
+    groups: dict[str, list[Action]] = {}
+    for action in legal:
+        groups.setdefault(action.verb, []).append(action)
+    return groups
 
 
-def _safe_text(kinds: Sequence[str], counts: Sequence[int], size: int) -> str:
-    """A safe by rows: ``shoes 3/4``; a kind with more than a row shows each row."""
-    rows = []
-    for kind, c in zip(kinds, counts, strict=True):
-        while c > 0:
-            rows.append(f"{kind} {min(c, size)}/{size}")
-            c -= size
-    return "\n".join(rows) if rows else "-"
-
-
-def draw_table(game: Game, seat: Seat, names: Sequence[str]) -> Table:
-    """The table as ``seat`` sees it: windows, safes by rows, banks, purchase cards."""
-    obs = game.observation(seat)
-    size = game.rules.set_size
-    discard = sum(obs.discard)
-    title = (
-        f"Round {obs.round} - {obs.phase.value} phase - start player: seat {obs.start_player}"
-        f" - deck {obs.deck_size} - discard {discard}"
+def _summary(legal: Sequence[Action]) -> str:
+    """A long list of legal actions in one paragraph: counts by verb and examples."""
+    groups = _verbs(legal)
+    counts = ", ".join(f"{verb} {len(actions):,}" for verb, actions in groups.items())
+    examples = [actions[0] for actions in groups.values()][:EXAMPLES]
+    for action in legal:
+        if len(examples) >= EXAMPLES:
+            break
+        if action not in examples:
+            examples.append(action)
+    shown = "; ".join(str(a) for a in examples)
+    return (
+        f"{len(legal):,} legal actions ({counts}), e.g. {shown}. Type one, or "
+        "'actions TEXT' to list those starting with TEXT."
     )
-    table = Table(title=title, title_justify="left", show_lines=True)
-    for column in ("Seat", "Player", "Cash", "Hand", "Window", "Safe (rows)", "Purchase"):
-        table.add_column(column)
-    for s in range(obs.players):
-        mark = ">" if obs.current_player == s else " "
-        who = "you" if s == seat else names[s]
-        card = obs.purchase_cards[s]
-        purchase = "-" if not card else str(card)
-        if card and obs.phase in (Phase.PURCHASE, Phase.SELL) and card == obs.buying:
-            purchase += " (buying)"
-        table.add_row(
-            f"{mark} {s}",
-            who,
-            str(obs.cash[s]),
-            f"{obs.hand_sizes[s]} cards",
-            _counts_text(obs.kinds, obs.windows[s]),
-            _safe_text(obs.kinds, obs.safes[s], size),
-            purchase,
-        )
-    return table
-
-
-def _help_text(game: Game) -> str:
-    rules = game.rules
-    payout = ", ".join(str(p) for p in rules.payout)
-    fixed = [f"{k} always {p}" for k, p in zip(rules.kinds, rules.override, strict=True) if p >= 0]
-    overrides = f" ({'; '.join(fixed)})" if fixed else ""
-    return HELP.format(
-        verbs="\n  ".join(VERBS.values()),
-        size=rules.set_size,
-        payout=payout,
-        overrides=overrides,
-    )
-
-
-def _event_lines(game: Game, seat: Seat, events: Sequence[Event]) -> list[str]:
-    """Event lines for the person at ``seat``: only what that seat may know."""
-    lines = []
-    for event in events:
-        if isinstance(event, Dealt) and event.seat == seat and event.zone == "hand":
-            kinds = ", ".join(sorted(game.card_kind(c) for c in event.cards))
-            lines.append(f"you are dealt: {kinds}")
-        else:
-            lines.append(str(event))
-    return lines
 
 
 class Session:
@@ -128,9 +93,13 @@ class Session:
         self.seat = seat
         self.bots = bots
         self.names = names
-        self.undo_stack: list[Game] = []
-        self.turn_key: tuple[int, Phase] | None = None
-        self.drawn: int | None = None  # len(history) when the table was last drawn
+        self.family = get_family(game.variant.family)
+        moves = game.moves
+        self.steps = moves[-1].step + 1 if moves else 0  # steps played so far
+        self.undo_stack: list[tuple[Game, int]] = []
+        self.drawn: int | None = None  # self.steps when the table was last drawn
+
+    # ------------------------------------------------------------ records
 
     def record(self) -> GameRecord:
         return record_game(self.game, self.names)
@@ -142,38 +111,126 @@ class Session:
             f.write(text)
         console.print(f"saved to {path}", markup=False)
 
-    def play_bots(self) -> None:
-        """Let the bots act until it is the person's turn or the game is over."""
-        game = self.game
-        while not game.is_over and game.current_player != self.seat:
-            seat = game.current_player
-            assert seat is not None
-            action = self.bots[seat].choose(game.observation(seat), game.legal_actions())
-            events = game.apply(action)
-            console.print(f"seat {seat} ({self.names[seat]}): {action}", markup=False)
-            for line in _event_lines(game, self.seat, events):
-                console.print(f"    {line}", markup=False)
-            self.undo_stack.clear()
+    # ------------------------------------------------------------ output
+
+    def who(self, seat: Seat) -> str:
+        return "you" if seat == self.seat else self.names[seat]
+
+    def report(self, done: Step) -> None:
+        """Print a step: its actions (every seat's, once the tick is resolved), its events."""
+        if self.game.dynamics is Dynamics.SIMULTANEOUS or len(done.actions) > 1:
+            parts = ", ".join(f"seat {s} ({self.who(s)}) {a}" for s, a in done.actions.items())
+            console.print(f"tick {done.number}: {parts}", markup=False)
+        elif done.actions:
+            ((s, action),) = done.actions.items()
+            console.print(f"seat {s} ({self.who(s)}): {action}", markup=False)
+        for event in done.events:
+            console.print(f"    {event}", markup=False)
 
     def show(self, again: bool = True) -> None:
-        """Draw the table and the person's hand (unless drawn for this state already)."""
-        game = self.game
-        if not again and self.drawn == len(game.history):
+        """Draw the table as the person's seat sees it (unless drawn for this state)."""
+        if not again and self.drawn == self.steps:
             return
-        self.drawn = len(game.history)
-        console.print(draw_table(game, self.seat, self.names))
-        obs = game.observation(self.seat)
-        console.print(f"Your hand: {_counts_text(obs.kinds, obs.hand)}", markup=False)
+        self.drawn = self.steps
+        console.print(self.family.render(self.game, self.seat), markup=False)
+
+    def legal(self) -> list[Action]:
+        return self.game.legal_actions(self.seat)
 
     def prompt_actions(self) -> list[Action]:
-        legal = self.game.legal_actions()
-        listed = "  ".join(f"{i}) {a}" for i, a in enumerate(legal, start=1))
-        console.print(f"Your move: {listed}", markup=False)
+        legal = self.legal()
+        if len(legal) <= LIST_LIMIT:
+            listed = "  ".join(f"{i}) {a}" for i, a in enumerate(legal, start=1))
+            console.print(f"Your move: {listed}", markup=False)
+        else:
+            console.print(f"Your move: {_summary(legal)}", markup=False)
         return legal
 
-    def handle(self, line: str) -> bool:
-        """Handle one input line on the person's turn; return False to quit."""
+    def help_text(self) -> str:
+        lines = [HELP]
+        legal = self.legal() if self.seat in self.game.acting else []
+        if legal:
+            lines.append("Actions you may take now, by kind:")
+            for verb, actions in _verbs(legal).items():
+                more = f" ({len(actions):,} in all)" if len(actions) > 1 else ""
+                lines.append(f"  {verb:<14}e.g. {actions[0]}{more}")
+        if self.family.description:
+            lines.append(f"The {self.family.name} family: {paragraph(self.family.description)}")
+        if self.family.digest:
+            lines.append(f"Its rules: docs/{self.family.digest} in cardshop's documentation.")
+        return "\n".join(lines)
+
+    def list_matching(self, prefix: str) -> None:
+        legal = self.legal()
+        matching = [(i, a) for i, a in enumerate(legal, start=1) if str(a).startswith(prefix)]
+        if not matching:
+            shown = prefix if len(prefix) <= 40 else f"{prefix[:37]}..."
+            console.print(
+                f"no legal action starts with {shown!r}; type 'actions' for all of them",
+                markup=False,
+            )
+            return
+        for i, action in matching[:MATCH_LIMIT]:
+            console.print(f"  {i}) {action}", markup=False)
+        if len(matching) > MATCH_LIMIT:
+            console.print(
+                f"  ... and {len(matching) - MATCH_LIMIT:,} more: type more of the action "
+                "after 'actions' to narrow the list",
+                markup=False,
+            )
+
+    # ------------------------------------------------------------ playing
+
+    def play_bots(self) -> None:
+        """Let the bots play until the person must act or the game is over."""
         game = self.game
+        while not game.is_over and self.seat not in game.acting:
+            done = driver_step(game, self.bots, index=self.steps)
+            self.steps += 1
+            self.report(done)
+            self.undo_stack.clear()  # another seat acted: nothing before it can be undone
+
+    def act(self, action: Action) -> None:
+        """Play the person's action: a turn, or the person's part of a tick."""
+        game = self.game
+        before = (game.clone(), self.steps)
+        round_before = stage(game)[0]
+        done = driver_step(game, self.bots, given={self.seat: action}, index=self.steps)
+        self.steps += 1
+        self.report(done)
+        if len(done.actions) > 1 or stage(game)[0] != round_before:
+            self.undo_stack.clear()  # others acted with it, or a new round began
+        else:
+            self.undo_stack.append(before)
+
+    def undo(self) -> None:
+        if not self.undo_stack:
+            console.print(
+                "nothing to undo: undo takes back your own actions of this turn only",
+                markup=False,
+            )
+            return
+        self.game, self.steps = self.undo_stack.pop()
+        self.drawn = None
+        console.print("undone", markup=False)
+
+    def why_not(self, action: Action) -> str:
+        """The family's reason why ``action`` is not legal now, if it gives one."""
+        game = self.game.clone()
+        others: Mapping[Seat, Action] = {
+            s: game.legal_actions(s)[0] for s in game.acting if s != self.seat
+        }
+        try:
+            if others:
+                game.apply_joint({**others, self.seat: action})
+            else:
+                game.apply(action, self.seat)
+        except CardshopError as exc:
+            return f"not now: {exc}"
+        return f"not now: {action} is not among the legal actions"
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line when the person must act; return False to quit."""
         text = line.strip()
         if not text:
             return True
@@ -184,83 +241,71 @@ class Session:
                 markup=False,
             )
             return True
-        word = text.split(maxsplit=1)[0].lower()
+        word, _, rest = text.partition(" ")
+        word = word.lower()
         if word in ("quit", "exit"):
             return False
         if word in ("help", "?"):
-            console.print(_help_text(game), markup=False)
+            console.print(self.help_text(), markup=False)
             return True
         if word == "table":
             self.show()
             return True
+        if word == "actions":
+            self.list_matching(rest.strip())
+            return True
         if word == "save":
-            parts = text.split(maxsplit=1)
-            if len(parts) != 2:
-                console.print("save needs a file name: save FILE", markup=False)
-                return True
-            try:
-                self.save(parts[1])
-            except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-                console.print(f"cannot save to {parts[1]!r}: {reason}", markup=False)
+            self.save_command(rest.strip())
             return True
         if word == "undo":
-            if not self.undo_stack:
-                console.print(
-                    "nothing to undo: undo takes back your own actions of this turn only",
-                    markup=False,
-                )
-                return True
-            self.game = self.undo_stack.pop()
-            console.print("undone", markup=False)
-            self.drawn = None
+            self.undo()
             return True
-        legal = game.legal_actions()
         if any(ch.isdigit() and not ch.isascii() for ch in text):
             console.print(
                 "write numbers with the digits 0-9. Type 'help' for the commands.", markup=False
             )
             return True
+        legal = self.legal()
         if text.isascii() and text.isdigit():
             index = int(text)
             if not 1 <= index <= len(legal):
                 shown = text if len(text) <= 12 else f"{text[:9]}..."
                 console.print(
-                    f"{shown} is not in the list: choose 1 to {len(legal)}, or type 'help'",
+                    f"{shown} is not in the list: choose 1 to {len(legal):,}, or type 'help'",
                     markup=False,
                 )
                 return True
             action = legal[index - 1]
         else:
             try:
-                action = game.parse_action(text)
+                action = self.game.parse_action(text, self.seat)
             except CardshopError as exc:
                 console.print(f"{exc}. Type 'help' for the commands.", markup=False)
                 return True
             if action not in legal:
-                try:
-                    game.clone().apply(action)
-                except CardshopError as exc:
-                    console.print(f"not now: {exc}", markup=False)
-                listed = ", ".join(str(a) for a in legal)
-                console.print(f"legal now: {listed}", markup=False)
+                console.print(self.why_not(action), markup=False)
+                if len(legal) <= LIST_LIMIT:
+                    console.print(f"legal now: {', '.join(map(str, legal))}", markup=False)
+                else:
+                    console.print(f"legal now: {_summary(legal)}", markup=False)
                 return True
         self.act(action)
         return True
 
-    def act(self, action: Action) -> None:
-        game = self.game
-        key = (game.round, game.phase)
-        if key != self.turn_key:
-            self.undo_stack.clear()
-            self.turn_key = key
-        self.undo_stack.append(game.clone())
-        events = game.apply(action)
-        for line in _event_lines(game, self.seat, events):
-            console.print(f"    {line}", markup=False)
-        if game.current_player != self.seat or (game.round, game.phase) != key:
-            self.undo_stack.clear()  # the turn is over: it can no longer be taken back
-            self.turn_key = None
+    def save_command(self, path: str) -> None:
+        if not path:
+            console.print("save needs a file name: save FILE", markup=False)
+            return
+        try:
+            self.save(path)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            console.print(f"cannot save to {path!r}: {reason}", markup=False)
+        except Exception as exc:  # the record cannot be made: keep playing all the same
+            console.print(
+                f"cannot save to {path!r}: {type(exc).__name__}: {paragraph(str(exc))}",
+                markup=False,
+            )
 
 
 def _read_line(prompt: str) -> str | None:
@@ -311,10 +356,7 @@ def _start(
 ) -> Session:
     if resume is not None:
         record = GameRecord.read(resume)
-        replayed = record.replay(variant) if variant else record.replay()
-        if not isinstance(replayed, Game):
-            raise SetupError(f"{resume} is a {record.family} game; play resumes Klunker games")
-        game = replayed
+        game: Game = record.replay(variant) if variant else record.replay()
         if players is not None and players != record.players:
             raise SetupError(f"{resume} is a game of {record.players} players, not {players}")
         humans = [s for s, name in enumerate(record.bots) if name == HUMAN]
@@ -322,36 +364,42 @@ def _start(
             if len(humans) != 1:
                 raise SetupError(f"{resume}: say which seat you play with --seat")
             seat = humans[0]
+        if not 0 <= seat < record.players:
+            raise SetupError(f"--seat must be a seat 0..{record.players - 1}, not {seat}")
         names = list(record.bots)
         for s in range(record.players):
             if s != seat and names[s] in (HUMAN, "unknown"):
                 names[s] = bot
         names[seat] = HUMAN
-        console.print(
-            f"resumed {resume}: {len(record.actions)} actions replayed and verified", markup=False
-        )
+        resumed = f"resumed {resume}: {len(record.actions)} actions replayed and verified"
     else:
         if variant is None:
             raise SetupError("name a variant to play (e.g. klunker-en), or --resume FILE")
-        var = as_klunker(load_variant(variant))
+        loaded = load_variant(variant)
+        family = get_family(loaded.family)
+        make_bot(bot, loaded, 0)  # an unknown bot fails before the game starts
         if players is None:
-            players = var.players.min
+            players = loaded.players.min
         if seed is None:
             seed = secrets.randbits(32)
-        game = new_game(var, players, seed, first_player)
+        game = new_family_game(loaded, players, seed, **first_player_option(family, first_player))
         if seat is None:
             seat = 0
-        names = [bot] * players
         if not 0 <= seat < players:
             raise SetupError(f"--seat must be a seat 0..{players - 1}, not {seat}")
+        names = [bot] * players
         names[seat] = HUMAN
+        resumed = ""
     bots = {
         s: make_bot(names[s], game.variant, derive_seed(game.seed, "bot", s))
         for s in range(game.players)
         if s != seat
     }
+    if resumed:
+        console.print(resumed, markup=False)
     console.print(
-        f"{game.variant.title or game.variant.name}: {game.players} players, seed {game.seed}; "
+        f"{game.variant.title or game.variant.name}: {game.players} players, seed "
+        f"{game.seed} ({game.variant.family} family, {game.dynamics.value}); "
         f"you are seat {seat}. Type 'help' for help.",
         markup=False,
     )
@@ -365,15 +413,23 @@ def play(
         str | None, typer.Argument(help="Built-in variant name or YAML file.")
     ] = None,
     players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Number of players.")
+        int | None, typer.Option("--players", "-p", help="Number of players (default: fewest).")
     ] = None,
     seat: Annotated[int | None, typer.Option("--seat", help="Your seat (default 0).")] = None,
     bot: Annotated[
-        str, typer.Option("--bot", "-b", help="The other seats' bot: random, greedy, ismcts[:N].")
+        str,
+        typer.Option(
+            "--bot",
+            "-b",
+            help="The other seats' bot: random, ismcts[:N] or one of the family's (greedy).",
+        ),
     ] = "greedy",
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the game.")] = None,
     first_player: Annotated[
-        int | None, typer.Option("--first-player", help="First start player (seat).")
+        int | None,
+        typer.Option(
+            "--first-player", help="First start player (seat), for families that have one."
+        ),
     ] = None,
     resume: Annotated[
         Path | None, typer.Option("--resume", help="Continue a saved game (a record file).")
@@ -383,13 +439,15 @@ def play(
         typer.Option("--record", help="Write the game record to this file at the end or on quit."),
     ] = None,
 ) -> None:
-    """Play a game against bots in the terminal.
+    """Play a game of any family against bots in the terminal.
 
     The table is drawn before each of your decisions and the legal actions are
-    listed; type an action or its number. 'help' lists the commands, 'undo' takes
+    listed (a long list is summarised: 'actions TEXT' lists those starting with
+    TEXT); type an action or its number. 'help' lists the commands, 'undo' takes
     back your last action of this turn, 'save FILE' saves the game for --resume.
+    In a simultaneous game each of your actions is your part of a tick: the bots
+    choose theirs unseen and the tick resolves.
     """
-    make_bot(bot, variant or "klunker-en", 0)  # an unknown bot fails before the game starts
     session = _start(variant, players, seat, bot, seed, first_player, resume)
     _tolerant_stdin()
     try:
@@ -416,19 +474,17 @@ def play(
             session.save(str(record))
         except OSError as exc:
             raise fail(f"cannot write the record {record}: {exc.strerror}") from None
+        except CardshopError:
+            raise
+        except Exception as exc:  # the record cannot be made: say so in one paragraph
+            raise fail(f"cannot write the record {record}: {type(exc).__name__}: {exc}") from None
     if quit_early:
         console.print("game left unfinished", markup=False)
         return
-    console.print(draw_table(game, session.seat, session.names))
-    result = game.result()
-    console.print(f"Game {result.termination.value} after {result.rounds} rounds.", markup=False)
-    for s in result.order:
-        who = "you" if s == session.seat else session.names[s]
-        mark = "  winner" if s in result.winners else ""
-        console.print(
-            f"  seat {s} ({who}): {result.scores[s]} cash, rank {result.ranks[s]}{mark}",
-            markup=False,
-        )
+    session.show()
+    names = [session.who(s) for s in range(game.players)]
+    for line in result_lines(game.result(), names):
+        console.print(line, markup=False)
 
 
 def _loop(session: Session) -> bool:
