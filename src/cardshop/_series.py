@@ -29,6 +29,8 @@ observation vector for learning agents: :func:`series_encoder`.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import secrets
 from collections.abc import Mapping
@@ -36,7 +38,7 @@ from typing import Any, ClassVar, NamedTuple, Self, cast
 
 from cardshop._core import Action, Seat, derive_seed, is_seed
 from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
-from cardshop._family import Family, ObservationEncoder, game_options, get_family
+from cardshop._family import Family, Invariant, ObservationEncoder, game_options, get_family
 from cardshop._game import Dynamics, Event, Game, Move, Result, Termination, rank_seats
 from cardshop._variant import VariantBase
 
@@ -49,6 +51,7 @@ __all__ = [
     "current_game",
     "event_from_dict",
     "event_to_dict",
+    "family_for",
     "new_series",
     "render",
     "series_encoder",
@@ -665,3 +668,48 @@ def series_encoder(family: Family, variant: VariantBase, players: int) -> Observ
     if variant.match is None:
         return inner
     return SeriesEncoder(inner, players, players * variant.match.games_per_player)
+
+
+_VIEWS: dict[str, Family] = {}
+
+
+def family_for(variant: VariantBase) -> Family:
+    """The family object the tools use for games of ``variant``.
+
+    For a variant played as a match, a view of its family whose members take the
+    series: ``render`` adds the match's counters, events include the series' own,
+    invariants and search see the current game (a search plays on inside it).
+    """
+    family = get_family(variant.family)
+    if variant.match is None:
+        return family
+    view = _VIEWS.get(family.name)
+    if view is None or view.variant_model is not family.variant_model:
+
+        def lifted(inv: Invariant) -> Invariant:
+            def check(game: Game) -> str | None:
+                return inv.check(current_game(game))
+
+            return Invariant(inv.name, check, inv.description)
+
+        sampler = family.sampler
+        determinizer = family.determinizer
+        view = dataclasses.replace(
+            family,
+            render=render,
+            event_to_dict=functools.partial(event_to_dict, family),
+            event_from_dict=functools.partial(event_from_dict, family),
+            invariants=tuple(lifted(inv) for inv in family.invariants),
+            sampler=(
+                None
+                if sampler is None
+                else lambda obs, v, rng: sampler(getattr(obs, "current", obs), v, rng)
+            ),
+            determinizer=(
+                None
+                if determinizer is None
+                else lambda obs, v, rng: determinizer(getattr(obs, "current", obs), v, rng)
+            ),
+        )
+        _VIEWS[family.name] = view
+    return view

@@ -33,6 +33,7 @@ from cardshop._errors import SetupError
 from cardshop._family import RolloutPolicy, get_family
 from cardshop._game import Game
 from cardshop._loader import load_variant
+from cardshop._series import family_for
 from cardshop._variant import VariantBase
 
 __all__ = [
@@ -161,7 +162,7 @@ class ISMCTSBot:
         if rollout not in ("family", "random"):
             raise SetupError(f"ISMCTSBot rollout must be 'family' or 'random', not {rollout!r}")
         self.variant = load_variant(variant)
-        family = get_family(self.variant.family)
+        family = family_for(self.variant)
         if family.sampler is None:
             raise SetupError(
                 f"ISMCTSBot cannot play the {family.name!r} family: it has no sampler "

@@ -43,6 +43,7 @@ from cardshop._errors import ActionError, CardshopError, GameStateError, RecordE
 from cardshop._family import Family, game_options, get_family, new_game
 from cardshop._game import Event, Game
 from cardshop._loader import builtin_variants, load_variant, variant_from_data
+from cardshop._series import family_for
 from cardshop._variant import VariantBase
 
 __all__ = [
@@ -428,7 +429,7 @@ class GameRecord:
         See :func:`replay_record`.
         """
         rules = self._variant_for_replay(variant, recorded_variant)
-        family = get_family(rules.family)
+        family = family_for(rules)
         try:
             game = new_game(rules, self.players, self.seed, **self.options)
         except CardshopError as exc:
@@ -584,7 +585,7 @@ def record_game(
     names = tuple(bots) if bots is not None else ("unknown",) * game.players
     if len(names) != game.players:
         raise RecordError(f"bots names {len(names)} players; the game has {game.players}")
-    family = get_family(game.variant.family)
+    family = family_for(game.variant)
     setup = dict(options) if options is not None else setup_options(game)
     for key, value in setup.items():
         if not (value is None or isinstance(value, (bool, int, str))):
@@ -647,7 +648,7 @@ class Recorder:
         options: Mapping[str, Any] | None = None,
     ) -> None:
         self.game = game
-        self._family = get_family(game.variant.family)
+        self._family = family_for(game.variant)
         self._record = record_game(game, bots, options=options)
         self._actions = sum(len(step.actions) for step in self._record.steps)
 

@@ -19,11 +19,12 @@ import yaml
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
-from cardshop._family import ENTRY_POINT_GROUP, Family, families, game_options, get_family
+from cardshop._family import ENTRY_POINT_GROUP, Family, families, game_options
 from cardshop._family import new_game as new_family_game
 from cardshop._game import Dynamics, Event, Game, Result
 from cardshop._loader import builtin_variants, inspect_variant, load_variant
 from cardshop._loader import schema as variant_schema
+from cardshop._series import family_for
 from cardshop._variant import VariantBase
 from cardshop.bots import RandomBot
 from cardshop.cli._app import app, console, err_console, paragraph, user_errors
@@ -144,7 +145,7 @@ def demo(
     events. The same seed prints the same game.
     """
     loaded = load_variant(variant)
-    family = get_family(loaded.family)
+    family = family_for(loaded)
     count = _demo_players(loaded, players)
     game = new_family_game(loaded, count, seed, **first_player_option(family, first_player))
     bots = [RandomBot(derive_seed(seed, "demo-player", s)) for s in range(count)]

@@ -25,10 +25,10 @@ import typer
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
-from cardshop._family import get_family
 from cardshop._family import new_game as new_family_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
+from cardshop._series import family_for
 from cardshop.bots import Bot, make_bot
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.cli._basic import first_player_option, result_lines, stage
@@ -93,7 +93,7 @@ class Session:
         self.seat = seat
         self.bots = bots
         self.names = names
-        self.family = get_family(game.variant.family)
+        self.family = family_for(game.variant)
         moves = game.moves
         self.steps = moves[-1].step + 1 if moves else 0  # steps played so far
         self.undo_stack: list[tuple[Game, int]] = []
@@ -376,7 +376,7 @@ def _start(
         if variant is None:
             raise SetupError("name a variant to play (e.g. klunker-en), or --resume FILE")
         loaded = load_variant(variant)
-        family = get_family(loaded.family)
+        family = family_for(loaded)
         make_bot(bot, loaded, 0)  # an unknown bot fails before the game starts
         if players is None:
             players = loaded.players.min

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from cardshop._family import Family, get_family
+from cardshop._family import Family
 from cardshop._game import Dynamics
+from cardshop._series import family_for
 from cardshop.cli._app import app, console, user_errors
 from cardshop.records import GameRecord, RecordedStep
 
@@ -53,7 +54,7 @@ def replay(
     record = GameRecord.read(file)
     game = record.replay(variant, recorded_variant=recorded_variant)
     if moves:
-        family = get_family(record.family)
+        family = family_for(game.variant)
         simultaneous = game.dynamics is Dynamics.SIMULTANEOUS
         for n, step in enumerate(record.steps):
             for line in step_lines(family, n, step, simultaneous):
