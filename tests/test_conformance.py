@@ -1,0 +1,55 @@
+"""The conformance suite (cardshop.testing.FamilyTests) on every family in the tree.
+
+Each class names a family's variants; the base class supplies the battery:
+invariants over random playouts, round trips, illegal actions, hidden information,
+action texts and space, and the observation encoder.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import tinyfamily
+from cardshop._game import Game
+from cardshop.testing import FamilyTests
+
+TINY = Path(__file__).parent / "tinyfamily"
+
+
+class TestKlunkerEn(FamilyTests):
+    variants = ("klunker-en",)
+
+
+class TestKlunkerEs(FamilyTests):
+    variants = ("klunker-es",)
+
+
+class TestKlunkerZh(FamilyTests):
+    variants = ("klunker-zh",)
+
+
+class TestTinyFamily(FamilyTests):
+    """The tiny family, registered at run time, in both its dynamics."""
+
+    variants = (str(TINY / "tiny-seq.yaml"), str(TINY / "tiny-sim.yaml"))
+    seeds = (0, 1, 2)
+
+    def register(self) -> None:
+        tinyfamily.register()
+
+    def hidden_twin(self, game: Game, seat: int, rng: random.Random) -> Game | None:
+        """The tiny family has no sampler: deal the hidden cards again by hand.
+
+        Hidden from ``seat``: the deck's order and contents, and the other seats'
+        secret cards. They are shuffled among the same places.
+        """
+        assert isinstance(game, tinyfamily.TinyGame)
+        twin = game.clone()
+        others = [s for s in range(game.players) if s != seat]
+        pool = [*twin.deck, *(twin.secrets[s] for s in others)]
+        rng.shuffle(pool)
+        for s in others:
+            twin.secrets[s] = pool.pop()
+        twin.deck = pool
+        return twin
