@@ -33,7 +33,12 @@ __all__ = ["SECTIONS", "Context"]
 
 Data = dict[str, Any]
 
-BUILTIN_PLAYERS = {"klunker-en": (3, 4, 5), "klunker-es": (3, 4, 5, 6), "klunker-zh": (3, 4, 5)}
+BUILTIN_PLAYERS = {
+    name: tuple(range(variant.players.min, variant.players.max + 1))
+    for name in cardshop.builtin_variants()
+    for variant in [cardshop.load_variant(name)]
+}
+"""Every built-in variant (of every family) with each of its player counts."""
 
 
 @dataclass
@@ -83,6 +88,15 @@ def play_random(variant: Variant, players: int, seeds: range) -> int:
     for seed in seeds:
         game = new_game(variant, players, seed=seed)
         choose = random.Random(seed).random
+        if game.dynamics is cardshop.Dynamics.SIMULTANEOUS:
+            while not game.is_over:
+                joint = {}
+                for seat in game.acting:
+                    actions = game.legal_actions(seat)
+                    joint[seat] = actions[int(choose() * len(actions))]
+                game.apply_joint(joint)
+                decisions += len(joint)
+            continue
         while not game.is_over:
             actions = game.legal_actions()
             game.apply(actions[int(choose() * len(actions))])
@@ -209,6 +223,8 @@ def section_playouts_simulate(ctx: Context) -> Data:
         return {"status": "skipped", "note": where}
     rows = []
     for name, counts in BUILTIN_PLAYERS.items():
+        if not name.startswith("klunker"):  # simulate() plays other families from 0.2 on
+            continue
         for players in counts:
             variant = ctx.variant(name)
             decisions: dict[int, int] = {}

@@ -139,7 +139,7 @@ def test_replay_ok_and_broken(tmp_path: Path) -> None:
     assert f"{n} actions verified; game finished" in result.stdout
     lines = path.read_text().splitlines()
     row = json.loads(lines[3])
-    row["action"] = "decline"  # never legal in the first fill phase
+    row["actions"][0]["action"] = "decline"  # never legal in the first fill phase
     lines[3] = json.dumps(row)
     path.write_text("\n".join(lines) + "\n")
     broken = runner.invoke(app, ["replay", str(path)])

@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import cardshop
-from cardshop import Game, RecordError, load_variant, new_game
-from cardshop.bots import make_bot
+import tinyfamily
+from cardshop import Game, RecordError, driver, load_variant, new_game
+from cardshop._family import unregister_family
+from cardshop.bots import RandomBot, make_bot
+from cardshop.cli import app
 from cardshop.klunker import event_to_dict
 from cardshop.records import (
+    MAX_STEPS,
     RECORD_FORMAT,
     GameRecord,
+    Recorder,
     read_record,
     record_game,
     replay_record,
@@ -24,6 +31,16 @@ from cardshop.records import (
 from cardshop.simulation import play_game
 
 NAMES = ["greedy", "random", "greedy"]
+TINY = Path(__file__).parent / "tinyfamily"
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _tiny_family() -> Iterator[None]:
+    """The tiny family is known only while these tests run."""
+    tinyfamily.register()
+    yield
+    unregister_family(tinyfamily.NAME)
 
 
 @pytest.fixture(scope="module")
@@ -50,20 +67,26 @@ def write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
 def test_the_format_line_by_line(finished: Game, record_file: Path) -> None:
     rows = lines_of(record_file)
     head = rows[0]
-    assert head["format"] == RECORD_FORMAT
+    assert head["format"] == RECORD_FORMAT == "cardshop-record/2"
+    assert head["family"] == "klunker"
     assert head["variant"] == "klunker-en"
     assert head["variant_hash"] == load_variant("klunker-en").content_hash
     assert head["variant_data"] == load_variant("klunker-en").to_data()
-    assert (head["players"], head["seed"], head["first_player"]) == (3, 77, finished.first_player)
+    assert (head["players"], head["seed"]) == (3, 77)
+    assert head["options"] == {"first_player": finished.first_player}
     assert head["bots"] == NAMES
-    actions = rows[1:-1]
-    assert [row["action"] for row in actions] == [str(a) for a in finished.history]
-    assert [row["n"] for row in actions] == list(range(1, len(finished.history) + 1))
+    steps = rows[1:-1]
+    # Klunker is turn-based: one action per step, in the order of the game's history.
+    assert [row["actions"] for row in steps] == [
+        [{"seat": m.seat, "action": str(m.action)}] for m in finished.moves
+    ]
+    assert [row["step"] for row in steps] == list(range(len(finished.history)))
     # The events of each line are those the engine returns for that action.
     again = new_game("klunker-en", 3, 77, finished.first_player)
-    for row in actions:
-        assert row["seat"] == again.current_player
-        assert row["events"] == [event_to_dict(e) for e in again.apply(row["action"])]
+    for row in steps:
+        ((action,),) = [row["actions"]]
+        assert action["seat"] == again.current_player
+        assert row["events"] == [event_to_dict(e) for e in again.apply(action["action"])]
     result = finished.result()
     assert rows[-1] == {
         "result": {
@@ -74,6 +97,7 @@ def test_the_format_line_by_line(finished: Game, record_file: Path) -> None:
             "rounds": result.rounds,
         }
     }
+    assert rows[-1]["result"] == result.to_dict()
 
 
 def test_replay_reproduces_the_game(finished: Game, record_file: Path) -> None:
@@ -128,8 +152,8 @@ def test_a_variant_known_only_from_the_record_replays(tmp_path: Path) -> None:
 
 def test_an_action_that_no_longer_fits_names_its_line(record_file: Path) -> None:
     rows = lines_of(record_file)
-    i = next(i for i, row in enumerate(rows) if i > 5 and row.get("action") == "done")
-    rows[i]["action"] = "decline"
+    i = next(i for i, row in enumerate(rows) if i > 5 and row["actions"][0]["action"] == "done")
+    rows[i]["actions"][0]["action"] = "decline"
     write_lines(record_file, rows)
     with pytest.raises(RecordError, match=rf"game\.jsonl:{i + 1}: action 'decline' no longer"):
         replay_record(record_file)
@@ -146,11 +170,12 @@ def test_other_events_than_recorded_name_the_line(record_file: Path) -> None:
 
 def test_a_wrong_seat_or_result_is_found(record_file: Path) -> None:
     rows = lines_of(record_file)
-    rows[4]["seat"] = (rows[4]["seat"] + 1) % 3
+    seat = rows[4]["actions"][0]["seat"]
+    rows[4]["actions"][0]["seat"] = (seat + 1) % 3
     write_lines(record_file, rows)
-    with pytest.raises(RecordError, match=r"game\.jsonl:5: the record has seat"):
+    with pytest.raises(RecordError, match=rf"game\.jsonl:5: the record has seat {(seat + 1) % 3} "):
         replay_record(record_file)
-    rows[4]["seat"] = (rows[4]["seat"] - 1) % 3
+    rows[4]["actions"][0]["seat"] = seat
     rows[-1]["result"]["scores"][0] += 1
     write_lines(record_file, rows)
     with pytest.raises(RecordError, match=rf"game\.jsonl:{len(rows)}: the recorded result"):
@@ -166,10 +191,17 @@ def test_a_wrong_seat_or_result_is_found(record_file: Path) -> None:
         (lambda rows, text: text.replace(RECORD_FORMAT, "other/9", 1), r":1: not a cardshop rec"),
         (lambda rows, text: text.replace('"players":3', '"players":"3"', 1), r":1: header key"),
         (lambda rows, text: text.replace('"hand_size":6', '"hand_size":5', 1), r":1: .*edited"),
-        (lambda rows, text: text.replace('"n":2,', '"n":7,', 1), r":3: expected action number 2"),
-        (lambda rows, text: text + '{"n": 1}\n', r"a line after the result line"),
+        (
+            lambda rows, text: text.replace('"step":1,', '"step":7,', 1),
+            r":3: expected step number 1",
+        ),
+        (lambda rows, text: text + '{"step": 1}\n', r"a line after the result line"),
+        (
+            lambda rows, text: text.replace(RECORD_FORMAT, "cardshop-record/1", 1),
+            r":1: the record has the old format 'cardshop-record/1' of cardshop 0\.1",
+        ),
     ],
-    ids=["empty", "json", "object", "format", "header", "hash", "number", "after-result"],
+    ids=["empty", "json", "object", "format", "header", "hash", "number", "after-result", "old"],
 )
 def test_a_malformed_record_names_the_line(record_file: Path, edit: Any, message: str) -> None:
     text = record_file.read_text()
@@ -208,8 +240,13 @@ def _header(record_file: Path) -> dict[str, Any]:
         ("players", 9, "'players'"),
         ("seed", 10**30, "'seed'"),
         ("seed", 1.5, "'seed'"),
-        ("first_player", 3, "'first_player'"),
-        ("first_player", False, "'first_player'"),
+        ("options", {"first_player": 3}, "first_player must be a seat 0..2, not 3"),
+        ("options", {"first_player": False}, "first_player must be a seat"),
+        ("options", {"first_player": [1]}, "option 'first_player' must be a number"),
+        ("options", {"dealer": 1}, "a klunker game takes no option 'dealer'"),
+        ("options", [], "'options' is missing or not a dict"),
+        ("family", "tinymarket2", "unknown family 'tinymarket2'"),
+        ("family", 7, "'family' is missing or not a str"),
         ("bots", ["a"], "'bots'"),
         ("bots", ["a", 1, "b"], "'bots'"),
         ("extra", 1, "unknown header key"),
@@ -223,6 +260,16 @@ def test_a_bad_header_is_a_record_error(
     write_lines(record_file, rows)
     with pytest.raises(RecordError, match=re.escape(match)):
         read_record(record_file)
+
+
+def test_every_header_key_is_required(record_file: Path) -> None:
+    rows = lines_of(record_file)
+    assert set(rows[0]) == {"format", "family", "variant", "variant_hash", "variant_data",
+                            "players", "seed", "options", "bots"}  # fmt: skip
+    for key in rows[0]:
+        head = {k: v for k, v in rows[0].items() if k != key}
+        with pytest.raises(RecordError, match=r"<record>:1: "):
+            GameRecord.loads(json.dumps(head) + "\n")
 
 
 def test_a_record_of_a_variant_not_built_in_replays_its_own_rules(
@@ -246,31 +293,43 @@ def test_a_record_of_a_variant_not_built_in_replays_its_own_rules(
         replay_record(path, variant=str(mine))  # the caller's file is read when given
 
 
-def test_record_lines_are_bounded(record_file: Path, finished: Game) -> None:
+def test_record_lines_are_bounded(
+    record_file: Path, finished: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rows = lines_of(record_file)
-    text = record_file.read_text()
     head = json.dumps(rows[0])
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(RecordError, match=":2: JSON nested too deeply"):
         GameRecord.loads(head + "\n" + deep + "\n")
     with pytest.raises(RecordError, match="line longer than"):
         GameRecord.loads(head + "\n" + '"' + "x" * 1_100_000 + '"\n')
-    cap = GameRecord.loads(text).max_actions
-    action = json.dumps({"n": 1, "seat": 0, "action": "done", "events": []})
-    with pytest.raises(RecordError, match=f"more than {cap} actions"):
-        GameRecord.loads(head + "\n" + (action + "\n") * (cap + 1))
-    many = {"n": 1, "seat": 0, "action": "done", "events": [{}] * 1001}
+    assert MAX_STEPS >= 1_000_000
+    monkeypatch.setattr("cardshop.records.MAX_STEPS", 10)  # the bound, without a 70 MB text
+    step = json.dumps({"step": 0, "actions": [{"seat": 0, "action": "done"}], "events": []})
+    with pytest.raises(RecordError, match=r"<record>:12: more than 10 steps"):
+        GameRecord.loads(head + "\n" + (step + "\n") * 11)
+    done = [{"seat": 0, "action": "done"}]
+    many = {"step": 0, "actions": done, "events": [{}] * 1001}
     with pytest.raises(RecordError, match="at most 1000"):
         GameRecord.loads(head + "\n" + json.dumps(many))
     for bad, match in (
-        ({"n": True, "seat": 0, "action": "done", "events": []}, "action number"),
-        ({"n": 1, "seat": 7, "action": "done", "events": []}, "'seat'"),
-        ({"n": 1, "seat": 0, "action": "buy \u00b2", "events": []}, "ASCII digits"),
-        ({"n": 1, "seat": 0, "action": "x" * 500, "events": []}, "'action'"),
-        ({"n": 1, "seat": 0, "action": "done", "events": [], "x": 1}, "unknown key"),
+        ({"step": True, "actions": done, "events": []}, "step number"),
+        ({"step": 0, "actions": [{"seat": 7, "action": "done"}], "events": []}, "'seat'"),
+        ({"step": 0, "actions": [{"seat": 0, "action": "x" * 1001}], "events": []}, "'action'"),
+        ({"step": 0, "actions": [{"seat": 0, "action": 5}], "events": []}, "'action'"),
+        ({"step": 0, "actions": [{"seat": 0}], "events": []}, "'seat' and 'action'"),
+        ({"step": 0, "actions": [], "events": []}, "'actions'"),
+        ({"step": 0, "actions": done * 4, "events": []}, "'actions'"),
+        ({"step": 0, "actions": done * 2, "events": []}, "listed once each, in order"),
+        ({"step": 0, "actions": done, "events": [], "x": 1}, "unknown key"),
     ):
         with pytest.raises(RecordError, match=re.escape(match)):
             GameRecord.loads(head + "\n" + json.dumps(bad))
+    # An action text is the family's to parse: on replay, with the line named.
+    seat = rows[1]["actions"][0]["seat"]
+    digit = {"step": 0, "actions": [{"seat": seat, "action": "buy \u00b2"}], "events": []}
+    with pytest.raises(RecordError, match=r"<record>:2: action 'buy ²' no longer fits.*ASCII"):
+        GameRecord.loads(head + "\n" + json.dumps(digit)).replay()
     with pytest.raises(RecordError, match="a record is text"):
         GameRecord.loads(b"{}")  # type: ignore[arg-type]
 
@@ -286,3 +345,157 @@ def test_only_regular_files_are_read_as_records(tmp_path: Path) -> None:
         read_record(tmp_path / "a\x00b")
     with pytest.raises(RecordError, match="cannot read"):
         read_record(tmp_path / ("x" * 5000))
+
+
+# ------------------------------------------------------------- any family
+
+
+def builtin_of_each_family() -> list[str]:
+    """One built-in variant of every family that has one."""
+    first: dict[str, str] = {}
+    for name in cardshop.builtin_variants():
+        first.setdefault(load_variant(name).family, name)
+    return sorted(first.values())
+
+
+def play_recorded(variant: Any, players: int, seed: int) -> tuple[Game, GameRecord]:
+    """A game played by random bots through the driver, recorded while it is played."""
+    game = new_game(variant, players, seed=seed)
+    recorder = Recorder(game, bots=["random"] * players)
+    driver.play(game, [RandomBot(seed + s) for s in range(players)], on_step=recorder.add)
+    return game, recorder.record()
+
+
+def tiny(name: str) -> Any:
+    return load_variant(TINY / f"{name}.yaml")
+
+
+@pytest.mark.parametrize("name", ["tiny-seq", "tiny-sim"])
+def test_the_tiny_family_round_trips(name: str, tmp_path: Path) -> None:
+    variant = tiny(name)
+    players = variant.players.max
+    game, record = play_recorded(variant, players, seed=21)
+    assert game.is_over
+    path = tmp_path / "tiny.jsonl"
+    record.write(path)
+    rows = lines_of(path)
+    assert rows[0]["family"] == "tinymarket"
+    assert rows[0]["options"] == {}
+    steps = rows[1:-1]
+    assert [row["step"] for row in steps] == list(range(len(steps)))
+    by_step: dict[int, list[dict[str, Any]]] = {}
+    for move in game.moves:
+        by_step.setdefault(move.step, []).append({"seat": move.seat, "action": str(move.action)})
+    assert [row["actions"] for row in steps] == [by_step[n] for n in sorted(by_step)]
+    if name == "tiny-sim":  # every seat acts in every tick, on one line
+        assert all(len(row["actions"]) == players for row in steps)
+    else:
+        assert all(len(row["actions"]) == 1 for row in steps)
+    assert rows[-1]["result"] == json.loads(json.dumps(game.result().to_dict()))
+    # The events written while playing are those record_game finds by replaying.
+    assert record_game(game, ["random"] * players).dumps() == path.read_text()
+    again = replay_record(path)
+    assert again.to_dict() == game.to_dict()
+    assert read_record(path).dumps() == path.read_text()
+
+
+@pytest.mark.parametrize("name", ["tiny-seq", "tiny-sim"])
+def test_a_tampered_tiny_record_names_the_line(name: str, tmp_path: Path) -> None:
+    _, record = play_recorded(tiny(name), 3, seed=4)
+    path = tmp_path / "tiny.jsonl"
+    record.write(path)
+    rows = lines_of(path)
+    i = next(i for i, row in enumerate(rows) if i > 1 and row.get("events"))
+    tampered = [dict(row) for row in rows]
+    tampered[i] = {**rows[i], "events": [*rows[i]["events"][1:], {"type": "Took", "seat": 0}]}
+    write_lines(path, tampered)
+    with pytest.raises(RecordError, match=rf"tiny\.jsonl:{i + 1}: .* other events than recorded"):
+        replay_record(path)
+    # An action no slot allows; a seat that does not act now (in a tick: one missing).
+    tampered = json.loads(json.dumps(rows))
+    tampered[i]["actions"][0]["action"] = "take 99"
+    write_lines(path, tampered)
+    with pytest.raises(RecordError, match=rf"tiny\.jsonl:{i + 1}: .*'take 99'.* no longer fit"):
+        replay_record(path)
+    tampered = json.loads(json.dumps(rows))
+    if name == "tiny-sim":
+        del tampered[i]["actions"][-1]
+    else:
+        tampered[i]["actions"][0]["seat"] = (rows[i]["actions"][0]["seat"] + 1) % 3
+    write_lines(path, tampered)
+    with pytest.raises(RecordError, match=rf"tiny\.jsonl:{i + 1}: the record has seat"):
+        replay_record(path)
+
+
+def test_a_record_of_an_unfinished_simultaneous_game_resumes(tmp_path: Path) -> None:
+    variant = tiny("tiny-sim")
+    game = new_game(variant, 3, seed=8)
+    bots = [RandomBot(s) for s in range(3)]
+    driver.run_until(game, bots, lambda g: len(g.moves) >= 6)
+    assert not game.is_over
+    recorder = Recorder(game)  # records the two ticks so far by replaying them
+    driver.play(game, bots, on_step=recorder.add)
+    record = recorder.record()
+    assert record.dumps() == record_game(game).dumps()
+    assert len(record.actions) == len(game.moves)
+    half = GameRecord(variant, 3, 8, steps=record.steps[:1])
+    half.write(tmp_path / "half.jsonl")
+    again = replay_record(tmp_path / "half.jsonl")
+    assert not again.is_over
+    assert len(again.moves) == 3
+
+
+def test_a_recorder_that_missed_a_step_says_so() -> None:
+    game = new_game(tiny("tiny-seq"), 2, seed=1)
+    recorder = Recorder(game)
+    bots = [RandomBot(0), RandomBot(1)]
+    recorder.add(driver.step(game, bots))
+    driver.step(game, bots)  # not given to the recorder
+    with pytest.raises(RecordError, match="holds 1 actions but the game has had 2"):
+        recorder.record()
+
+
+def test_a_replay_with_a_variant_of_another_family_is_refused(tmp_path: Path) -> None:
+    _, record = play_recorded(tiny("tiny-seq"), 2, seed=3)
+    with pytest.raises(RecordError, match="is a klunker variant; the record is a tinymarket game"):
+        record.replay("klunker-en")
+    # The caller's own file of the same rules is accepted.
+    assert record.replay(TINY / "tiny-seq.yaml").is_over
+
+
+@pytest.mark.parametrize("name", builtin_of_each_family())
+def test_every_builtin_family_round_trips(name: str, tmp_path: Path) -> None:
+    variant = load_variant(name)
+    game, record = play_recorded(variant, variant.players.min, seed=13)
+    path = tmp_path / "game.jsonl"
+    record.write(path)
+    assert lines_of(path)[0]["family"] == variant.family
+    again = replay_record(path)
+    assert again.to_dict() == game.to_dict()
+    assert record_game(game, ["random"] * variant.players.min).dumps() == path.read_text()
+    rows = lines_of(path)
+    rows[2]["events"] = [{"type": "Nothing"}]
+    write_lines(path, rows)
+    with pytest.raises(RecordError, match=r"game\.jsonl:3: .* other events than recorded"):
+        replay_record(path)
+
+
+def test_the_replay_command_prints_a_simultaneous_game_tick_by_tick(tmp_path: Path) -> None:
+    game, record = play_recorded(tiny("tiny-sim"), 3, seed=5)
+    path = tmp_path / "sim.jsonl"
+    record.write(path)
+    result = runner.invoke(app, ["replay", str(path), "--moves"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    first = record.steps[0]
+    actions = "; ".join(f"seat {seat}: {text}" for seat, text in first.actions)
+    assert f"tick    0  {actions}" in out
+    assert out.count("tick ") == len(record.steps)
+    assert f"        the game ends; scores {list(game.result().scores)}" in out
+    assert f"{len(record.steps)} steps, {len(game.moves)} actions verified; game finished" in out
+    rows = lines_of(path)
+    rows[1]["actions"][0]["action"] = "take 99"
+    write_lines(path, rows)
+    broken = runner.invoke(app, ["replay", str(path)])
+    assert broken.exit_code == 2
+    assert f"{path}:2:" in " ".join(broken.stderr.split())

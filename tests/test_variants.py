@@ -40,7 +40,13 @@ def error_of(text: str, tmp_path: Path, name: str = "bad.yaml") -> VariantError:
 
 
 def test_builtins_are_listed() -> None:
-    assert cardshop.builtin_variants() == ["klunker-en", "klunker-es", "klunker-zh"]
+    assert cardshop.builtin_variants() == [
+        "klunker-en",
+        "klunker-es",
+        "klunker-zh",
+        "reglamentacja",
+        "wuhltisch",
+    ]
 
 
 def test_english_edition_card_list() -> None:
@@ -736,7 +742,8 @@ def _write_text(path: Path, text: str) -> Path:
 def test_resolved_json_loads_back(tmp_path: Path, name: str) -> None:
     variant = load_variant(name)
     data = json.loads(json.dumps(variant.to_data()))
-    assert "3" in data["starting_cash"]  # JSON keys are text
+    if variant.family == "klunker":
+        assert "3" in data["starting_cash"]  # JSON keys are text
     assert variant_from_data(data).content_hash == variant.content_hash
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(data))

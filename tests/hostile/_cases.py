@@ -1168,6 +1168,11 @@ def _header(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
     return lambda lines: lines[0].__setitem__(key, value)
 
 
+def _act(line: int, key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    """Set ``key`` of the first action of a step line (a format-2 record)."""
+    return lambda lines: lines[line]["actions"][0].__setitem__(key, value)
+
+
 @case(K, "header-variant-names-a-fifo", RecordError, risky=True)
 def _(f: Path) -> Any:
     lines = record_lines()
@@ -1202,7 +1207,7 @@ _rec_mut(
     lambda ls: replace_once(record_text(ls), '"seed": 1', '"seed": ' + digits(4400)),
     risky=True,
 )
-_rec_mut("header-first-player-99", _header("first_player", 99))
+_rec_mut("header-option-first-player-99", _header("options", {"first_player": 99}))
 _rec_mut("header-bots-not-a-list", _header("bots", "greedy"))
 _rec_mut("header-bots-wrong-length", _header("bots", ["a"] * 9))
 _rec_mut("header-format-wrong", _header("format", "cardshop-record/9"))
@@ -1220,22 +1225,22 @@ for _key in (
     "variant_data",
     "players",
     "seed",
-    "first_player",
+    "family",
     "bots",
 ):
     _rec_mut(f"header-missing-{_key}", (lambda k: lambda ls: ls[0].pop(k))(_key))
 _rec_mut("header-players-as-text", _header("players", "4"))
 _rec_mut("header-players-as-bool", _header("players", True))
-_rec_mut("action-unicode-digit", lambda ls: ls[1].__setitem__("action", "buy ²"))
-_rec_mut("action-arabic-indic-digit", lambda ls: ls[-1].__setitem__("action", "buy \u0661"))
-_rec_mut("action-number-skipped", lambda ls: ls[2].__setitem__("n", 99))
-_rec_mut("action-seat-as-text", lambda ls: ls[1].__setitem__("seat", "0"))
-_rec_mut("action-seat-99", lambda ls: ls[1].__setitem__("seat", 99))
-_rec_mut("action-seat-bool", lambda ls: ls[1].__setitem__("seat", True))
-_rec_mut("action-not-text", lambda ls: ls[1].__setitem__("action", 5))
+_rec_mut("action-unicode-digit", _act(1, "action", "buy ²"))
+_rec_mut("action-arabic-indic-digit", _act(-1, "action", "buy \u0661"))
+_rec_mut("action-number-skipped", lambda ls: ls[2].__setitem__("step", 99))
+_rec_mut("action-seat-as-text", _act(1, "seat", "0"))
+_rec_mut("action-seat-99", _act(1, "seat", 99))
+_rec_mut("action-seat-bool", _act(1, "seat", True))
+_rec_mut("action-not-text", _act(1, "action", 5))
 _rec_mut("action-events-not-a-list", lambda ls: ls[1].__setitem__("events", "none"))
 _rec_mut("action-events-edited", lambda ls: ls[1]["events"].append({"type": "Sold", "seat": 0}))
-_rec_mut("action-illegal", lambda ls: ls[1].__setitem__("action", "buy 3"))
+_rec_mut("action-illegal", _act(1, "action", "buy 3"))
 _rec_mut("line-after-result", lambda ls: record_text([*ls, {"result": {}}, ls[1]]))
 _rec_mut("result-not-an-object", lambda ls: record_text([*ls, {"result": 5}]))
 _rec_mut("result-not-matching", lambda ls: record_text([*ls, {"result": {"scores": [99]}}]))
@@ -1267,7 +1272,11 @@ _rec_mut("nul-bytes", lambda ls: replace_once(record_text(ls), '"a"', '"\x00"'))
 _rec_mut(
     "20000-action-lines",
     lambda ls: record_text(
-        ls[:1] + [{"n": i + 1, "seat": 0, "action": "done", "events": []} for i in range(20_000)]
+        ls[:1]
+        + [
+            {"step": i, "actions": [{"seat": 0, "action": "done"}], "events": []}
+            for i in range(20_000)
+        ]
     ),
     risky=True,
 )

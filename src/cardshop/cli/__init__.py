@@ -16,6 +16,7 @@ from cardshop.cli._app import app, err_console, paragraph, user_errors
 from cardshop.cli import _basic  # noqa: F401  isort: skip
 from cardshop.cli import _audit  # noqa: F401  isort: skip
 from cardshop.cli import _play  # noqa: F401  isort: skip
+from cardshop.cli import _records  # noqa: F401  isort: skip
 from cardshop.cli import _simulate  # noqa: F401  isort: skip
 
 __all__ = ["app", "run", "user_errors"]

@@ -311,7 +311,10 @@ def _start(
 ) -> Session:
     if resume is not None:
         record = GameRecord.read(resume)
-        game = record.replay(variant) if variant else record.replay()
+        replayed = record.replay(variant) if variant else record.replay()
+        if not isinstance(replayed, Game):
+            raise SetupError(f"{resume} is a {record.family} game; play resumes Klunker games")
+        game = replayed
         if players is not None and players != record.players:
             raise SetupError(f"{resume} is a game of {record.players} players, not {players}")
         humans = [s for s, name in enumerate(record.bots) if name == HUMAN]

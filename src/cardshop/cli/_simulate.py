@@ -1,4 +1,4 @@
-"""The ``simulate`` and ``replay`` commands (docs/simulation.md, docs/records.md)."""
+"""The ``simulate`` command (docs/simulation.md)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,7 @@ from cardshop._errors import SetupError
 from cardshop._loader import load_variant
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
-from cardshop.klunker.events import event_from_dict
 from cardshop.klunker.variant import as_klunker
-from cardshop.records import GameRecord
 from cardshop.simulation import SimulationResult, WorkerLostError, check_arguments, simulate
 
 
@@ -251,41 +249,3 @@ def simulate_command(
     finally:
         if executor is not None:
             executor.close()
-
-
-@app.command()
-@user_errors
-def replay(
-    file: Annotated[Path, typer.Argument(help="A game record (JSON Lines).")],
-    variant: Annotated[
-        str | None,
-        typer.Option("--variant", help="Replay with this variant (name or file) instead."),
-    ] = None,
-    recorded_variant: Annotated[
-        bool,
-        typer.Option("--recorded-variant", help="Replay with the rules stored in the record."),
-    ] = False,
-    moves: Annotated[bool, typer.Option("--moves", help="Print every action and event.")] = False,
-) -> None:
-    """Re-run a game record and verify every action and event.
-
-    Exit code 0 when the record replays exactly; 2 with the file and line of the
-    first problem otherwise (a changed variant, an action that no longer fits).
-    """
-    record = GameRecord.read(file)
-    game = record.replay(variant, recorded_variant=recorded_variant)
-    if moves:
-        for i, recorded in enumerate(record.actions, start=1):
-            console.print(f"{i:>4}  seat {recorded.seat}: {recorded.action}", markup=False)
-            for event in recorded.events:
-                console.print(f"        {event_from_dict(dict(event))}", markup=False)
-    status = (
-        f"finished after {game.round} rounds, scores {list(game.scores())}"
-        if game.is_over
-        else f"not finished (round {game.round}, seat {game.current_player} to act)"
-    )
-    console.print(
-        f"{file}: ok - {record.variant_name}, {record.players} players, seed {record.seed}, "
-        f"{len(record.actions)} actions verified; game {status}",
-        markup=False,
-    )

@@ -162,6 +162,7 @@ class Game(CoreGame):
         "variant",
     )
 
+    family = "klunker"
     rules: Rules
     variant: Variant
     n: int

@@ -1,0 +1,90 @@
+"""The Reglamentacja family: queues, ration stamps, negotiation and a speculator.
+
+Players queue at a shop counter, trade ration stamps and places in the queue while
+a spinning top runs, buy shopping cards with exactly matching stamps, and score
+icons doubled by a secret visit card. The rules digest is
+docs/reglamentacja-rules.md. This package imports only cardshop's core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cardshop._errors import PositionError, SetupError
+from cardshop._family import Family
+from cardshop._game import Dynamics, Game
+from cardshop._variant import VariantBase
+from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, hand_value, sample
+from cardshop.reglamentacja.encoding import (
+    ObservationEncoder,
+    action_space,
+    observation_encoder,
+    render,
+)
+from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
+from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
+from cardshop.reglamentacja.invariants import INVARIANTS
+from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
+
+__all__ = [
+    "FAMILY",
+    "INVARIANTS",
+    "Event",
+    "Observation",
+    "ObservationEncoder",
+    "ReglamentacjaGame",
+    "ReglamentacjaGreedyBot",
+    "ReglamentacjaVariant",
+    "Rules",
+    "action_space",
+    "event_from_dict",
+    "event_to_dict",
+    "hand_value",
+    "new_game",
+    "observation_encoder",
+    "render",
+    "sample",
+]
+
+
+def _new_game(variant: VariantBase, players: int, seed: int | None = None, **options: Any) -> Game:
+    if not isinstance(variant, ReglamentacjaVariant):
+        raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
+    return new_game(variant, players, seed, **options)
+
+
+def _from_position(position: Any, variant: VariantBase | None) -> Game:
+    if variant is not None and not isinstance(variant, ReglamentacjaVariant):
+        raise PositionError(f"not a Reglamentacja variant: {type(variant).__name__}")
+    return ReglamentacjaGame.from_position(position, variant)
+
+
+def _from_dict(data: Mapping[str, Any]) -> Game:
+    return ReglamentacjaGame.from_dict(data)
+
+
+def _greedy(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaGreedyBot:
+    if option is not None:
+        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
+    return ReglamentacjaGreedyBot(variant, seed)
+
+
+FAMILY = Family(
+    name="reglamentacja",
+    dynamics=Dynamics.SEQUENTIAL,
+    variant_model=ReglamentacjaVariant,
+    new_game=_new_game,
+    game_from_dict=_from_dict,
+    game_from_position=_from_position,
+    action_space=action_space,
+    observation_encoder=observation_encoder,
+    event_to_dict=event_to_dict,
+    event_from_dict=event_from_dict,
+    render=render,
+    invariants=INVARIANTS,
+    bots={"greedy": _greedy},
+    sampler=sample,
+    digest="reglamentacja-rules.md",
+    description="Queues, ration stamps, a speculator and negotiation.",
+)

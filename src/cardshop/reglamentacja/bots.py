@@ -1,0 +1,262 @@
+"""A greedy trading bot, and the sampler that lets the core's ISMCTS play this family.
+
+The greedy bot values a hand by the row's cards it could complete (weighted by their
+points under its visit card) and takes only trades that raise that value. It keeps
+no memory between decisions and uses its own seeded generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from cardshop._core import Action
+from cardshop._errors import GameStateError
+from cardshop._variant import VariantBase
+from cardshop.reglamentacja.game import (
+    PASS,
+    REJECT,
+    SPECULATOR,
+    STOP,
+    Observation,
+    ReglamentacjaGame,
+)
+from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
+
+__all__ = ["ReglamentacjaGreedyBot", "hand_value", "sample", "sample_position"]
+
+
+def _rules(variant: VariantBase) -> Rules:
+    if not isinstance(variant, ReglamentacjaVariant):
+        raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
+    return variant.rules
+
+
+def hand_value(rules: Rules, hand: Sequence[int], row: Sequence[int], visit: int) -> float:
+    """How much a hand is worth to its holder facing ``row``.
+
+    Each row card counts its points (icons, doubled by the visit) times the share of
+    its cost the hand covers, squared, with a bonus for a card the hand can buy now.
+    Shares of one stamp are not exclusive between cards: a rough, quick estimate.
+    """
+    mult = rules.visit_mult[visit] if visit >= 0 else (1,) * len(rules.categories)
+    value = 0.0
+    for card in row:
+        cost = rules.card_cost[card]
+        need = sum(cost)
+        have = sum(min(h, c) for h, c in zip(hand, cost, strict=True) if c)
+        points = rules.card_icons[card] * mult[rules.card_cat[card]]
+        share = have / need
+        value += points * share * share
+        if have == need:
+            value += points
+    return value + 0.01 * sum(hand)
+
+
+class ReglamentacjaGreedyBot:
+    """Offers and accepts trades that raise its hand's value; buys the best card it can."""
+
+    name = "greedy"
+
+    def __init__(self, variant: VariantBase, seed: int = 0) -> None:
+        self.rules = _rules(variant)
+        self.rng = random.Random(seed)
+
+    def _value(self, o: Observation, hand: Sequence[int]) -> float:
+        return hand_value(self.rules, hand, o.row, o.visits[o.seat])
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        o: Observation = observation
+        legal = list(legal_actions)
+        if not legal:
+            raise GameStateError("no legal action to choose from")
+        if len(legal) == 1:
+            return legal[0]
+        rules = self.rules
+        if o.pending is not None:
+            return self._answer(o, legal)
+        if o.phase == "discard":
+            return self._discard(o, legal)
+        if o.phase in ("shop", "final-shop"):
+            best, best_points = PASS, -1
+            mult = rules.visit_mult[o.visits[o.seat]]
+            for action in legal:
+                if action.verb == "buy":
+                    assert isinstance(action.arg, int)
+                    card = o.row[action.arg - 1]
+                    points = rules.card_icons[card] * mult[rules.card_cat[card]]
+                    if points > best_points:
+                        best, best_points = action, points
+            return best
+        return self._offer_turn(o, legal)
+
+    def _answer(self, o: Observation, legal: list[Action]) -> Action:
+        assert o.pending is not None
+        _, give, take, place = o.pending  # give: what I receive; take: what I hand over
+        if Action("accept") not in legal:
+            return REJECT
+        after = [h + g - t for h, g, t in zip(o.hand, give, take, strict=True)]
+        gain = self._value(o, after) - self._value(o, o.hand)
+        if place and o.offerer is not None:
+            queue = list(o.queue)
+            mine, theirs = queue.index(o.seat), queue.index(o.offerer)
+            gain += 0.3 * (mine - theirs)  # moving towards the counter is worth a little
+        return Action("accept") if gain > 0 else REJECT
+
+    def _discard(self, o: Observation, legal: list[Action]) -> Action:
+        best, best_value = legal[0], float("-inf")
+        for action in legal:
+            kind = self.rules.kind_index[str(action.arg)]
+            hand = list(o.hand)
+            hand[kind] -= 1
+            value = self._value(o, hand)
+            if value > best_value:
+                best, best_value = action, value
+        return best
+
+    def _offer_turn(self, o: Observation, legal: list[Action]) -> Action:
+        rules = self.rules
+        base = self._value(o, o.hand)
+        me = o.seat
+        if o.phase == "trade" and me != o.active:
+            targets = [o.active]
+        else:
+            targets = [s for s in range(o.players) if s != me]
+        # The best one-for-one swap by value.
+        best_gain, best_pair = 0.05, None
+        for g in range(rules.k):
+            if not o.hand[g]:
+                continue
+            for t in range(rules.k):
+                if t == g:
+                    continue
+                hand = list(o.hand)
+                hand[g] -= 1
+                hand[t] += 1
+                gain = self._value(o, hand) - base
+                if gain > best_gain:
+                    best_gain, best_pair = gain, (g, t)
+        if best_pair is not None:
+            g, t = best_pair
+            target = self.rng.choice(targets)
+            text = f"{target} give {rules.kinds[g]} take {rules.kinds[t]}"
+            action = Action("offer", _canonical(rules, target, text))
+            if action in legal:
+                return action
+        if o.phase == "trade" and me == o.active:
+            queue = list(o.queue)
+            if SPECULATOR in queue and queue.index(SPECULATOR) < queue.index(me):
+                for action in legal:
+                    if action.verb == "speculate" and str(action.arg).startswith("swap"):
+                        hand = list(o.hand)
+                        for word in str(action.arg).split()[1:]:
+                            hand[rules.kind_index[word]] -= 1
+                        if base - self._value(o, hand) < 0.5:
+                            return action
+            if STOP in legal and self.rng.random() < 0.5:
+                return STOP
+        return PASS
+
+
+def _canonical(rules: Rules, target: int, text: str) -> str:
+    """The canonical argument of a one-for-one offer text ``"T give K take K"``."""
+    words = text.split()
+    give = [0] * rules.k
+    take = [0] * rules.k
+    give[rules.kind_index[words[2]]] += 1
+    take[rules.kind_index[words[4]]] += 1
+    return rules.offer_text(target, rules.ms_index[tuple(give)], rules.ms_index[tuple(take)], False)
+
+
+def sample_position(
+    observation: Observation, variant: VariantBase, rng: random.Random
+) -> dict[str, Any]:
+    """A position that agrees with ``observation``, the hidden parts dealt at random.
+
+    Hidden: the other hands' stamps, the stamp stack's contents and order, the other
+    seats' visit cards, the shopping stack's order and how long the top still spins.
+    A pending offer's stamps stay with its maker, who is known to hold them.
+    """
+    rules = _rules(variant)
+    o = observation
+    if o.phase == "over":
+        raise GameStateError("the game is over: there is nothing hidden left to sample")
+    if o.kinds != rules.kinds:
+        raise GameStateError("the observation's stamp kinds are not the variant's")
+    n = o.players
+    unseen = [
+        rules.kind_start[i + 1] - rules.kind_start[i] - o.hand[i] - o.discard[i]
+        for i in range(rules.k)
+    ]
+    hidden_places = o.stamp_stack + sum(o.hand_sizes) - o.hand_sizes[o.seat]
+    if min(unseen) < 0 or sum(unseen) != hidden_places:
+        raise GameStateError("the observation's stamps do not add up")
+    # A pending offer shows that its maker holds the stamps he offers.
+    known = [[0] * rules.k for _ in range(n)]
+    if o.pending is not None and o.offerer is not None and o.offerer != o.seat:
+        known[o.offerer] = list(o.pending[1])
+        unseen = [u - g for u, g in zip(unseen, o.pending[1], strict=True)]
+        if min(unseen) < 0:
+            raise GameStateError("the pending offer gives stamps nobody can hold")
+    pool = [i for i in range(rules.k) for _ in range(unseen[i])]
+    rng.shuffle(pool)
+    hands: list[dict[str, int]] = []
+    for s in range(n):
+        counts = list(o.hand) if s == o.seat else known[s]
+        if s != o.seat:
+            for _ in range(o.hand_sizes[s] - sum(counts)):
+                counts[pool.pop()] += 1
+        hands.append({rules.kinds[i]: c for i, c in enumerate(counts) if c})
+    stamp_stack = [rules.kinds[i] for i in pool]
+    removed_visits = set(rules.meal_visits) if n == 3 and rules.without_meal_visits else set()
+    mine = o.visits[o.seat]
+    free = [v for v in range(rules.n_visits) if v != mine and v not in removed_visits]
+    rng.shuffle(free)
+    visits = [mine if s == o.seat else free.pop() for s in range(n)]
+    seen_cards = {*o.row, *o.removed}
+    for bought in o.bought:
+        seen_cards.update(bought)
+    shop = [c for c in range(rules.n_cards) if c not in seen_cards]
+    if len(shop) != o.shop_stack:
+        raise GameStateError("the observation's shopping cards do not add up")
+    rng.shuffle(shop)
+    pos: dict[str, Any] = {
+        "players": n,
+        "seed": rng.randrange(2**63),
+        "turn": o.turn,
+        "phase": o.phase,
+        "active": o.active,
+        "queue": ["S" if p == SPECULATOR else p for p in o.queue],
+        "seats": [
+            {
+                "hand": hands[s],
+                "visit": rules.visit_names[visits[s]],
+                "bought": [rules.card_names[c] for c in o.bought[s]],
+            }
+            for s in range(n)
+        ],
+        "row": [rules.card_names[c] for c in o.row],
+        "shop_stack": [rules.card_names[c] for c in shop],
+        "removed": [rules.card_names[c] for c in o.removed],
+        "stamp_stack": stamp_stack,
+        "discard": {rules.kinds[i]: c for i, c in enumerate(o.discard) if c},
+    }
+    if o.phase in ("trade", "final-trade"):
+        pos["offer_turns"] = o.offer_turns
+        pos["spin"] = rng.randint(max(rules.spin_min, o.offer_turns + 1), rules.spin_max)
+        if o.pending is not None:
+            target, give, take, place = o.pending
+            pos["pending"] = "offer " + rules.offer_text(
+                target, rules.ms_index[give], rules.ms_index[take], place
+            )
+    if o.phase == "final-shop":
+        pos["final_buyers"] = o.final_buyers
+    return pos
+
+
+def sample(observation: Any, variant: VariantBase, rng: random.Random) -> ReglamentacjaGame:
+    """A whole game consistent with ``observation`` (hidden cards dealt with ``rng``)."""
+    if not isinstance(variant, ReglamentacjaVariant):
+        raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
+    return ReglamentacjaGame.from_position(sample_position(observation, variant, rng), variant)

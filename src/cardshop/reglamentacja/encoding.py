@@ -1,0 +1,252 @@
+"""The RL index space, the observation encoder and the plain-text table.
+
+The action space of a variant at ``N`` players lists every action any seat may
+ever take, sorted like legal actions (by verb, then argument). Its size is::
+
+    4 + row_size + K + 2 * P + N * (2 * Q - 1)
+
+4 for ``accept``, ``pass``, ``reject`` and ``stop``; ``row_size`` buys; ``K``
+discards (one per stamp kind); ``P = C(K + price - 1, price)`` payments to the
+speculator, for each of ``draw`` and ``swap``; and per seat offered to, ``Q`` the
+ordered pairs (give, take) of multisets of at most ``max_trade`` stamps that share
+no kind, with and without ``place``, less the empty offer. For the built-in
+variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273 offers per seat and
+39,892 / 53,165 / 66,438 actions at 3 / 4 / 5 players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cardshop._core import Action, Seat
+from cardshop._game import Game
+from cardshop._variant import VariantBase
+
+__all__ = ["ObservationEncoder", "action_space", "observation_encoder", "render"]
+
+_SPACES: dict[tuple[str, int], tuple[Action, ...]] = {}
+
+
+def _variant(variant: VariantBase) -> Any:
+    from cardshop.reglamentacja.variant import ReglamentacjaVariant
+
+    if not isinstance(variant, ReglamentacjaVariant):
+        raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
+    return variant
+
+
+def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
+    """Every action any seat may take at ``players`` players, sorted. [RG-ACT-2]"""
+    from cardshop.reglamentacja.game import ACCEPT, PASS, REJECT, STOP
+
+    rules = _variant(variant).rules
+    key = (rules.content_hash, players)
+    space = _SPACES.get(key)
+    if space is None:
+        acts: list[Action] = [ACCEPT, PASS, REJECT, STOP]
+        acts += rules.buy_actions
+        acts += rules.discard_actions
+        acts += rules.draw_actions
+        acts += rules.swap_actions
+        for target in range(players):
+            acts += rules.offers_to(target)[0]
+        space = tuple(sorted(acts))
+        if len(_SPACES) > 16:
+            _SPACES.clear()
+        _SPACES[key] = space
+    return space
+
+
+class ObservationEncoder:
+    """An observation as a fixed-length list of floats, with labels and bounds."""
+
+    def __init__(self, variant: VariantBase, players: int) -> None:
+        from cardshop.reglamentacja.game import PHASES
+
+        rules = _variant(variant).rules
+        self.rules = rules
+        self.players = players
+        n, k = players, rules.k
+        per_kind = [float(rules.kind_start[i + 1] - rules.kind_start[i]) for i in range(k)]
+        total_icons = float(sum(rules.card_icons))
+        labels: list[str] = []
+        high: list[float] = []
+
+        def add(label: str, top: float) -> None:
+            labels.append(label)
+            high.append(top)
+
+        for phase in PHASES:
+            add(f"phase {phase}", 1.0)
+        add("I act", 1.0)
+        add("I hold the top", 1.0)
+        add("my offer turn", 1.0)
+        for i, kind in enumerate(rules.kinds):
+            add(f"my {kind}", per_kind[i])
+        for cat in rules.categories:
+            add(f"my visit doubles {cat}", 1.0)
+        for s in range(n):
+            add(f"hand size {s}", float(rules.n_stamps))
+        for p in range(rules.row_size):
+            for kind in rules.kinds:
+                add(f"row {p + 1} costs {kind}", 6.0)
+            for cat in rules.categories:
+                add(f"row {p + 1} is {cat}", 1.0)
+            add(f"row {p + 1} icons", 9.0)
+        for s in range(n):
+            add(f"queue place of {s}", float(n))
+        add("queue place of the speculator", float(n))
+        for s in range(n):
+            add(f"top at {s}", 1.0)
+        add("stamp stack", float(rules.n_stamps))
+        add("shop stack", float(rules.n_cards))
+        for kind_i, kind in enumerate(rules.kinds):
+            add(f"discarded {kind}", per_kind[kind_i])
+        for s in range(n):
+            for cat in rules.categories:
+                add(f"bought {cat} icons {s}", total_icons)
+        add("removed cards", float(rules.n_cards))
+        add("offer turns played", float(rules.spin_max))
+        add("offer pending", 1.0)
+        add("offer is to me", 1.0)
+        for i, kind in enumerate(rules.kinds):
+            add(f"offer gives {kind}", min(per_kind[i], float(rules.max_trade)))
+        for i, kind in enumerate(rules.kinds):
+            add(f"offer takes {kind}", min(per_kind[i], float(rules.max_trade)))
+        add("offer swaps places", 1.0)
+        add("final buyers done", float(n))
+        add("turn", float(rules.turn_cap + 1))
+        self.labels: tuple[str, ...] = tuple(labels)
+        self.low: tuple[float, ...] = tuple(-1.0 if "queue place" in x else 0.0 for x in labels)
+        self.high: tuple[float, ...] = tuple(high)
+
+    def encode(self, observation: Any) -> list[float]:
+        """The observation's numbers, in the order of :attr:`labels`."""
+        from cardshop.reglamentacja.game import PHASES, SPECULATOR
+
+        rules = self.rules
+        o = observation
+        me = o.seat
+        n = self.players
+        out: list[float] = [1.0 if o.phase == p else 0.0 for p in PHASES]
+        out.append(1.0 if o.acting == me else 0.0)
+        out.append(1.0 if o.active == me else 0.0)
+        out.append(1.0 if o.offerer == me else 0.0)
+        out.extend(map(float, o.hand))
+        visit = o.visits[me]
+        mult = rules.visit_mult[visit] if visit >= 0 else (1,) * len(rules.categories)
+        out.extend(1.0 if m == 2 else 0.0 for m in mult)
+        out.extend(map(float, o.hand_sizes))
+        width = rules.k + len(rules.categories) + 1
+        for p in range(rules.row_size):
+            if p < len(o.row):
+                card = o.row[p]
+                out.extend(map(float, rules.card_cost[card]))
+                out.extend(1.0 if rules.card_cat[card] == i else 0.0 for i in range(len(mult)))
+                out.append(float(rules.card_icons[card]))
+            else:
+                out.extend([0.0] * width)
+        queue = list(o.queue)
+        for s in range(n):
+            out.append(float(queue.index(s)))
+        out.append(float(queue.index(SPECULATOR)) if SPECULATOR in queue else -1.0)
+        out.extend(1.0 if o.active == s else 0.0 for s in range(n))
+        out.append(float(o.stamp_stack))
+        out.append(float(o.shop_stack))
+        out.extend(map(float, o.discard))
+        for s in range(n):
+            icons = [0.0] * len(rules.categories)
+            for card in o.bought[s]:
+                icons[rules.card_cat[card]] += rules.card_icons[card]
+            out.extend(icons)
+        out.append(float(len(o.removed)))
+        out.append(float(o.offer_turns))
+        pending = o.pending
+        if pending is None:
+            out.extend([0.0, 0.0, *([0.0] * (2 * rules.k)), 0.0])
+        else:
+            target, give, take, place = pending
+            out.append(1.0)
+            out.append(1.0 if target == me else 0.0)
+            out.extend(map(float, give))
+            out.extend(map(float, take))
+            out.append(1.0 if place else 0.0)
+        out.append(float(o.final_buyers))
+        out.append(float(o.turn))
+        return out
+
+
+def observation_encoder(variant: VariantBase, players: int) -> ObservationEncoder:
+    """The encoder of observations of ``variant`` at ``players`` players."""
+    return ObservationEncoder(variant, players)
+
+
+def _stamps(kinds: tuple[str, ...], counts: Sequence[int]) -> str:
+    parts = [f"{kind} x{c}" if c > 1 else kind for kind, c in zip(kinds, counts, strict=True) if c]
+    return ", ".join(parts) if parts else "none"
+
+
+def render(game: Game, seat: Seat | None) -> str:
+    """The table as plain text, as ``seat`` may see it (``None``: everything)."""
+    from cardshop.reglamentacja.game import SPECULATOR, ReglamentacjaGame
+
+    if not isinstance(game, ReglamentacjaGame):
+        raise TypeError(f"not a Reglamentacja game: {type(game).__name__}")
+    rules = game.rules
+    n = game.n
+    o = game.observation(0 if seat is None else seat)
+    lines = [
+        f"Reglamentacja ({rules.name}), turn {o.turn}, {o.phase}; "
+        f"seat {o.active} holds the top"
+        + (f"; seat {o.acting} to act" if o.acting is not None else "; the game is over")
+    ]
+    lines.append("Row:")
+    for p, card in enumerate(o.row, start=1):
+        cost = " ".join(
+            rules.kinds[i] for i in rules.alpha for _ in range(rules.card_cost[card][i])
+        )
+        cat = rules.categories[rules.card_cat[card]]
+        lines.append(f"  {p}. {rules.card_titles[card]}: {cost} -> {cat} x{rules.card_icons[card]}")
+    queue = ", ".join("speculator" if p == SPECULATOR else f"seat {p}" for p in o.queue)
+    lines.append(f"Queue (head first): {queue}")
+    lines.append(
+        f"Stamp stack: {o.stamp_stack}; shopping stack: {o.shop_stack}; "
+        f"discarded: {_stamps(rules.kinds, o.discard)}; removed by the speculator: {len(o.removed)}"
+    )
+    for s in range(n):
+        bought = ", ".join(rules.card_titles[c] for c in o.bought[s]) or "nothing"
+        line = f"Seat {s}: {o.hand_sizes[s]} stamps"
+        if seat is None or s == seat:
+            k = rules.k
+            line += f" ({_stamps(rules.kinds, game._hand[s * k : s * k + k])})"
+            line += f"; visit: {rules.visit_titles[game._visit[s]]}"
+        elif o.visits[s] >= 0:
+            line += f"; visit: {rules.visit_titles[o.visits[s]]}"
+        line += f"; bought: {bought}"
+        if seat is None or s == seat or game.is_over:
+            line += f"; score {game.score(s)}"
+        lines.append(line)
+    if o.offerer is not None:
+        lines.append(f"Offer turns played: {o.offer_turns}; seat {o.offerer}'s offer turn")
+    if o.pending is not None:
+        target, give, take, place = o.pending
+        text = f"Seat {o.offerer} offers seat {target}: {_stamps(rules.kinds, give)}"
+        text += f" for {_stamps(rules.kinds, take)}"
+        if place:
+            text += ", and to swap places in the queue"
+        lines.append(text)
+        lines.append(f"Seat {target}: accept or reject?")
+    elif o.phase in ("trade", "final-trade") and o.offerer is not None:
+        lines.append(
+            "Offer with: offer SEAT give KIND... take KIND... [place]; or pass"
+            + ("; speculate draw|swap KIND KIND; stop" if o.phase == "trade" else "")
+        )
+    elif o.phase == "discard":
+        lines.append(f"Seat {o.active}: discard KIND down to {rules.hand_limit} stamps")
+    elif o.phase in ("shop", "final-shop") and o.acting is not None:
+        lines.append(f"Seat {o.acting} at the counter: buy POSITION or pass")
+    if game.is_over:
+        result = game.result()
+        lines.append(f"Final scores: {list(result.scores)}; winners: {list(result.winners)}")
+    return "\n".join(lines)

@@ -1,0 +1,423 @@
+"""The Reglamentacja family's variant format: a pydantic model, checks and compiled rules.
+
+The engine reads the compiled :class:`Rules` (plain ints and tuples), never the
+pydantic model. Clause IDs in brackets refer to the rules digest,
+docs/reglamentacja-rules.md.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations_with_replacement
+from math import comb
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cardshop._core import Action
+from cardshop._variant import Slug, VariantBase
+
+__all__ = [
+    "MAX_ACTION_SPACE",
+    "ReglamentacjaVariant",
+    "Rules",
+    "ShoppingCard",
+    "Speculator",
+    "Spin",
+    "Visit",
+]
+
+MAX_ACTION_SPACE = 2_000_000
+"""A variant whose action index space could exceed this many actions is refused."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+
+
+class ShoppingCard(_Model):
+    """One shopping card: the stamps it costs and the icons it shows. [RG-CARD-2]"""
+
+    name: Slug = Field(description="Unique name of the card (a slug).")
+    title: str = Field("", max_length=80, description="Human name of the card.")
+    cost: list[Slug] = Field(
+        min_length=1, max_length=6, description="The stamp kinds paid, one entry per stamp."
+    )
+    category: Slug = Field(description="The category of its icons (one of `categories`).")
+    icons: Annotated[int, Field(ge=1, le=9)] = Field(description="Number of icons shown.")
+
+
+class Visit(_Model):
+    """One announced-visit card: the categories whose points it doubles. [RG-SCORE-1]"""
+
+    name: Slug = Field(description="Unique name of the visit card (a slug).")
+    title: str = Field("", max_length=80, description="Human name of the card.")
+    double: list[Slug] = Field(
+        min_length=1, max_length=8, description="Categories whose icons count double."
+    )
+
+
+class Spin(_Model):
+    """How many offer turns one spin of the top lasts, drawn with the seed. [RG-TRADE-1]"""
+
+    min: Annotated[int, Field(ge=1, le=100)] = Field(description="Fewest offer turns.")
+    max: Annotated[int, Field(ge=1, le=100)] = Field(description="Most offer turns.")
+
+
+class Speculator(_Model):
+    """The speculator pawn: its die and the price of trading with it. [RG-SPEC-1..3]"""
+
+    die_sides: Annotated[int, Field(ge=1, le=12)] = Field(
+        6, description="Sides of the die that picks the card he takes (RG-SPEC-3)."
+    )
+    price: Annotated[int, Field(ge=1, le=4)] = Field(
+        2, description="Stamps discarded for one speculator trade (RG-SPEC-1, RG-SPEC-2)."
+    )
+
+
+class ReglamentacjaVariant(VariantBase):
+    """A complete, validated Reglamentacja variant."""
+
+    family: Literal["reglamentacja"] = Field(description="The family of games.")
+    stamps: dict[Slug, Annotated[int, Field(ge=1, le=40)]] = Field(
+        min_length=1, max_length=12, description="Ration stamp kinds and copies of each."
+    )
+    categories: list[Slug] = Field(
+        min_length=1, max_length=8, description="The icon categories of the shopping cards."
+    )
+    cards: list[ShoppingCard] = Field(
+        min_length=1, max_length=60, description="The shopping cards (RG-CARD-2)."
+    )
+    visits: list[Visit] = Field(
+        min_length=1, max_length=20, description="The announced-visit cards (RG-SETUP-3)."
+    )
+    row_size: Annotated[int, Field(ge=1, le=12)] = Field(
+        6, description="Shopping cards in a full row (RG-SETUP-1)."
+    )
+    deal: Annotated[int, Field(ge=0, le=20)] = Field(
+        5, description="Stamps dealt to each player at setup (RG-SETUP-2)."
+    )
+    allocation: Annotated[int, Field(ge=0, le=10)] = Field(
+        2, description="Stamps the active player draws at the start of a turn (RG-TURN-1)."
+    )
+    shop_draw: Annotated[int, Field(ge=0, le=5)] = Field(
+        1, description="Stamps the shopper draws after buying or passing (RG-SHOP-3)."
+    )
+    hand_limit: Annotated[int, Field(ge=1, le=30)] = Field(
+        6, description="Most stamps the active player keeps after trading (RG-LIMIT-1)."
+    )
+    spin: Spin = Field(description="Offer turns per spin of the top (RG-TRADE-1).")
+    max_trade: Annotated[int, Field(ge=1, le=4)] = Field(
+        3, description="Most stamps on each side of one offer (RG-TRADE-3)."
+    )
+    speculator: Speculator = Field(default_factory=lambda: Speculator())
+    final_stamps: Annotated[int, Field(ge=0, le=10)] = Field(
+        3, description="Stamps each player takes at the start of the final turn (RG-FINAL-2)."
+    )
+    turn_cap: Annotated[int, Field(ge=1, le=5000)] = Field(
+        200, description="A game still running after this many turns ends as capped."
+    )
+    three_players_without_meal_visits: bool = Field(
+        False,
+        description=(
+            "With 3 players, remove every visit card that doubles the category 'meal' "
+            "before dealing (RG-SETUP-3)."
+        ),
+    )
+
+    def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Consistency problems that the schema alone cannot see, as (key path, reason)."""
+        errs = super().semantic_errors()
+        lo, hi = self.players.min, self.players.max
+        if lo < 3:
+            errs.append(
+                (("players", "min"), "the third pawn in the queue must be a player: at least 3")
+            )
+        cats = set(self.categories)
+        if len(cats) != len(self.categories):
+            errs.append((("categories",), "a category is listed twice"))
+        seen: set[str] = set()
+        for i, card in enumerate(self.cards):
+            if card.name in seen:
+                errs.append((("cards", i, "name"), f"card name {card.name!r} is used twice"))
+            seen.add(card.name)
+            for j, kind in enumerate(card.cost):
+                if kind not in self.stamps:
+                    errs.append(
+                        (
+                            ("cards", i, "cost", j),
+                            f"unknown stamp kind {kind!r}; kinds are {', '.join(self.stamps)}",
+                        )
+                    )
+            if card.category not in cats:
+                errs.append(
+                    (
+                        ("cards", i, "category"),
+                        f"unknown category {card.category!r}; "
+                        f"categories are {', '.join(self.categories)}",
+                    )
+                )
+        seen = set()
+        for i, visit in enumerate(self.visits):
+            if visit.name in seen:
+                errs.append((("visits", i, "name"), f"visit name {visit.name!r} is used twice"))
+            seen.add(visit.name)
+            if len(set(visit.double)) != len(visit.double):
+                errs.append((("visits", i, "double"), "a category is doubled twice"))
+            for j, cat in enumerate(visit.double):
+                if cat not in cats:
+                    errs.append(
+                        (
+                            ("visits", i, "double", j),
+                            f"unknown category {cat!r}; categories are "
+                            f"{', '.join(self.categories)}",
+                        )
+                    )
+        if len(self.visits) < hi:
+            errs.append((("visits",), f"{len(self.visits)} visit cards cannot serve {hi} players"))
+        if self.three_players_without_meal_visits:
+            if "meal" not in cats:
+                errs.append((("three_players_without_meal_visits",), "there is no category 'meal'"))
+            elif lo <= 3 <= hi:
+                left = sum(1 for v in self.visits if "meal" not in v.double)
+                if left < 3:
+                    errs.append(
+                        (
+                            ("three_players_without_meal_visits",),
+                            f"only {left} visit cards are left for 3 players",
+                        )
+                    )
+        if len(self.cards) < self.row_size:
+            errs.append(
+                (("cards",), f"{len(self.cards)} cards cannot fill a row of {self.row_size}")
+            )
+        total = sum(self.stamps.values())
+        if total < hi * self.deal:
+            errs.append(
+                (("stamps",), f"{total} stamps cannot deal {self.deal} to each of {hi} players")
+            )
+        if self.spin.max < self.spin.min:
+            errs.append((("spin", "max"), "max is smaller than min"))
+        if self.speculator.die_sides > self.row_size:
+            errs.append(
+                (
+                    ("speculator", "die_sides"),
+                    f"a {self.speculator.die_sides}-sided die on a row of {self.row_size}",
+                )
+            )
+        ms = comb(len(self.stamps) + self.max_trade, self.max_trade)
+        if hi * 2 * ms * ms > MAX_ACTION_SPACE:
+            errs.append(
+                (
+                    ("max_trade",),
+                    f"offers of up to {self.max_trade} stamps of {len(self.stamps)} kinds "
+                    f"make more than {MAX_ACTION_SPACE} actions",
+                )
+            )
+        return errs
+
+    @cached_property
+    def rules(self) -> Rules:
+        """The compiled rules that the engine runs (built once, then cached)."""
+        return Rules.compile(self)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Rules:
+    """A variant compiled for the engine: kinds, cards and visits as indices and tuples."""
+
+    variant: ReglamentacjaVariant
+    name: str
+    kinds: tuple[str, ...]
+    k: int
+    kind_index: dict[str, int]
+    alpha: tuple[int, ...]  # kind indices in alphabetical order of their names
+    kind_start: tuple[int, ...]  # first stamp id of each kind (+ total at the end)
+    stamp_kind: tuple[int, ...]  # stamp id -> kind index
+    n_stamps: int
+    categories: tuple[str, ...]
+    card_names: tuple[str, ...]
+    card_titles: tuple[str, ...]
+    card_index: dict[str, int]
+    card_cost: tuple[tuple[int, ...], ...]  # per card: stamps of each kind
+    card_cat: tuple[int, ...]
+    card_icons: tuple[int, ...]
+    n_cards: int
+    visit_names: tuple[str, ...]
+    visit_titles: tuple[str, ...]
+    visit_index: dict[str, int]
+    visit_mult: tuple[tuple[int, ...], ...]  # per visit, per category: 1 or 2
+    meal_visits: tuple[int, ...]
+    n_visits: int
+    min_players: int
+    max_players: int
+    row_size: int
+    deal: int
+    allocation: int
+    shop_draw: int
+    hand_limit: int
+    spin_min: int
+    spin_max: int
+    max_trade: int
+    die_sides: int
+    spec_price: int
+    final_stamps: int
+    turn_cap: int
+    without_meal_visits: bool
+    content_hash: str
+    variant_json: str
+    # Multisets of at most max_trade stamps, as counts per kind, and their texts
+    # (kind names in alphabetical order, repeated). Index 0 is the empty multiset.
+    multisets: tuple[tuple[int, ...], ...]
+    ms_text: tuple[str, ...]
+    ms_index: dict[tuple[int, ...], int]
+    ms_size: tuple[int, ...]
+    # Multisets of exactly spec_price stamps (speculator trades), as indices.
+    price_sets: tuple[int, ...]
+    discard_actions: tuple[Action, ...]  # per kind index
+    buy_actions: tuple[Action, ...]  # index p-1 -> buy p
+    draw_actions: tuple[Action, ...]  # per price_sets entry
+    swap_actions: tuple[Action, ...]
+    _offers: dict[int, tuple[tuple[Action, ...], tuple[int, ...]]] = field(default_factory=dict)
+
+    @classmethod
+    def compile(cls, v: ReglamentacjaVariant) -> Rules:
+        kinds = tuple(v.stamps)
+        k = len(kinds)
+        kind_index = {name: i for i, name in enumerate(kinds)}
+        alpha = tuple(sorted(range(k), key=kinds.__getitem__))
+        start: list[int] = []
+        stamp_kind: list[int] = []
+        for i, kind in enumerate(kinds):
+            start.append(len(stamp_kind))
+            stamp_kind.extend([i] * v.stamps[kind])
+        cats = tuple(v.categories)
+        cat_index = {c: i for i, c in enumerate(cats)}
+        costs = []
+        for card in v.cards:
+            cost = [0] * k
+            for kind in card.cost:
+                cost[kind_index[kind]] += 1
+            costs.append(tuple(cost))
+        mults = tuple(tuple(2 if c in visit.double else 1 for c in cats) for visit in v.visits)
+        multisets: list[tuple[int, ...]] = []
+        texts: list[str] = []
+        for size in range(v.max_trade + 1):
+            for combo in combinations_with_replacement(alpha, size):
+                counts = [0] * k
+                for i in combo:
+                    counts[i] += 1
+                multisets.append(tuple(counts))
+                texts.append(" ".join(kinds[i] for i in combo))
+        ms_index = {m: i for i, m in enumerate(multisets)}
+        price_ms: list[int] = []
+        for combo in combinations_with_replacement(alpha, v.speculator.price):
+            counts = [0] * k
+            for i in combo:
+                counts[i] += 1
+            key = tuple(counts)
+            if key not in ms_index:  # price above max_trade: add it beyond the offers
+                ms_index[key] = len(multisets)
+                multisets.append(key)
+                texts.append(" ".join(kinds[i] for i in combo))
+            price_ms.append(ms_index[key])
+        data = v.to_data()
+        canonical = json.dumps(data, separators=(",", ":"))
+        return cls(
+            variant=v,
+            name=v.name,
+            kinds=kinds,
+            k=k,
+            kind_index=kind_index,
+            alpha=alpha,
+            kind_start=(*start, len(stamp_kind)),
+            stamp_kind=tuple(stamp_kind),
+            n_stamps=len(stamp_kind),
+            categories=cats,
+            card_names=tuple(c.name for c in v.cards),
+            card_titles=tuple(c.title or c.name for c in v.cards),
+            card_index={c.name: i for i, c in enumerate(v.cards)},
+            card_cost=tuple(costs),
+            card_cat=tuple(cat_index[c.category] for c in v.cards),
+            card_icons=tuple(c.icons for c in v.cards),
+            n_cards=len(v.cards),
+            visit_names=tuple(x.name for x in v.visits),
+            visit_titles=tuple(x.title or x.name for x in v.visits),
+            visit_index={x.name: i for i, x in enumerate(v.visits)},
+            visit_mult=mults,
+            meal_visits=tuple(i for i, x in enumerate(v.visits) if "meal" in x.double),
+            n_visits=len(v.visits),
+            min_players=v.players.min,
+            max_players=v.players.max,
+            row_size=v.row_size,
+            deal=v.deal,
+            allocation=v.allocation,
+            shop_draw=v.shop_draw,
+            hand_limit=v.hand_limit,
+            spin_min=v.spin.min,
+            spin_max=v.spin.max,
+            max_trade=v.max_trade,
+            die_sides=v.speculator.die_sides,
+            spec_price=v.speculator.price,
+            final_stamps=v.final_stamps,
+            turn_cap=v.turn_cap,
+            without_meal_visits=v.three_players_without_meal_visits,
+            content_hash=v.content_hash,
+            variant_json=canonical,
+            multisets=tuple(multisets),
+            ms_text=tuple(texts),
+            ms_index=ms_index,
+            ms_size=tuple(sum(m) for m in multisets),
+            price_sets=tuple(price_ms),
+            discard_actions=tuple(Action("discard", name) for name in kinds),
+            buy_actions=tuple(Action("buy", p) for p in range(1, v.row_size + 1)),
+            draw_actions=tuple(Action("speculate", f"draw {texts[i]}") for i in price_ms),
+            swap_actions=tuple(Action("speculate", f"swap {texts[i]}") for i in price_ms),
+        )
+
+    def offer_text(self, target: int, give: int, take: int, place: bool) -> str:
+        """The canonical argument of an offer: ``"2 give meat sugar take flour place"``."""
+        out = str(target)
+        if give:
+            out += " give " + self.ms_text[give]
+        if take:
+            out += " take " + self.ms_text[take]
+        if place:
+            out += " place"
+        return out
+
+    def offers_to(self, target: int) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+        """Every offer to ``target`` in sorted order, with the give multiset of each.
+
+        Offers trade at most ``max_trade`` stamps each way, never the same kind both
+        ways, and are never empty. Built once per target seat, then cached.
+        """
+        cached = self._offers.get(target)
+        if cached is None:
+            n_offer = comb(self.k + self.max_trade, self.max_trade)
+            rows: list[tuple[str, int]] = []
+            for g in range(n_offer):
+                gm = self.multisets[g]
+                for t in range(n_offer):
+                    tm = self.multisets[t]
+                    if any(a and b for a, b in zip(gm, tm, strict=True)):
+                        continue
+                    for place in (False, True):
+                        if g == 0 and t == 0 and not place:
+                            continue
+                        rows.append((self.offer_text(target, g, t, place), g))
+            rows.sort()
+            cached = (tuple(Action("offer", text) for text, _ in rows), tuple(g for _, g in rows))
+            self._offers[target] = cached
+        return cached
+
+    def offers_per_target(self) -> int:
+        """How many offers one seat can be made (the same for every target seat)."""
+        return len(self.offers_to(0)[0])
+
+    def to_plain(self) -> dict[str, Any]:
+        """The resolved variant as plain data."""
+        data: dict[str, Any] = json.loads(self.variant_json)
+        return data

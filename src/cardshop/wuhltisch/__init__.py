@@ -1,0 +1,89 @@
+"""The Wühltisch family: everyone rummages in one heap at once, in ticks of game time.
+
+A simultaneous game (:class:`WuhltischGame`, ``apply_joint``) on the core protocol;
+its rules digest is docs/wuhltisch-rules.md. The family registers itself through the
+entry point ``cardshop.families`` as :data:`FAMILY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cardshop._errors import PositionError, SetupError
+from cardshop._family import Family
+from cardshop._game import Dynamics
+from cardshop._variant import VariantBase
+from cardshop.wuhltisch.checks import INVARIANTS, state_problems
+from cardshop.wuhltisch.events import WuhltischEvent, event_from_dict, event_to_dict
+from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation, new_game
+from cardshop.wuhltisch.greedy import WuhltischGreedyBot
+from cardshop.wuhltisch.sampling import sample
+from cardshop.wuhltisch.spaces import action_space, observation_encoder, render
+from cardshop.wuhltisch.variant import (
+    WuhltischRules,
+    WuhltischVariant,
+    load_wuhltisch,
+    parse_wuhltisch,
+)
+
+__all__ = [
+    "FAMILY",
+    "INVARIANTS",
+    "WuhltischEvent",
+    "WuhltischGame",
+    "WuhltischGreedyBot",
+    "WuhltischObservation",
+    "WuhltischRules",
+    "WuhltischVariant",
+    "action_space",
+    "event_from_dict",
+    "event_to_dict",
+    "game_from_dict",
+    "game_from_position",
+    "load_wuhltisch",
+    "new_game",
+    "observation_encoder",
+    "parse_wuhltisch",
+    "render",
+    "sample",
+    "state_problems",
+]
+
+
+def game_from_dict(data: Mapping[str, Any]) -> WuhltischGame:
+    """A game from ``WuhltischGame.to_dict`` data (every field checked)."""
+    return WuhltischGame.from_dict(data)
+
+
+def game_from_position(position: Any, variant: VariantBase | None = None) -> WuhltischGame:
+    """A game from a position (mapping or YAML/JSON text) and an optional variant."""
+    if variant is not None and not isinstance(variant, WuhltischVariant):
+        raise PositionError(f"not a Wühltisch variant: {variant!r}")
+    return WuhltischGame.from_position(position, variant)
+
+
+def _greedy(variant: VariantBase, seed: int, option: str | None) -> WuhltischGreedyBot:
+    if option is not None:
+        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
+    return WuhltischGreedyBot(variant, seed)
+
+
+FAMILY = Family(
+    name="wuhltisch",
+    dynamics=Dynamics.SIMULTANEOUS,
+    variant_model=WuhltischVariant,
+    new_game=new_game,
+    game_from_dict=game_from_dict,
+    game_from_position=game_from_position,
+    action_space=action_space,
+    observation_encoder=observation_encoder,
+    event_to_dict=event_to_dict,
+    event_from_dict=event_from_dict,
+    render=render,
+    invariants=INVARIANTS,
+    bots={"greedy": _greedy},
+    sampler=sample,
+    digest="wuhltisch-rules.md",
+    description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
+)

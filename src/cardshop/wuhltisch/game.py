@@ -1,0 +1,702 @@
+"""The Wühltisch engine: a simultaneous game played in ticks.
+
+State layout (plain ints and lists; card ids as in ``cardshop.wuhltisch.variant``):
+
+* ``_heap``: the face-down heap, shirts and lost property, the top card last;
+* ``_box``: the lists not dealt this round (sorted);
+* per seat ``s``: ``_view[s]`` the shirt in view (-1 none), ``_hands[s]`` the held
+  shirts sorted by id (slot ``i`` of ``swap i``/``drop i`` is position ``i``),
+  ``_found[s]`` lost property laid out, ``_stacks[s]`` face-down lists (top last),
+  ``_active[s]`` the face-up list (-1 none), ``_sets[s]`` laid-down sets, each
+  ``[list, shirt, shirt, shirt]``;
+* ``_last_sets``/``_last_found``: what the last scored round revealed;
+* ``_round_scores``, ``_callers``, ``_capped``, ``_in_front``: the score sheet.
+
+Every card is in exactly one of heap, box, views, hands, found, stacks, face-up
+lists and sets at every tick. Clause IDs refer to docs/wuhltisch-rules.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+from bisect import insort
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Self
+
+from cardshop._core import Action, Seat, derive_rng, shuffle
+from cardshop._errors import ActionParseError, GameStateError, IllegalActionError, SetupError
+from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
+from cardshop.wuhltisch.events import (
+    Dropped,
+    FoundLostProperty,
+    GameEnded,
+    HandsOff,
+    Kept,
+    LaidDown,
+    ListTurned,
+    Looked,
+    ReturnedToHeap,
+    RoundScored,
+    RoundStarted,
+    SetScored,
+    Swapped,
+    Threw,
+    WuhltischEvent,
+)
+from cardshop.wuhltisch.variant import WuhltischRules, WuhltischVariant
+
+__all__ = ["FORMAT", "VERBS", "WuhltischGame", "WuhltischObservation", "new_game"]
+
+FORMAT = "cardshop-wuhltisch-game/1"
+MAX_ACTION_TEXT = 40
+
+VERBS = {
+    "look": "look  (pick up a card from the heap; needs nothing in view)",
+    "keep": "keep  (put the shirt in view into your hand; fewer than set_size held)",
+    "swap": "swap SLOT  (hand full: throw back held shirt SLOT, keep the one in view)",
+    "throw": "throw  (throw the shirt in view back into the heap)",
+    "drop": "drop SLOT  (throw back held shirt SLOT, 0 = lowest card id; any time)",
+    "buy": "buy  (lay down your set_size held shirts with your face-up list)",
+    "wait": "wait  (do nothing this tick; needs nothing in view)",
+}
+
+
+class WuhltischObservation(NamedTuple):
+    """What one seat may know. [WT-KNOW-1, WT-KNOW-2]
+
+    Public: the tick clock, every face-up list, how many shirts each seat holds and
+    how many sets it laid down, the lost property laid out, the score sheet (round
+    scores, who ended each round, which rounds were capped) and the sets and lost
+    property of the last scored round. Private to ``seat``: the card in view, the
+    held shirts (sorted: slot order) and its face-down lists (top first).
+    """
+
+    seat: Seat
+    players: int
+    round: int
+    rounds: int
+    tick: int
+    over: bool
+    lists: tuple[int, ...]  # face-up list per seat, -1 none
+    hand_sizes: tuple[int, ...]
+    sets_laid: tuple[int, ...]
+    found: tuple[tuple[int, ...], ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    callers: tuple[tuple[int, ...], ...]
+    capped: tuple[int, ...]
+    last_sets: tuple[tuple[tuple[int, ...], ...], ...]
+    last_found: tuple[tuple[int, ...], ...]
+    view: int
+    hand: tuple[int, ...]
+    stack: tuple[int, ...]
+
+
+class WuhltischGame(Game):
+    """A game of a Wühltisch-family variant.
+
+    Every seat acts in every tick (``acting`` is all seats until the game is over):
+    a tick is one :meth:`apply_joint` call with one action per seat. An illegal
+    joint action changes nothing. Create games with :func:`new_game`,
+    :meth:`from_position` or :meth:`from_json`.
+    """
+
+    family = "wuhltisch"
+
+    variant: WuhltischVariant
+    rules: WuhltischRules
+    seed: int
+    n: int
+
+    def __init__(self, variant: WuhltischVariant, players: int, seed: int | None = None) -> None:
+        rules = variant.rules
+        if type(players) is not int or not rules.min_players <= players <= rules.max_players:
+            raise SetupError(
+                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
+                f"players, not {players!r}"
+            )
+        if seed is None:
+            seed = secrets.randbits(63)
+        if type(seed) is not int:
+            raise SetupError(f"seed must be an integer, not {seed!r}")
+        self._init_empty(variant, players, seed)
+        self.setup_events: list[WuhltischEvent] = []
+        self._start_round(self.setup_events)
+
+    def _init_empty(self, variant: WuhltischVariant, players: int, seed: int) -> None:
+        n = players
+        self.variant = variant
+        self.rules = variant.rules
+        self.n = n
+        self.seed = seed
+        self.setup_events = []
+        self._moves: list[Move] = []
+        self._steps = 0
+        self._chance = 0
+        self._round = 1
+        self._tick = 0
+        self._ticks = 0
+        self._over = False
+        self._heap: list[int] = []
+        self._box: list[int] = []
+        self._view: list[int] = [-1] * n
+        self._hands: list[list[int]] = [[] for _ in range(n)]
+        self._found: list[list[int]] = [[] for _ in range(n)]
+        self._stacks: list[list[int]] = [[] for _ in range(n)]
+        self._active: list[int] = [-1] * n
+        self._sets: list[list[list[int]]] = [[] for _ in range(n)]
+        self._last_sets: list[list[list[int]]] = [[] for _ in range(n)]
+        self._last_found: list[list[int]] = [[] for _ in range(n)]
+        self._round_scores: list[list[int]] = []
+        self._callers: list[list[int]] = []
+        self._capped: list[int] = []
+        self._in_front: list[int] = [0] * n
+
+    # ------------------------------------------------------------- public view
+
+    @property
+    def dynamics(self) -> Dynamics:
+        """Every seat acts in each tick. [WT-TICK-1]"""
+        return Dynamics.SIMULTANEOUS
+
+    @property
+    def players(self) -> int:
+        return self.n
+
+    @property
+    def acting(self) -> tuple[Seat, ...]:
+        """Every seat acts in every tick until the game is over. [WT-TICK-1]"""
+        return () if self._over else tuple(range(self.n))
+
+    @property
+    def current_player(self) -> Seat | None:
+        return 0 if self.n == 1 and not self._over else None
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    @property
+    def tick(self) -> int:
+        """Ticks played in the current round."""
+        return self._tick
+
+    @property
+    def ticks(self) -> int:
+        """Ticks played in the whole game."""
+        return self._ticks
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every action applied: ``Move(step, seat, action)``; one step per tick."""
+        return self._moves.copy()
+
+    @property
+    def round_scores(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(r) for r in self._round_scores)
+
+    @property
+    def capped_rounds(self) -> tuple[int, ...]:
+        return tuple(self._capped)
+
+    def scores(self) -> tuple[int, ...]:
+        """Each seat's total of the rounds scored so far. [WT-END-3]"""
+        return tuple(sum(r[s] for r in self._round_scores) for s in range(self.n))
+
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        """Every zone's cards. Heap and stacks top card first, hands in slot order. [WT-CARD-1]"""
+        out: dict[str, tuple[int, ...]] = {"heap": tuple(self._heap[::-1]), "box": tuple(self._box)}
+        for s in range(self.n):
+            v = self._view[s]
+            a = self._active[s]
+            out[f"view:{s}"] = (v,) if v >= 0 else ()
+            out[f"hand:{s}"] = tuple(self._hands[s])
+            out[f"found:{s}"] = tuple(self._found[s])
+            out[f"stack:{s}"] = tuple(self._stacks[s][::-1])
+            out[f"list:{s}"] = (a,) if a >= 0 else ()
+            for i, st in enumerate(self._sets[s]):
+                out[f"set:{s}:{i}"] = tuple(st)
+        return out
+
+    def describe(self, card: int) -> str:
+        """A card in words (``dots/blue/s/long@20``)."""
+        return self.rules.describe(card)
+
+    # ----------------------------------------------------------- legal actions
+
+    def _seat_arg(self, seat: Seat | None) -> Seat:
+        if seat is None:
+            if self.n == 1:
+                return 0
+            raise GameStateError(
+                "all seats act at once in Wühltisch: name the seat (legal_actions(seat))"
+            )
+        if type(seat) is not int or not 0 <= seat < self.n:
+            raise GameStateError(f"no seat {seat!r}; seats are 0..{self.n - 1}")
+        return seat
+
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        """The actions ``seat`` may take this tick, sorted by text; empty when over."""
+        s = self._seat_arg(seat)
+        if self._over:
+            return []
+        return list(self.rules.legal_table[self._view[s] >= 0][len(self._hands[s])])
+
+    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+        """Parse an action text (``look``, ``swap 2``); legality is for apply to check."""
+        if not isinstance(text, str):
+            raise ActionParseError(f"an action text must be a string, not {text!r}")
+        known = self.rules.actions_by_text.get(text)
+        if known is not None:
+            return known
+        if len(text) > MAX_ACTION_TEXT:
+            raise ActionParseError(f"action text longer than {MAX_ACTION_TEXT} characters")
+        action = Action.from_text(text)
+        verb, arg = action
+        if verb not in VERBS:
+            raise ActionParseError(
+                f"unknown action {text!r}; actions are: " + "; ".join(VERBS.values())
+            )
+        if verb in ("swap", "drop"):
+            k = self.rules.set_size
+            if arg is None:
+                raise ActionParseError(f"{text!r} needs a slot: {VERBS[verb]}")
+            if not isinstance(arg, int) or not 0 <= arg < k:
+                raise ActionParseError(f"{text!r}: the slot must be 0..{k - 1}")
+        elif arg is not None:
+            raise ActionParseError(f"{verb!r} takes no argument (got {text!r})")
+        return self.rules.actions_by_text[str(Action(verb, arg))]
+
+    def _why_illegal(self, seat: Seat, action: Action) -> str:
+        view = self._view[seat] >= 0
+        held = len(self._hands[seat])
+        k = self.rules.set_size
+        verb = action.verb
+        if verb in ("look", "wait", "buy") and view:
+            return "a shirt is in view: keep, swap, throw or drop first"
+        if verb in ("keep", "swap", "throw") and not view:
+            return "no shirt is in view"
+        if verb == "keep":
+            return f"the hand already holds {k} shirts: swap instead"
+        if verb == "swap":
+            return f"swap needs a full hand of {k} shirts (holds {held})"
+        if verb in ("swap", "drop") and isinstance(action.arg, int) and action.arg >= held:
+            return f"there is no held shirt in slot {action.arg} (holds {held})"
+        if verb == "buy":
+            return f"buy needs exactly {k} held shirts (holds {held})"
+        return "not legal now"
+
+    # -------------------------------------------------------------------- apply
+
+    def apply(self, action: Action | str, seat: Seat | None = None) -> list[WuhltischEvent]:
+        """One seat's action; only for a one-player game (else use :meth:`apply_joint`)."""
+        if self.n != 1:
+            raise GameStateError(
+                f"all {self.n} seats act at once in Wühltisch: use apply_joint({{seat: action}})"
+            )
+        if seat not in (None, 0):
+            raise GameStateError(f"no seat {seat!r}; the only seat is 0")
+        return self.apply_joint({0: action})
+
+    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[WuhltischEvent]:
+        """Resolve one tick: every seat's action at once. [WT-TICK-1..WT-TICK-8]
+
+        All actions are checked first; an illegal one raises
+        :class:`IllegalActionError` (or :class:`ActionParseError`) and changes nothing.
+        """
+        if self._over:
+            raise GameStateError("the game is over: no seat acts")
+        n = self.n
+        if not isinstance(actions, Mapping):
+            raise GameStateError("a joint action is a mapping of seat to action")
+        if len(actions) != n or any(type(s) is not int for s in actions):
+            raise GameStateError(
+                f"every seat 0..{n - 1} acts exactly once per tick; "
+                f"got seats {sorted(map(repr, actions))}"
+            )
+        rules = self.rules
+        by_text = rules.actions_by_text
+        table = rules.legal_table
+        chosen: list[Action] = []
+        for s in range(n):
+            if s not in actions:
+                raise GameStateError(f"seat {s} has no action this tick")
+            raw = actions[s]
+            action = self.parse_action(raw, s) if isinstance(raw, str) else by_text.get(str(raw))
+            if action is None or not isinstance(raw, (str, Action)):
+                raise IllegalActionError(f"seat {s}: {raw!r} is not an action of this game")
+            if action not in table[self._view[s] >= 0][len(self._hands[s])]:
+                raise IllegalActionError(
+                    f"seat {s} may not {action} now: {self._why_illegal(s, action)}"
+                )
+            chosen.append(action)
+        return self._resolve(chosen)
+
+    def _resolve(self, chosen: list[Action]) -> list[WuhltischEvent]:
+        rules = self.rules
+        n = self.n
+        heap = self._heap
+        view = self._view
+        hands = self._hands
+        events: list[WuhltischEvent] = []
+        back: list[int] = []
+        n_shirts = rules.n_shirts
+        lost_value = rules.lost_value
+        # Looks first, seat by seat, from the heap as it stood: distinct cards. [WT-TICK-1]
+        for s in range(n):
+            if chosen[s].verb == "look":
+                card = heap.pop()
+                events.append(Looked(s, card))
+                if card < n_shirts:
+                    view[s] = card
+                elif lost_value[card]:  # WT-TICK-2
+                    self._found[s].append(card)
+                    events.append(FoundLostProperty(s, card, lost_value[card]))
+                else:
+                    back.append(card)
+                    events.append(Threw(s, card))
+        callers: list[int] = []
+        for s in range(n):
+            verb, arg = chosen[s]
+            if verb == "keep":  # WT-TICK-4
+                card = view[s]
+                view[s] = -1
+                insort(hands[s], card)
+                events.append(Kept(s, card))
+            elif verb == "swap":  # WT-TICK-4
+                dropped = hands[s].pop(arg)  # type: ignore[arg-type]
+                card = view[s]
+                view[s] = -1
+                insort(hands[s], card)
+                back.append(dropped)
+                events.append(Swapped(s, dropped, card))
+            elif verb == "throw":  # WT-TICK-3
+                card = view[s]
+                view[s] = -1
+                back.append(card)
+                events.append(Threw(s, card))
+            elif verb == "drop":  # WT-TICK-5
+                card = hands[s].pop(arg)  # type: ignore[arg-type]
+                back.append(card)
+                events.append(Dropped(s, card))
+            elif verb == "buy":  # WT-TICK-6
+                shirts = hands[s]
+                hands[s] = []
+                lst = self._active[s]
+                self._sets[s].append([lst, *shirts])
+                events.append(LaidDown(s, lst, tuple(shirts), False))
+                stack = self._stacks[s]
+                if stack:
+                    self._active[s] = stack.pop()
+                    events.append(ListTurned(s, self._active[s]))
+                else:
+                    self._active[s] = -1
+                    callers.append(s)  # WT-END-1
+        if back:
+            self._throw_back(back)
+        step = self._steps
+        self._moves += [Move(step, s, chosen[s]) for s in range(n)]
+        self._steps = step + 1
+        self._tick += 1
+        self._ticks += 1
+        if callers:
+            self._end_round(callers, False, events)
+        elif self._tick >= rules.round_ticks:  # WT-CAP-1
+            self._end_round([], True, events)
+        return events
+
+    def _throw_back(self, cards: list[int]) -> None:
+        """Cards go back into the heap, each at a random place. [WT-TICK-3]"""
+        self._chance += 1
+        rng = derive_rng(self.seed, "heap", self._chance)
+        heap = self._heap
+        randrange = rng.randrange
+        for card in cards:
+            heap.insert(randrange(len(heap) + 1), card)
+
+    # ----------------------------------------------------------- rounds, scores
+
+    def _start_round(self, events: list[WuhltischEvent]) -> None:
+        """Shuffle everything into the heap, deal the lists, turn the top ones. [WT-SETUP-2]"""
+        rules = self.rules
+        n = self.n
+        self._chance += 1
+        rng = derive_rng(self.seed, "round", self._chance)
+        heap = list(range(rules.first_list))
+        shuffle(rng, heap)
+        lists = list(range(rules.first_list, rules.n_cards))
+        shuffle(rng, lists)
+        per = rules.lists_per_player
+        self._heap = heap
+        self._stacks = [lists[s * per : (s + 1) * per] for s in range(n)]
+        self._box = sorted(lists[n * per :])
+        self._active = [stack.pop() for stack in self._stacks]
+        self._view = [-1] * n
+        self._hands = [[] for _ in range(n)]
+        self._found = [[] for _ in range(n)]
+        self._sets = [[] for _ in range(n)]
+        self._tick = 0
+        events.append(RoundStarted(self._round))
+        events += [ListTurned(s, self._active[s]) for s in range(n)]
+
+    def _end_round(self, callers: list[int], capped: bool, events: list[WuhltischEvent]) -> None:
+        """Hands off: full hands are laid down, the rest thrown back; then scoring. [WT-END-2]"""
+        rules = self.rules
+        n = self.n
+        k = rules.set_size
+        if callers:
+            events.append(HandsOff(self._round, tuple(callers)))
+        back: list[int] = []
+        for s in range(n):
+            mine: list[int] = []
+            if self._view[s] >= 0:
+                mine.append(self._view[s])
+                self._view[s] = -1
+            hand = self._hands[s]
+            if len(hand) == k and self._active[s] >= 0:
+                lst = self._active[s]
+                self._active[s] = -1
+                self._sets[s].append([lst, *hand])
+                events.append(LaidDown(s, lst, tuple(hand), True))
+            else:
+                mine += hand
+            self._hands[s] = []
+            if mine:
+                events.append(ReturnedToHeap(s, tuple(mine)))
+                back += mine
+        if back:
+            self._throw_back(back)
+        scores = [self._score_seat(s, s in callers, events) for s in range(n)]
+        self._last_sets = [[st.copy() for st in self._sets[s]] for s in range(n)]
+        self._last_found = [f.copy() for f in self._found]
+        self._in_front = [
+            sum(len(st) for st in self._sets[s]) + len(self._found[s]) for s in range(n)
+        ]
+        self._round_scores.append(scores)
+        self._callers.append(list(callers))
+        if capped:
+            self._capped.append(self._round)
+        events.append(RoundScored(self._round, tuple(scores), tuple(callers), capped, self._tick))
+        if self._round >= rules.rounds:  # WT-END-3
+            self._over = True
+            events.append(GameEnded(self.termination.value, self.scores()))  # type: ignore[union-attr]
+            return
+        self._round += 1
+        self._start_round(events)
+
+    def _score_seat(self, seat: Seat, caller: bool, events: list[WuhltischEvent]) -> int:
+        """Sets plus lost property; the caller's all-or-nothing rule. [WT-SCORE-4/5]"""
+        rules = self.rules
+        total = 0
+        failed = False
+        price = rules.price
+        for st in self._sets[seat]:
+            lst, shirts = st[0], st[1:]
+            score = rules.set_score(lst, shirts)
+            failed = failed or score == 0
+            total += score
+            events.append(
+                SetScored(
+                    seat,
+                    lst,
+                    tuple(shirts),
+                    rules.set_matches(lst, shirts),
+                    sum(price[c] for c in shirts),
+                    score,
+                )
+            )
+        if caller and failed and rules.caller_all_or_nothing:
+            total = 0
+        return total + sum(rules.lost_value[c] for c in self._found[seat])
+
+    @property
+    def termination(self) -> Termination | None:
+        """None while running; ``capped`` if any round hit the tick cap, else ``finished``."""
+        if not self._over:
+            return None
+        return Termination.CAPPED if self._capped else Termination.FINISHED
+
+    def result(self) -> Result:
+        """Scores, ranks (tiebreak: most cards in front at the end) and winners. [WT-END-3]"""
+        if not self._over:
+            raise GameStateError("the game is not over yet; result() needs a finished game")
+        scores = self.scores()
+        keys = [(scores[s], self._in_front[s]) for s in range(self.n)]
+        ranks, winners = rank_seats(keys)
+        termination = self.termination
+        assert termination is not None
+        return Result(
+            scores,
+            ranks,
+            winners,
+            termination,
+            self._round,
+            {"ticks": self._ticks, "capped_rounds": len(self._capped)},
+        )
+
+    # ------------------------------------------------------------- observation
+
+    def observation(self, seat: Seat) -> WuhltischObservation:
+        """What ``seat`` may know, and nothing more. [WT-KNOW-1, WT-KNOW-2]"""
+        n = self.n
+        if type(seat) is not int or not 0 <= seat < n:
+            raise GameStateError(f"no seat {seat!r}; seats are 0..{n - 1}")
+        return WuhltischObservation(
+            seat,
+            n,
+            self._round,
+            self.rules.rounds,
+            self._tick,
+            self._over,
+            tuple(self._active),
+            tuple([len(h) for h in self._hands]),
+            tuple([len(st) for st in self._sets]),
+            tuple([tuple(f) for f in self._found]),
+            tuple([tuple(r) for r in self._round_scores]),
+            tuple([tuple(c) for c in self._callers]),
+            tuple(self._capped),
+            tuple([tuple([tuple(st) for st in sets]) for sets in self._last_sets]),
+            tuple([tuple(f) for f in self._last_found]),
+            self._view[seat],
+            tuple(self._hands[seat]),
+            tuple(self._stacks[seat][::-1]),
+        )
+
+    # ------------------------------------------------------------------ copies
+
+    def clone(self) -> Self:
+        """An independent copy: playing on it never changes this game."""
+        g = type(self).__new__(type(self))
+        g.variant = self.variant
+        g.rules = self.rules
+        g.n = self.n
+        g.seed = self.seed
+        g.setup_events = self.setup_events.copy()
+        g._moves = self._moves.copy()
+        g._steps = self._steps
+        g._chance = self._chance
+        g._round = self._round
+        g._tick = self._tick
+        g._ticks = self._ticks
+        g._over = self._over
+        g._heap = self._heap.copy()
+        g._box = self._box.copy()
+        g._view = self._view.copy()
+        g._hands = [h.copy() for h in self._hands]
+        g._found = [f.copy() for f in self._found]
+        g._stacks = [st.copy() for st in self._stacks]
+        g._active = self._active.copy()
+        g._sets = [[st.copy() for st in sets] for sets in self._sets]
+        g._last_sets = [[st.copy() for st in sets] for sets in self._last_sets]
+        g._last_found = [f.copy() for f in self._last_found]
+        g._round_scores = [r.copy() for r in self._round_scores]
+        g._callers = [c.copy() for c in self._callers]
+        g._capped = self._capped.copy()
+        g._in_front = self._in_front.copy()
+        return g
+
+    __copy__ = clone
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self.clone()
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "chance": self._chance,
+            "round": self._round,
+            "tick": self._tick,
+            "ticks": self._ticks,
+            "over": self._over,
+            "heap": self._heap.copy(),
+            "box": self._box.copy(),
+            "view": self._view.copy(),
+            "hands": [h.copy() for h in self._hands],
+            "found": [f.copy() for f in self._found],
+            "stacks": [st.copy() for st in self._stacks],
+            "active": self._active.copy(),
+            "sets": [[st.copy() for st in sets] for sets in self._sets],
+            "last_sets": [[st.copy() for st in sets] for sets in self._last_sets],
+            "last_found": [f.copy() for f in self._last_found],
+            "round_scores": [r.copy() for r in self._round_scores],
+            "callers": [c.copy() for c in self._callers],
+            "capped": self._capped.copy(),
+            "in_front": self._in_front.copy(),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the whole state is (the moves that led there aside)."""
+        if not isinstance(other, WuhltischGame):
+            return NotImplemented
+        return (
+            self.rules.content_hash == other.rules.content_hash
+            and self.n == other.n
+            and self.seed == other.seed
+            and self._state() == other._state()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        state = "over" if self._over else f"round {self._round} tick {self._tick}"
+        return f"<WuhltischGame {self.rules.name} players={self.n} seed={self.seed} {state}>"
+
+    # -------------------------------------------------------------------- JSON
+
+    FORMAT = FORMAT
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole game as JSON-ready data (the resolved variant included)."""
+        return {
+            "format": FORMAT,
+            "family": self.family,
+            "variant_hash": self.rules.content_hash,
+            "variant": self.variant.to_data(),
+            "players": self.n,
+            "seed": self.seed,
+            "steps": self._steps,
+            "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
+            "state": self._state(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WuhltischGame:
+        """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
+        from cardshop.wuhltisch._serial import game_from_data
+
+        return game_from_data(cls, data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> WuhltischGame:
+        from cardshop.wuhltisch._serial import game_from_data
+
+        if options:
+            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
+        return game_from_data(cls, text)
+
+    def to_position(self) -> dict[str, Any]:
+        """This game as a position (docs/wuhltisch-rules.md, "Positions")."""
+        from cardshop.wuhltisch.position import position_of
+
+        return position_of(self)
+
+    @classmethod
+    def from_position(
+        cls, position: Mapping[str, Any] | str, variant: WuhltischVariant | None = None
+    ) -> WuhltischGame:
+        from cardshop.wuhltisch.position import game_from_position
+
+        return game_from_position(cls, position, variant)
+
+
+def new_game(
+    variant: WuhltischVariant, players: int, seed: int | None = None, **options: Any
+) -> WuhltischGame:
+    """Start a game: shuffle the heap and deal the lists of round 1. [WT-SETUP-1/2]"""
+    if options:
+        raise SetupError(f"Wühltisch games take no options (got {', '.join(options)})")
+    if not isinstance(variant, WuhltischVariant):
+        raise SetupError(f"not a Wühltisch variant: {variant!r}")
+    return WuhltischGame(variant, players, seed)

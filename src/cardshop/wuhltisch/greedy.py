@@ -1,0 +1,84 @@
+"""A greedy searcher for Wühltisch: keep what fits the face-up list, buy when it scores."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from cardshop._core import Action
+from cardshop._errors import SetupError
+from cardshop._variant import VariantBase
+from cardshop.wuhltisch.game import WuhltischObservation
+from cardshop.wuhltisch.variant import WuhltischVariant
+
+__all__ = ["WuhltischGreedyBot"]
+
+
+class WuhltischGreedyBot:
+    """Looks until a shirt raises its list's match count within the budget, keeps it,
+    swaps a held shirt for a better one, and lays the set down (``buy``) as soon as
+    it scores.
+
+    A shirt is worth keeping when the hand with it can still score: at most
+    ``max_matches - match_threshold`` mismatches in all, and the prices can still
+    fit the budget (the cheapest price for every free slot), or every shirt so far
+    is a luxury one. Ties are broken with the bot's own seeded generator.
+    """
+
+    name = "greedy"
+
+    def __init__(self, variant: VariantBase, seed: int = 0) -> None:
+        if not isinstance(variant, WuhltischVariant):
+            raise SetupError(f"not a Wühltisch variant: {variant.name!r}")
+        self.rules = variant.rules
+        self.rng = random.Random(seed)
+        self.cheapest = min(variant.shirts.prices)
+
+    def _fits(self, row: tuple[int, ...], shirts: list[int]) -> bool:
+        rules = self.rules
+        mismatches = sum(rules.list_size - row[c] for c in shirts)
+        if mismatches > rules.max_matches - rules.threshold:
+            return False
+        if all(rules.luxury[c] for c in shirts):
+            return True
+        free = rules.set_size - len(shirts)
+        return sum(rules.price[c] for c in shirts) + free * self.cheapest <= rules.budget
+
+    def choose(self, observation: WuhltischObservation, legal_actions: Sequence[Action]) -> Action:
+        legal = list(legal_actions)
+        rules = self.rules
+        o = observation
+        lst = o.lists[o.seat]
+        hand = list(o.hand)
+        k = rules.set_size
+
+        def pick(action: Action) -> Action:
+            return action if action in legal else legal[0]
+
+        if lst < 0:
+            return pick(Action("wait"))
+        row = rules.matches[lst - rules.first_list]
+        if o.view >= 0:
+            v = o.view
+            if len(hand) < k:
+                return pick(Action("keep") if self._fits(row, [*hand, v]) else Action("throw"))
+            now = rules.set_score(lst, hand)
+            best, slots = now, []
+            for i in range(k):
+                cand = [*hand[:i], *hand[i + 1 :], v]
+                score = rules.set_score(lst, cand)
+                if score > best:
+                    best, slots = score, [i]
+                elif score == best and score > now:
+                    slots.append(i)
+            if slots:
+                return pick(Action("swap", self.rng.choice(slots)))
+            return pick(Action("throw"))
+        if len(hand) == k:
+            if rules.set_score(lst, hand) > 0:
+                return pick(Action("buy"))
+            worst = max(
+                range(k), key=lambda i: (rules.list_size - row[hand[i]], rules.price[hand[i]])
+            )
+            return pick(Action("drop", worst))
+        return pick(Action("look"))
