@@ -17,14 +17,17 @@ from typing import Any
 import pytest
 
 import cardshop
+import tinyfamily
 from cardshop.audit import AuditReport, Distribution, run_audit, wilson
 from cardshop.cli import run
-from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
+from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NEVER_ENDS = str(FIXTURES / "never-ends.yaml")
 SMALL = FIXTURES / "small.yaml"
+INVARIANTS = invariant_names(invariants_of("klunker"))
+TINY = Path(__file__).parent / "tinyfamily"
 
 
 def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -94,6 +97,8 @@ def test_audit_of_a_builtin_holds_and_reports_the_games(capsys: pytest.CaptureFi
             assert all(r["low"] <= r["estimate"] <= r["high"] for r in rates)
         assert 1 <= pc["rounds"]["min"] <= pc["rounds"]["median"] <= pc["rounds"]["max"] < 200
         assert pc["decisions"]["mean"] > pc["rounds"]["mean"]
+        assert pc["steps"] == pc["decisions"]  # one action a step in a turn-based game
+        assert pc["ticks"] is None  # Klunker reports no ticks
         assert pc["scores"]["mean"] * pc["players"] == pytest.approx(
             sum(pc["mean_score_by_position"]), abs=1e-3
         )
@@ -181,9 +186,9 @@ def test_an_injected_sale_fault_is_caught_by_conservation(
 def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     report = run_audit(cardshop.load_variant(SMALL), games=3, examples=20, seed=1)
     assert not report.ok
-    finding = report.violations[0]
+    # The first fault found is shrunk; the faults it then causes are found unshrunk.
+    (finding,) = [f for f in report.violations if f.found_by == "state machine (shrunk)"]
     assert finding.name == "conservation"
-    assert finding.found_by == "state machine (shrunk)"
     example = finding.counterexample
     assert example is not None
     # Shrunk to a short game that ends with the faulty sale.
@@ -210,13 +215,15 @@ def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch
         (["klunker-en", "--players", "6"], "3 to 5 players"),
         (["klunker-en", "--games", "-1"], "games"),
         (["klunker-en", "--json", "--markdown"], "one of --json and --markdown"),
-        (["klunker-en", "--policy", "greedy"], "unknown policy 'greedy'"),
+        (["klunker-en", "--bots", "nope"], "unknown bot 'nope'"),
+        ([str(TINY / "tiny-seq.yaml"), "--bots", "thrifty"], "unknown bot 'thrifty'"),
         ([str(FIXTURES / "missing.yaml")], "file not found"),
     ],
 )
 def test_user_errors_exit_2(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    tinyfamily.register()
     assert run(["audit", *args, "-q"]) == 2
     err = capsys.readouterr().err
     assert message in err
@@ -259,7 +266,8 @@ def test_the_thrifty_policy_makes_games_last(capsys: pytest.CaptureFixture[str])
     code, plain = audit_json(capsys, *common)
     assert code == 0
     assert thrifty["policy"] == "thrifty"
-    assert thrifty["command"].endswith("--policy thrifty")
+    assert thrifty["bots"] == ["thrifty"]
+    assert thrifty["command"].endswith("--bots thrifty")
     rounds = thrifty["player_counts"][0]["rounds"]["mean"]
     assert rounds > 2 * plain["player_counts"][0]["rounds"]["mean"]
 
@@ -269,3 +277,75 @@ def test_report_type_is_exported() -> None:
     assert isinstance(report, AuditReport)
     assert report.ok
     assert json.loads(json.dumps(report.to_dict()))["seed"] == 0
+
+
+# ------------------------------------------------------------------ any family
+
+
+@pytest.mark.parametrize("name", ["tiny-seq", "tiny-sim"])
+def test_the_audit_runs_on_a_family_it_does_not_know(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tiny family, registered at run time, goes through the whole audit."""
+    tinyfamily.register()
+    path = str(TINY / f"{name}.yaml")
+    code, report = audit_json(capsys, path, "--games", "20", "--examples", "3", "--seed", "2")
+    assert code == 0, report
+    assert report["family"] == "tinymarket"
+    assert report["round_cap"] is None
+    names = [f["name"] for f in report["invariants"]]
+    assert names == ["acting", "legal_actions", "determinism", "result", "conservation"]
+    assert all(f["held"] for f in report["invariants"])
+    variant = cardshop.load_variant(path)
+    assert [pc["players"] for pc in report["player_counts"]] == list(
+        range(variant.players.min, variant.players.max + 1)
+    )
+    for pc in report["player_counts"]:
+        assert pc["games"] == 20
+        for key in ("win_rate_by_seat", "win_rate_by_position"):
+            assert math.isclose(sum(r["estimate"] for r in pc[key]), 1.0, abs_tol=1e-4)
+        # A tiny game counts its steps as its length; in a tick every seat decides.
+        assert pc["rounds"] == pc["steps"]
+        if name == "tiny-sim":
+            assert pc["decisions"]["mean"] == pytest.approx(pc["steps"]["mean"] * pc["players"])
+        else:
+            assert pc["decisions"] == pc["steps"]
+    assert run(["audit", path, "--games", "3", "--examples", "0", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "reached the variant's cap" in text
+    assert "held      conservation" in text
+
+
+def test_a_fault_of_a_simultaneous_family_is_caught_with_ticks_that_replay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tinyfamily.register()
+    original = tinyfamily.TinyGame._resolve
+
+    def losing(self: tinyfamily.TinyGame, actions: dict[int, Any]) -> list[Any]:
+        events = original(self, actions)
+        if any(isinstance(e, tinyfamily.Clashed) for e in events):
+            self.discard.pop()
+        return events
+
+    monkeypatch.setattr(tinyfamily.TinyGame, "_resolve", losing)
+    path = str(TINY / "tiny-sim.yaml")
+    report = run_audit(path, games=30, players=[3], examples=0, seed=1)
+    assert not report.ok
+    (finding,) = report.violations
+    assert finding.name == "conservation"
+    example = finding.counterexample
+    assert example is not None
+    game = cardshop.replay(example.variant, example.players, example.seed, None, example.actions)
+    assert tinyfamily.conservation(game) is not None
+
+
+def test_bots_are_chosen_by_name_seat_by_seat() -> None:
+    """Family bots (Klunker's greedy) play beside generic ones, one name per seat in turn."""
+    report = run_audit("klunker-en", games=20, players=[3], examples=0, bots=["greedy", "random"])
+    assert report.ok
+    assert report.bots == ("greedy", "random")
+    assert report.command().endswith("--bots greedy --bots random")
+    # Seats 0 and 2 play greedy and seat 1 random: greedy wins more.
+    rates = report.player_counts[0].win_rate_by_seat
+    assert rates[0].estimate + rates[2].estimate > 2 * rates[1].estimate

@@ -19,12 +19,22 @@ from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
 import cardshop
+import tinyfamily
 from cardshop import Game
-from cardshop.invariants import INVARIANTS, CheckedGame, InvariantViolation
+from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
-from cardshop.testing import Playthrough, action_sequences, game_machine, games, variants
+from cardshop.testing import (
+    FamilyTests,
+    Playthrough,
+    action_sequences,
+    game_machine,
+    games,
+    variants,
+)
+from tinyfamily import PASS
 
 SMALL = Path(__file__).parent / "fixtures" / "small.yaml"
+INVARIANTS = invariant_names(invariants_of("klunker"))
 
 STEPS = 25  # steps per state machine run; each step plays 1 to 20 actions
 
@@ -183,3 +193,128 @@ def test_game_machine_rejects_bad_options() -> None:
     assert machine.player_counts == (6,)
     assert machine.checks == frozenset({"conservation"})
     assert set(game_machine("klunker-zh").checks) == set(INVARIANTS)
+
+
+# ------------------------------------------------------- any family: the tiny one
+
+TINY = Path(__file__).parent / "tinyfamily"
+TINY_SEQ = str(TINY / "tiny-seq.yaml")
+TINY_SIM = str(TINY / "tiny-sim.yaml")
+tinyfamily.register()
+
+
+@given(action_sequences(TINY_SIM, players=[2, 3], max_actions=8))
+def test_action_sequences_of_a_simultaneous_game_are_ticks_that_replay(
+    playthrough: Playthrough,
+) -> None:
+    game = playthrough.replay()
+    assert playthrough.first_player is None  # the tiny family takes no first player
+    assert all(isinstance(step, dict) for step in playthrough.actions)
+    for step in playthrough.actions:
+        assert isinstance(step, dict)
+        assert sorted(step) == list(range(game.players))  # every seat acts in a tick
+    ticks: dict[int, dict[int, str]] = {}
+    for move in game.moves:
+        ticks.setdefault(move.step, {})[move.seat] = str(move.action)
+    assert list(ticks.values()) == list(playthrough.actions)
+    assert len(playthrough.actions) == 8 or game.is_over
+
+
+@given(games(TINY_SEQ, players=3, max_actions=6))
+def test_games_of_a_registered_family(game: cardshop.Game) -> None:
+    assert game.variant.family == "tinymarket"
+    assert len(game.moves) <= 6
+    CheckedGame(game)
+
+
+@pytest.mark.parametrize("variant", [TINY_SEQ, TINY_SIM])
+def test_the_machine_plays_any_family(variant: str) -> None:
+    machine = game_machine(variant)
+    assert "conservation" in machine.checks  # the family's own invariant
+    assert {"acting", "legal_actions", "determinism", "result"} <= machine.checks
+    run_state_machine_as_test(
+        machine, settings=settings(max_examples=8, stateful_step_count=10, deadline=None)
+    )
+
+
+def test_the_machine_shrinks_a_fault_of_a_simultaneous_family(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A clash that loses its card (instead of discarding it) breaks conservation."""
+    original = tinyfamily.TinyGame._resolve
+
+    def losing(self: tinyfamily.TinyGame, actions: dict[int, Any]) -> list[Any]:
+        events = original(self, actions)
+        if any(isinstance(e, tinyfamily.Clashed) for e in events):
+            self.discard.pop()
+        return events
+
+    monkeypatch.setattr(tinyfamily.TinyGame, "_resolve", losing)
+    machine = game_machine(TINY_SIM, checks=["conservation"])
+    with pytest.raises(InvariantViolation) as info:
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=50,
+                stateful_step_count=10,
+                phases=[Phase.generate, Phase.shrink],
+                database=None,
+                derandomize=True,
+                deadline=None,
+                print_blob=False,
+            ),
+        )
+    found = info.value
+    assert found.invariant == "conservation"
+    example = found.counterexample
+    assert example is not None
+    assert example.first_player is None
+    # Shrunk to the one tick of a clash, which replays to the fault.
+    assert len(example.actions) == 1
+    (tick,) = example.actions
+    assert isinstance(tick, dict)
+    assert len(set(tick.values())) < len(tick)  # two seats took the same card
+    game = cardshop.replay(example.variant, example.players, example.seed, None, example.actions)
+    assert tinyfamily.conservation(game) is not None
+    assert "apply_joint" not in example.to_code()
+    assert "cardshop.replay(" in example.to_code()
+
+
+class _Leaky(FamilyTests):
+    variants = (TINY_SEQ,)
+    seeds = (0,)
+
+    def register(self) -> None:
+        tinyfamily.register()
+
+    def hidden_twin(self, game: cardshop.Game, seat: int, rng: random.Random) -> Any:
+        assert isinstance(game, tinyfamily.TinyGame)
+        twin = game.clone()
+        rng.shuffle(twin.deck)
+        return twin
+
+
+def test_the_conformance_suite_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An observation that shows the top of the deck fails the hidden-information test."""
+    suite = _Leaky()
+    suite.setup_method()
+    suite.test_hidden_information()  # honest observations pass
+    original = tinyfamily.TinyGame.observation
+
+    def leaky(self: tinyfamily.TinyGame, seat: int) -> Any:
+        return original(self, seat)._replace(deck_size=self.deck[-1] if self.deck else 0)
+
+    monkeypatch.setattr(tinyfamily.TinyGame, "observation", leaky)
+    with pytest.raises(AssertionError, match="observation changes"):
+        suite.test_hidden_information()
+
+
+def test_the_conformance_suite_catches_an_illegal_action_that_plays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    suite = _Leaky()
+    suite.setup_method()
+    suite.test_illegal_actions_change_nothing()
+    monkeypatch.setattr(tinyfamily.TinyGame, "_checked", lambda self, action, seat: PASS)
+    with pytest.raises(AssertionError, match="was accepted"):
+        suite.test_illegal_actions_change_nothing()

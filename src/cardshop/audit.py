@@ -1,18 +1,20 @@
-"""Audit a variant: check every invariant, and measure what its games look like.
+"""Audit a variant of any family: check every invariant, and measure its games.
 
 :func:`run_audit` does what ``cardshop audit VARIANT`` prints:
 
 1. runs the invariant state machine (:func:`cardshop.testing.game_machine`), where
    hypothesis picks every action and shrinks any failure to a short counterexample
    (needs hypothesis; ``examples=0`` skips it);
-2. plays ``games`` simulated games per player count, each seat following a policy
-   (:data:`POLICIES`; by default uniformly at random among its legal actions) with
-   a generator derived from the audit seed, every game in debug mode
-   (:class:`cardshop.invariants.CheckedGame`);
+2. plays ``games`` simulated games per player count through :mod:`cardshop.driver`,
+   each seat played by a bot (:func:`cardshop.bots.make_bot`: ``random`` by default,
+   or any bot of the variant's family, e.g. Klunker's ``thrifty``) seeded from the
+   audit seed, every game in debug mode (:class:`cardshop.invariants.CheckedGame`:
+   the generic invariants and the family's own);
 3. reports each invariant as held or violated (with a replayable counterexample),
-   whether games end before the round cap, and per player count: the share of
-   capped games, game length in rounds and decisions, win rates by seat and by
-   position from the first start player with 95% Wilson intervals, and scores.
+   whether games end before their cap, and per player count: the share of capped
+   games, game length (rounds, steps, decisions, and ticks when the family reports
+   them), win rates by seat and by position from the first player with 95% Wilson
+   intervals, and scores.
 
 The report is a value (:class:`AuditReport`) with text, Markdown and JSON forms.
 The same seed gives the same report.
@@ -21,23 +23,31 @@ The same seed gives the same report.
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardshop._core import Action, derive_rng, derive_seed
+from cardshop import driver
+from cardshop._core import derive_seed
 from cardshop._errors import CardshopError, SetupError
+from cardshop._family import new_game
+from cardshop._game import Dynamics, Game, Termination
 from cardshop._loader import load_variant
 from cardshop._stats import Interval, wilson
-from cardshop.invariants import INVARIANTS, CheckedGame, Counterexample, InvariantViolation
-from cardshop.klunker.game import Game, Phase, Termination, new_game
-from cardshop.klunker.variant import Variant, as_klunker
+from cardshop._variant import VariantBase
+from cardshop.bots import Bot, make_bot
+from cardshop.invariants import (
+    CheckedGame,
+    Counterexample,
+    InvariantViolation,
+    describe_invariants,
+    game_setup,
+    steps_of,
+)
 
 __all__ = [
-    "POLICIES",
     "AuditError",
     "AuditReport",
     "Distribution",
@@ -152,6 +162,10 @@ class PlayerCountReport:
     shared_wins: int
     unfinished: int = 0
     """Games stopped by an engine fault (not counted in the statistics)."""
+    steps: Distribution | None = None
+    """Steps per game (turns, or ticks of a simultaneous game)."""
+    ticks: Distribution | None = None
+    """Ticks per game, when the family reports them (``Result.details["ticks"]``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -161,6 +175,8 @@ class PlayerCountReport:
             "cap_share": self.cap_share.to_dict(),
             "rounds": self.rounds.to_dict(),
             "decisions": self.decisions.to_dict(),
+            "steps": None if self.steps is None else self.steps.to_dict(),
+            "ticks": None if self.ticks is None else self.ticks.to_dict(),
             "win_rate_by_seat": [i.to_dict() for i in self.win_rate_by_seat],
             "win_rate_by_position": [i.to_dict() for i in self.win_rate_by_position],
             "scores": self.scores.to_dict(),
@@ -178,14 +194,22 @@ class AuditReport:
     name: str
     title: str
     content_hash: str
-    round_cap: int
+    round_cap: int | None
+    """The variant's ``round_cap``, for families that have one."""
     seed: int
     games: int
     examples: int
     max_cap_share: float
     policy: str
+    """The bots' names, joined by commas (one name: every seat plays that bot)."""
     invariants: tuple[InvariantFinding, ...]
     player_counts: tuple[PlayerCountReport, ...]
+    family: str = ""
+
+    @property
+    def bots(self) -> tuple[str, ...]:
+        """The bot of each seat in turn (seat ``s`` plays ``bots[s % len(bots)]``)."""
+        return tuple(self.policy.split(","))
 
     @property
     def violations(self) -> tuple[InvariantFinding, ...]:
@@ -212,13 +236,14 @@ class AuditReport:
         if self.max_cap_share:
             parts.append(f"--max-cap-share {self.max_cap_share:g}")
         if self.policy != "random":
-            parts.append(f"--policy {self.policy}")
+            parts.append(" ".join(f"--bots {name}" for name in self.bots))
         return " ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {
             "variant": self.variant,
+            "family": self.family,
             "name": self.name,
             "title": self.title,
             "content_hash": self.content_hash,
@@ -228,6 +253,7 @@ class AuditReport:
             "examples": self.examples,
             "max_cap_share": self.max_cap_share,
             "policy": self.policy,
+            "bots": list(self.bots),
             "command": self.command(),
             "ok": self.ok,
             "games_end": self.games_end,
@@ -249,6 +275,11 @@ class AuditReport:
         lines += [f"{indent}  {line}" for line in example.to_code().splitlines()]
         return lines
 
+    def _cap_text(self) -> str:
+        if self.round_cap is None:
+            return "the variant's cap"
+        return f"the round cap of {self.round_cap}"
+
     def to_text(self) -> str:
         """The report for a terminal."""
         out = [
@@ -262,7 +293,8 @@ class AuditReport:
         width = max(len(f.name) for f in self.invariants) if self.invariants else 0
         for f in self.invariants:
             mark = "held    " if f.held else "VIOLATED"
-            out.append(f"  {mark}  {f.name:<{width}}  {f.summary} [{', '.join(f.clauses)}]")
+            clauses = f" [{', '.join(f.clauses)}]" if f.clauses else ""
+            out.append(f"  {mark}  {f.name:<{width}}  {f.summary}{clauses}")
             if not f.held:
                 out += self._violation_lines(f, " " * (width + 14))
         out.append("")
@@ -270,13 +302,17 @@ class AuditReport:
         total = sum(pc.games for pc in self.player_counts)
         verdict = "ok  " if self.games_end else "FAIL"
         out.append(
-            f"Termination: {verdict} {total_capped} of {total} simulated games reached the "
-            f"round cap of {self.round_cap} (allowed share: {self.max_cap_share:.1%})"
+            f"Termination: {verdict} {total_capped} of {total} simulated games reached "
+            f"{self._cap_text()} (allowed share: {self.max_cap_share:.1%})"
         )
         for pc in self.player_counts:
-            out += ["", f"{pc.players} players: {pc.games} games ({self.policy} policy)"]
+            out += ["", f"{pc.players} players: {pc.games} games (bots: {self.policy})"]
             out.append(f"  capped:     {pc.capped} games, {pc.cap_share} (95% Wilson interval)")
             out.append(f"  rounds:     {pc.rounds}")
+            if pc.steps is not None:
+                out.append(f"  steps:      {pc.steps}")
+            if pc.ticks is not None:
+                out.append(f"  ticks:      {pc.ticks}")
             out.append(f"  decisions:  {pc.decisions}")
             out.append(f"  scores:     {pc.scores}")
             out.append(f"  shared wins: {pc.shared_wins} games")
@@ -326,8 +362,8 @@ class AuditReport:
             "",
             "### Games",
             "",
-            f"Policy `{self.policy}`; {total_capped} of {total} games reached the round cap of "
-            f"{self.round_cap} (termination: {'ok' if self.games_end else 'FAILED'}).",
+            f"Bots `{self.policy}`; {total_capped} of {total} games reached "
+            f"{self._cap_text()} (termination: {'ok' if self.games_end else 'FAILED'}).",
             "",
             "| Players | Games | Capped (95% CI) | Rounds: mean (sd) | median (10%-90%) | max "
             "| Decisions: mean (sd) | Score: mean (sd) | Shared wins |",
@@ -367,65 +403,33 @@ class AuditReport:
 # ------------------------------------------------------------------- running
 
 
-def _random_policy(game: Game, rng: random.Random) -> Action:
-    """Any legal action, uniformly."""
-    return rng.choice(game.legal_actions())
+def _bots(
+    names: Sequence[str], variant: VariantBase, seed: int, players: int, index: int
+) -> list[Bot]:
+    return [
+        make_bot(
+            names[seat % len(names)], variant, derive_seed(seed, "audit-bot", players, index, seat)
+        )
+        for seat in range(players)
+    ]
 
 
-def _thrifty_policy(game: Game, rng: random.Random) -> Action:
-    """Keep cards in hand, to make games last: one card into an empty window and no
-    more, store only a card that completes a row, buy one's own window when it holds
-    cards, otherwise any window (or decline when none can be bought)."""
-    actions = game.legal_actions()
-    seat = game.current_player
-    phase = game.phase
-    if phase is Phase.FILL:
-        done = [a for a in actions if a.verb == "done"]
-        return done[0] if done else rng.choice(actions)
-    if phase is Phase.STORE:
-        safe = game.zone_counts(f"safe:{seat}")
-        size = game.rules.set_size
-        completing = [
-            a for a in actions if a.verb == "store" and safe.get(str(a.arg), 0) % size == size - 1
-        ]
-        return completing[0] if completing else Action("pass")
-    if phase is Phase.PURCHASE:
-        buys = [a for a in actions if a.verb == "buy"]
-        own = [a for a in buys if a.arg == seat]
-        if own:
-            return own[0]
-        return rng.choice(buys) if buys else Action("decline")
-    return rng.choice(actions)
-
-
-POLICIES: dict[str, Callable[[Game, random.Random], Action]] = {
-    "random": _random_policy,
-    "thrifty": _thrifty_policy,
-}
-"""The policies simulated players can follow, by name.
-
-``random`` picks uniformly among the legal actions. ``thrifty`` holds cards back
-to make games last: it looks for games that do not end.
-"""
-
-
-def _policy_game(
-    variant: Variant,
+def _audit_game(
+    variant: VariantBase,
     players: int,
     seed: int,
     index: int,
     checks: frozenset[str],
     every: int,
     ref: str,
-    policy: Callable[[Game, random.Random], Action],
+    names: Sequence[str],
 ) -> tuple[Game, InvariantViolation | None]:
-    """Play one simulated game, in debug mode until the first violation.
+    """Play one simulated game with bots, in debug mode until the first violation.
 
-    The game comes back unfinished if an action failed (a fault of the engine).
+    The game comes back unfinished if a step failed (a fault of the engine).
     """
-    game_seed = derive_seed(seed, "audit-game", players, index)
-    rng = derive_rng(seed, "audit-policy", players, index)
-    game = new_game(variant, players, game_seed)
+    game = new_game(variant, players, derive_seed(seed, "audit-game", players, index))
+    bots = _bots(names, variant, seed, players, index)
     violation: InvariantViolation | None = None
     checked: CheckedGame | None = None
     if checks:
@@ -433,17 +437,21 @@ def _policy_game(
             checked = CheckedGame(game, checks=checks, every=every, variant_ref=ref)
         except InvariantViolation as exc:
             violation = exc
+    turn_based = game.dynamics is Dynamics.SEQUENTIAL
     while not game.is_over:
-        action = policy(game, rng)
-        played = len(game.history)
+        played = len(game.moves)
         try:
+            actions = driver.choose(game, bots)
             if checked is None:
-                game.apply(action)
+                driver.apply(game, actions)
+            elif turn_based and len(actions) == 1:
+                ((seat, action),) = actions.items()
+                checked.apply(action, seat)
             else:
-                checked.apply(action)
+                checked.apply_joint(actions)
         except InvariantViolation as exc:
             violation, checked = exc, None
-            if len(game.history) == played:  # the action itself failed
+            if len(game.moves) == played:  # the step itself failed
                 break
         except Exception:  # an engine fault that no invariant still checked reports
             break
@@ -451,7 +459,7 @@ def _policy_game(
 
 
 def _state_machine(
-    variant: Variant,
+    variant: VariantBase,
     ref: str,
     counts: Sequence[int],
     checks: frozenset[str],
@@ -511,7 +519,7 @@ def _state_machine(
 
 
 def run_audit(
-    variant: Variant | str | Path,
+    variant: VariantBase | str | Path,
     *,
     games: int = 1000,
     players: Collection[int] | None = None,
@@ -519,31 +527,33 @@ def run_audit(
     examples: int = 50,
     check_every: int = 10,
     max_cap_share: float = 0.0,
-    policy: str = "random",
+    bots: str | Sequence[str] = "random",
     progress: Callable[[str], None] | None = None,
 ) -> AuditReport:
-    """Audit ``variant`` (a :class:`~cardshop.Variant`, built-in name or YAML path).
+    """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
     ``games`` simulated games are played per player count (``players``, default
     the variant's whole range); ``examples`` is the number of state machine runs
     (0 skips it, and hypothesis is then not needed); ``check_every`` checks the
-    costly invariants (hidden information, copies) of simulated games after every
-    ``check_every``-th action; games may hit the round cap in at most
-    ``max_cap_share`` of games before the audit fails. ``policy`` names how the
-    simulated players choose (a key of :data:`POLICIES`). ``progress`` receives a
-    line of text as each part starts.
+    costly invariants (copies, hidden information, ...) of simulated games after
+    every ``check_every``-th step; games may be capped in at most ``max_cap_share``
+    of games before the audit fails. ``bots`` names the bots that play (a name, or
+    one per seat in turn; any name :func:`cardshop.bots.make_bot` knows for the
+    variant). ``progress`` receives a line of text as each part starts.
     """
-    v = as_klunker(load_variant(variant))
-    ref = v.name if isinstance(variant, Variant) else str(variant)
+    v = load_variant(variant)
+    ref = v.name if isinstance(variant, VariantBase) else str(variant)
     if games < 0 or examples < 0 or check_every < 1 or not 0 <= max_cap_share <= 1:
         raise AuditError(
             "games and examples must be 0 or more, check_every 1 or more, and "
             f"max_cap_share within 0..1 (got {games}, {examples}, {check_every}, "
             f"{max_cap_share})"
         )
-    if policy not in POLICIES:
-        raise AuditError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
-    choose = POLICIES[policy]
+    names = [bots] if isinstance(bots, str) else list(bots)
+    names = [n.strip() for name in names for n in name.split(",") if n.strip()]
+    if not names:
+        raise AuditError("name at least one bot")
+    _bots(names, v, seed, len(names), -1)  # an unknown bot name is a SetupError now
     counts = sorted(set(players)) if players else list(range(v.players.min, v.players.max + 1))
     bad = [n for n in counts if not v.players.min <= n <= v.players.max]
     if bad:
@@ -552,9 +562,10 @@ def run_audit(
             f"{', '.join(map(str, bad))}"
         )
     say = progress or (lambda _line: None)
+    catalogue = describe_invariants(v.family)
     found: dict[str, tuple[Counterexample | None, str]] = {}
 
-    remaining = frozenset(INVARIANTS)
+    remaining = frozenset(catalogue)
     if examples:
         # The first violation is shrunk; later searches (for the invariants still
         # holding) report what they find as found, which costs far less.
@@ -572,7 +583,7 @@ def run_audit(
         say(f"{n} players: {games} games")
         results = []
         for i in range(games):
-            game, violation = _policy_game(v, n, seed, i, remaining, check_every, ref, choose)
+            game, violation = _audit_game(v, n, seed, i, remaining, check_every, ref, names)
             if violation is not None and violation.invariant not in found:
                 found[violation.invariant] = (
                     violation.counterexample,
@@ -584,28 +595,30 @@ def run_audit(
 
     findings = tuple(
         InvariantFinding(
-            inv.name,
-            inv.clauses,
-            inv.summary,
-            held=inv.name not in found,
-            counterexample=found.get(inv.name, (None, ""))[0],
-            found_by=found.get(inv.name, (None, ""))[1],
+            name,
+            clauses,
+            summary,
+            held=name not in found,
+            counterexample=found.get(name, (None, ""))[0],
+            found_by=found.get(name, (None, ""))[1],
         )
-        for inv in INVARIANTS.values()
+        for name, (summary, clauses) in catalogue.items()
     )
+    cap = getattr(v, "round_cap", None)
     return AuditReport(
         variant=ref,
         name=v.name,
         title=v.title,
         content_hash=v.content_hash,
-        round_cap=v.round_cap,
+        round_cap=cap if isinstance(cap, int) else None,
         seed=seed,
         games=games,
         examples=examples,
         max_cap_share=max_cap_share,
-        policy=policy,
+        policy=",".join(names),
         invariants=findings,
         player_counts=tuple(reports),
+        family=v.family,
     )
 
 
@@ -616,30 +629,39 @@ def _summarise(players: int, played: Sequence[Game]) -> PlayerCountReport:
     wins_by_position = [0.0] * players
     score_by_position = [0.0] * players
     scores: list[float] = []
+    rounds: list[float] = []
+    ticks: list[float] = []
     shared = 0
     capped = 0
     for game in games:
         result = game.result()
+        first = game_setup(game).get("first_player", 0)
+        first = first if isinstance(first, int) else 0
         capped += result.termination is Termination.CAPPED
+        rounds.append(result.rounds)
+        if "ticks" in result.details:
+            ticks.append(result.details["ticks"])
         share = 1 / len(result.winners)
         shared += len(result.winners) > 1
         for seat in result.winners:
             wins_by_seat[seat] += share
-            wins_by_position[(seat - game.first_player) % players] += share
+            wins_by_position[(seat - first) % players] += share
         for seat, score in enumerate(result.scores):
             scores.append(score)
-            score_by_position[(seat - game.first_player) % players] += score
+            score_by_position[(seat - first) % players] += score
     return PlayerCountReport(
         players=players,
         games=n_games,
         capped=capped,
         cap_share=wilson(capped, n_games),
-        rounds=Distribution.of([g.round for g in games]),
-        decisions=Distribution.of([len(g.history) for g in games]),
+        rounds=Distribution.of(rounds),
+        decisions=Distribution.of([len(g.moves) for g in games]),
         win_rate_by_seat=tuple(wilson(w, n_games) for w in wins_by_seat),
         win_rate_by_position=tuple(wilson(w, n_games) for w in wins_by_position),
         scores=Distribution.of(scores),
         mean_score_by_position=tuple(s / n_games if n_games else 0.0 for s in score_by_position),
         shared_wins=shared,
         unfinished=len(played) - n_games,
+        steps=Distribution.of([len(steps_of(g)) for g in games]),
+        ticks=Distribution.of(ticks) if ticks and len(ticks) == n_games else None,
     )

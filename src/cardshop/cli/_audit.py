@@ -40,14 +40,17 @@ def audit(
             "--max-cap-share", help="Share of games allowed to reach the round cap (0..1)."
         ),
     ] = 0.0,
-    policy: Annotated[
-        str,
+    bots: Annotated[
+        list[str] | None,
         typer.Option(
+            "--bots",
             "--policy",
-            help="How simulated players choose: random (any legal action) or thrifty "
+            "-b",
+            help="The bot the simulated players are (repeatable: one per seat in turn; "
+            "default random). Any bot of the variant's family, e.g. Klunker's thrifty "
             "(holds cards back, to look for games that do not end).",
         ),
-    ] = "random",
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     as_markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the report as Markdown.")
@@ -56,12 +59,12 @@ def audit(
         bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
     ] = False,
 ) -> None:
-    """Check every invariant of VARIANT and measure its games.
+    """Check every invariant of VARIANT (of any family) and measure its games.
 
-    Runs the invariant state machine and N simulated games per player count,
-    then reports each invariant (with a replayable counterexample if violated), the
-    share of games that reached the round cap, game lengths, win rates by seat and
-    by position from the first start player (95% Wilson intervals) and scores.
+    Runs the invariant state machine and N simulated games per player count, played
+    by bots, then reports each invariant (with a replayable counterexample if
+    violated), the share of games that were capped, game lengths, win rates by seat
+    and by position from the first player (95% Wilson intervals) and scores.
     Exit code 0: everything held; 1: an invariant was violated or too many games
     reached the round cap; 2: bad input.
     """
@@ -80,7 +83,7 @@ def audit(
         examples=examples,
         check_every=check_every,
         max_cap_share=max_cap_share,
-        policy=policy,
+        bots=bots or ["random"],
         progress=progress,
     )
     if as_json:

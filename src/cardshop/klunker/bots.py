@@ -23,7 +23,15 @@ from cardshop._variant import VariantBase
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Rules, Variant, as_klunker
 
-__all__ = ["SEARCH", "GreedyBot", "Heuristic", "heuristic", "make_greedy"]
+__all__ = [
+    "SEARCH",
+    "GreedyBot",
+    "Heuristic",
+    "ThriftyBot",
+    "heuristic",
+    "make_greedy",
+    "make_thrifty",
+]
 
 
 # ------------------------------------------------------------------------ heuristic
@@ -261,6 +269,63 @@ def make_greedy(variant: VariantBase, seed: int, option: str | None) -> GreedyBo
         raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
     assert isinstance(variant, Variant)
     return GreedyBot(seed, variant)
+
+
+class ThriftyBot:
+    """Keeps cards in hand, to make games last (the audit uses it to look for games
+    that do not end): one card into an empty window and no more, store only a card
+    that completes a row, buy its own window when that holds cards, otherwise any
+    window, or decline when none can be bought. Other choices are random (seeded).
+    """
+
+    name = "thrifty"
+
+    def __init__(self, seed: int, variant: Variant | str) -> None:
+        self.variant = as_klunker(load_variant(variant))
+        self.rules: Rules = self.variant.rules
+        self._rng = random.Random(seed)
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        obs = observation
+        rng = self._rng
+        actions = list(legal_actions)
+        if obs.phase is Phase.FILL:
+            done = [a for a in actions if a.verb == "done"]
+            return done[0] if done else rng.choice(actions)
+        if obs.phase is Phase.STORE:
+            safe = obs.safes[obs.seat]
+            size = self.rules.set_size
+            index = self.rules.kind_index
+            completing = [
+                a
+                for a in actions
+                if a.verb == "store" and safe[index[str(a.arg)]] % size == size - 1
+            ]
+            if completing:
+                return completing[0]
+            passing = [a for a in actions if a.verb == "pass"]
+            return passing[0] if passing else rng.choice(actions)
+        if obs.phase is Phase.PURCHASE:
+            buys = [a for a in actions if a.verb == "buy"]
+            own = [a for a in buys if a.arg == obs.seat]
+            if own:
+                return own[0]
+            if buys:
+                return rng.choice(buys)
+            declines = [a for a in actions if a.verb == "decline"]
+            return declines[0] if declines else rng.choice(actions)
+        return rng.choice(actions)
+
+    def __repr__(self) -> str:
+        return f"ThriftyBot({self.variant.name!r})"
+
+
+def make_thrifty(variant: VariantBase, seed: int, option: str | None) -> ThriftyBot:
+    """The ``thrifty`` bot of the registry (``cardshop.bots.make_bot("thrifty", ...)``)."""
+    if option is not None:
+        raise SetupError(f"bot 'thrifty' takes no option (got 'thrifty:{option}')")
+    assert isinstance(variant, Variant)
+    return ThriftyBot(seed, variant)
 
 
 # ----------------------------------------------------------------------- search hooks

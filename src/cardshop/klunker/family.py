@@ -15,10 +15,11 @@ from cardshop._family import Family
 from cardshop._game import Dynamics
 from cardshop._variant import VariantBase
 from cardshop.klunker import spaces
-from cardshop.klunker.bots import SEARCH, make_greedy
+from cardshop.klunker.bots import SEARCH, make_greedy, make_thrifty
 from cardshop.klunker.events import event_from_dict, event_to_dict
 from cardshop.klunker.game import Game
 from cardshop.klunker.game import new_game as _new_game
+from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
 from cardshop.klunker.variant import Variant, as_klunker
 
@@ -67,7 +68,8 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=lambda data: event_from_dict(dict(data)),
     render=spaces.render,
-    bots={"greedy": make_greedy},
+    invariants=FAMILY_INVARIANTS,
+    bots={"greedy": make_greedy, "thrifty": make_thrifty},
     sampler=_sample,
     determinizer=_determinizer,
     search=SEARCH,

@@ -27,7 +27,16 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
         "cardshop.testing needs hypothesis; install it with: pip install 'cardshop[testing]'"
     ) from exc
 
+from cardshop.testing.conformance import FamilyTests
 from cardshop.testing.stateful import game_machine
-from cardshop.testing.strategies import Playthrough, action_sequences, games, variants
+from cardshop.testing.strategies import Playthrough, action_sequences, draw_step, games, variants
 
-__all__ = ["Playthrough", "action_sequences", "game_machine", "games", "variants"]
+__all__ = [
+    "FamilyTests",
+    "Playthrough",
+    "action_sequences",
+    "draw_step",
+    "game_machine",
+    "games",
+    "variants",
+]

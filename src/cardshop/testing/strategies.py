@@ -1,33 +1,53 @@
-"""Hypothesis strategies: random valid variants, games, and legal action sequences.
+"""Hypothesis strategies: games and legal action sequences of any family's variants,
+and random valid variants of the Klunker family.
 
 Every option is keyword-only. For example::
 
     from hypothesis import given
-    from cardshop.testing.strategies import variants, action_sequences
+    from cardshop.testing.strategies import action_sequences, variants
+
+    @given(action_sequences("tests/tinyfamily/tiny-sim.yaml", max_actions=20))
+    def test_ticks_replay(playthrough):
+        playthrough.replay()
 
     @given(variants(max_players=4, tax=True))
     def test_small_variants_set_up(variant):
         ...
 
-Generated variants always pass :meth:`cardshop.Variant.semantic_errors`: they are
-variants a user could write, not just ones the schema accepts.
+:func:`games` and :func:`action_sequences` work for every family: hypothesis picks
+each acting seat's action among its legal ones (every seat of a simultaneous tick,
+one draw each), so failures shrink to short games of simple choices.
+
+:func:`variants` generates Klunker data (``family: klunker``) and validates it with
+the model the registry gives for that family; generated variants always pass
+``semantic_errors()``: they are variants a user could write, not just ones the schema
+accepts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
-from cardshop._core import Seat
+from cardshop import driver
+from cardshop._core import Action, Seat
+from cardshop._family import game_options, get_family, new_game, replay
+from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
-from cardshop.klunker.game import Game, new_game, replay
-from cardshop.klunker.variant import Variant, as_klunker
+from cardshop._variant import VariantBase
 
-__all__ = ["KIND_NAMES", "Playthrough", "action_sequences", "games", "variants"]
+__all__ = [
+    "KIND_NAMES",
+    "Playthrough",
+    "action_sequences",
+    "draw_step",
+    "games",
+    "variants",
+]
 
 KIND_NAMES = ("amber", "beryl", "coral", "jade", "onyx", "opal", "pearl", "ruby", "topaz")
 """The card kinds that generated variants draw their names from."""
@@ -57,8 +77,8 @@ def variants(
     tax: bool | None = None,
     reshuffle: bool | None = None,
     name: str = "generated",
-) -> Variant:
-    """A random valid :class:`~cardshop.Variant`.
+) -> VariantBase:
+    """A random valid variant of the Klunker family.
 
     Everything varies: card kinds and counts, player range, starting cash, hand
     size, the round's steps and their order (``tax`` and ``reshuffle`` included
@@ -126,22 +146,30 @@ def variants(
         }
     if draw(st.booleans()):
         data["match"] = {"games_per_player": draw(st.integers(1, 2))}
-    variant = Variant.model_validate(data)
+    variant = get_family("klunker").variant_model.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy
         raise AssertionError(f"variants() built an invalid variant: {problems} from {data}")
     return variant
 
 
-def _resolve(draw: DrawFn, variant: Variant | str | SearchStrategy[Variant] | None) -> Variant:
+AnyVariant = VariantBase | str | SearchStrategy[VariantBase] | None
+"""A variant (loaded, a built-in name or a path), a strategy of variants, or None for
+a generated Klunker variant."""
+
+Step = str | dict[Seat, str]
+"""One step of a playthrough: an action text, or each acting seat's text in a tick."""
+
+
+def _resolve(draw: DrawFn, variant: AnyVariant) -> VariantBase:
     if variant is None:
         return draw(variants())
     if isinstance(variant, SearchStrategy):
         return draw(variant)
-    return as_klunker(load_variant(variant))
+    return load_variant(variant)
 
 
-def _players(draw: DrawFn, variant: Variant, players: int | Sequence[int] | None) -> int:
+def _players(draw: DrawFn, variant: VariantBase, players: int | Sequence[int] | None) -> int:
     if players is None:
         return draw(st.integers(variant.players.min, variant.players.max))
     if isinstance(players, int):
@@ -151,32 +179,46 @@ def _players(draw: DrawFn, variant: Variant, players: int | Sequence[int] | None
 
 @dataclass(frozen=True, slots=True)
 class Playthrough:
-    """A game's setup and a list of legal action texts: replayable anywhere.
+    """A game's setup and a list of legal steps as text: replayable anywhere.
 
-    ``replay()`` plays it with :func:`cardshop.replay`; the repr is a readable
-    record to paste into a bug report.
+    A step is an action text, or (simultaneous games) a mapping of each acting seat
+    to its action text. ``replay()`` plays it with :func:`cardshop.replay`; the repr
+    is a readable record to paste into a bug report. ``first_player`` is ``None`` for
+    a family whose games take no first player.
     """
 
-    variant: Variant
+    variant: VariantBase
     players: int
     seed: int
-    first_player: Seat
-    actions: tuple[str, ...]
+    first_player: Seat | None
+    actions: tuple[Step, ...]
 
     def replay(self) -> Game:
-        """The game after every action."""
+        """The game after every step."""
         return replay(self.variant, self.players, self.seed, self.first_player, self.actions)
 
     def __repr__(self) -> str:
+        first = "" if self.first_player is None else f", first_player={self.first_player}"
         return (
-            f"Playthrough({self.variant.name!r}, players={self.players}, seed={self.seed}, "
-            f"first_player={self.first_player}, actions={list(self.actions)!r})"
+            f"Playthrough({self.variant.name!r}, players={self.players}, seed={self.seed}"
+            f"{first}, actions={list(self.actions)!r})"
         )
+
+
+def draw_step(draw: Callable[..., Any], game: Game) -> dict[Seat, Action]:
+    """One legal action for every acting seat of ``game``, each drawn by hypothesis.
+
+    ``draw`` is a composite strategy's ``draw`` or ``st.data()``'s ``data.draw``.
+    """
+    return {
+        seat: draw(st.sampled_from(game.legal_actions(seat)), label=f"seat {seat}")
+        for seat in game.acting
+    }
 
 
 def _play(
     draw: DrawFn,
-    variant: Variant | str | SearchStrategy[Variant] | None,
+    variant: AnyVariant,
     players: int | Sequence[int] | None,
     max_actions: int,
     to_end: bool,
@@ -184,30 +226,36 @@ def _play(
     v = _resolve(draw, variant)
     n = _players(draw, v, players)
     seed = draw(_SEEDS)
-    first = draw(st.integers(0, n - 1))
+    takes_first = "first_player" in game_options(get_family(v.family))
+    first = draw(st.integers(0, n - 1)) if takes_first else None
     game = new_game(v, n, seed, first)
-    actions: list[str] = []
-    while not game.is_over and (to_end or len(actions) < max_actions):
-        action = draw(st.sampled_from(game.legal_actions()))
-        game.apply(action)
-        actions.append(str(action))
-    return Playthrough(v, n, seed, first, tuple(actions)), game
+    steps: list[Step] = []
+    joint = game.dynamics is Dynamics.SIMULTANEOUS
+    while not game.is_over and (to_end or len(steps) < max_actions):
+        actions = draw_step(draw, game)
+        driver.apply(game, actions)
+        if joint:
+            steps.append({seat: str(action) for seat, action in actions.items()})
+        else:
+            steps.append(str(next(iter(actions.values()))))
+    return Playthrough(v, n, seed, first, tuple(steps)), game
 
 
 @st.composite
 def action_sequences(
     draw: DrawFn,
-    variant: Variant | str | SearchStrategy[Variant] | None = None,
+    variant: AnyVariant = None,
     *,
     players: int | Sequence[int] | None = None,
     max_actions: int = 200,
     to_end: bool = False,
 ) -> Playthrough:
-    """A setup of ``variant`` (default: a generated variant) and legal actions from it.
+    """A setup of ``variant`` (default: a generated Klunker variant) and legal steps.
 
-    Hypothesis chooses every action among the legal ones, so failures shrink to
-    short games of simple choices. At most ``max_actions`` are played, or, with
-    ``to_end``, as many as it takes to end the game.
+    Hypothesis chooses every action among the legal ones (each acting seat's, in a
+    simultaneous tick), so failures shrink to short games of simple choices. At most
+    ``max_actions`` steps are played, or, with ``to_end``, as many as it takes to end
+    the game.
     """
     return _play(draw, variant, players, max_actions, to_end)[0]
 
@@ -215,12 +263,13 @@ def action_sequences(
 @st.composite
 def games(
     draw: DrawFn,
-    variant: Variant | str | SearchStrategy[Variant] | None = None,
+    variant: AnyVariant = None,
     *,
     players: int | Sequence[int] | None = None,
     max_actions: int = 0,
 ) -> Game:
-    """A game of ``variant`` (default: a generated variant) with a seed and first player
-    drawn by hypothesis, after 0 to ``max_actions`` legal actions chosen by hypothesis."""
+    """A game of ``variant`` (default: a generated Klunker variant) with a seed (and a
+    first player, for families that take one) drawn by hypothesis, after 0 to
+    ``max_actions`` legal steps chosen by hypothesis."""
     count = draw(st.integers(0, max_actions)) if max_actions else 0
     return _play(draw, variant, players, count, False)[1]

@@ -1,0 +1,349 @@
+"""The conformance suite every family's tests subclass: the whole battery in one class.
+
+Like zarr's ``StoreTests``, :class:`FamilyTests` is a base class of test methods. A
+family's test module subclasses it, names its variants, and pytest (or unittest's
+discovery of ``test_*`` methods) runs the battery on them::
+
+    from cardshop.testing import FamilyTests
+
+    class TestMyFamily(FamilyTests):
+        variants = ("variants/my-game.yaml",)
+
+The battery, on seeded random playouts (bots pick uniformly among the legal actions,
+through :mod:`cardshop.driver`) at the smallest and largest player counts:
+
+* every invariant (the generic ones and the family's) after every step, in
+  :class:`~cardshop.invariants.CheckedGame`, until each game ends;
+* clone, JSON (``type(game).from_json`` and ``cardshop.Game.from_json``) and position
+  round trips;
+* illegal actions, unknown action texts and seats that do not act change nothing;
+* hidden information: a game that differs only in what a seat cannot see shows that
+  seat the same observation and legal actions (the twin comes from the family's
+  sampler; override :meth:`FamilyTests.hidden_twin` for a family without one);
+* action texts round-trip through ``parse_action``, and the family's ``action_space``
+  holds every legal action;
+* the observation encoder's vectors have the documented length and bounds.
+
+Class attributes tune it: ``variants`` (required), ``players`` (player counts;
+default the smallest and largest of each variant), ``seeds``, ``check_every``,
+``max_steps`` (a game that has not ended by then fails the suite) and
+``positions_keep_observations``. Override
+:meth:`FamilyTests.register` to register a family at run time before each test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+
+from cardshop import driver
+from cardshop._core import Action, Seat, derive_seed
+from cardshop._errors import CardshopError
+from cardshop._family import Family, get_family, new_game
+from cardshop._game import Dynamics, Game
+from cardshop._loader import load_variant
+from cardshop._variant import VariantBase
+from cardshop.bots import RandomBot
+from cardshop.invariants import CheckedGame, check_result
+
+__all__ = ["FamilyTests"]
+
+_GARBAGE = ("", "   ", "no-such-verb", "no-such-verb 12", "x" * 500, "\x00", "take -1 2 3")
+
+
+def _same(a: Game, b: Game) -> bool:
+    if type(a).__eq__ is object.__eq__:
+        return a.to_dict() == b.to_dict()
+    return bool(a == b) and a.moves == b.moves
+
+
+def _plain(data: Any) -> Any:
+    return json.loads(json.dumps(data, sort_keys=True, default=str))
+
+
+class FamilyTests:
+    """The conformance battery; subclass it and set :attr:`variants` (see the module)."""
+
+    variants: ClassVar[Sequence[str]] = ()
+    """Built-in names or paths of the variants to test."""
+    players: ClassVar[Sequence[int] | None] = None
+    """Player counts (default: each variant's smallest and largest)."""
+    seeds: ClassVar[Sequence[int]] = (0, 1)
+    """Seeds of the playouts (one game per variant, player count and seed)."""
+    check_every: ClassVar[int] = 4
+    """Playouts run the thorough checks after every ``check_every``-th step."""
+    max_steps: ClassVar[int] = 100_000
+    """A playout still running after this many steps fails the suite."""
+    positions_keep_observations: ClassVar[bool] = True
+    """Whether a game set up from another's position shows every seat the same
+    observation (false for a family whose positions do not keep card identities
+    that its observations show)."""
+    positions_per_game: ClassVar[int] = 8
+    """How many moments of each playout the round-trip tests look at."""
+
+    # ------------------------------------------------------------------ hooks
+
+    def register(self) -> None:
+        """Make the family known before each test (for families registered at run time)."""
+
+    def setup_method(self, method: Any = None) -> None:
+        self.register()
+
+    def setUp(self) -> None:
+        self.register()
+
+    def hidden_twin(self, game: Game, seat: Seat, rng: random.Random) -> Game | None:
+        """A game that differs from ``game`` only in what ``seat`` cannot see.
+
+        The default deals one from the family's sampler; ``None`` when it has none.
+        """
+        family = get_family(game.variant.family)
+        if family.sampler is None:
+            return None
+        return family.sampler(game.observation(seat), game.variant, rng)
+
+    # ---------------------------------------------------------------- helpers
+
+    def _setups(self) -> Iterator[tuple[VariantBase, int, int]]:
+        if not self.variants:
+            raise AssertionError(f"{type(self).__name__} names no variants")
+        for ref in self.variants:
+            variant = load_variant(ref)
+            counts = self.players or sorted({variant.players.min, variant.players.max})
+            for players in counts:
+                for seed in self.seeds:
+                    yield variant, players, seed
+
+    def _playout(self, variant: VariantBase, players: int, seed: int) -> Iterator[Game]:
+        """A seeded random game of ``variant``; yields it (live) after every step."""
+        game = new_game(variant, players, derive_seed(seed, "conformance", players))
+        bots = [RandomBot(derive_seed(seed, "conformance-bot", seat)) for seat in range(players)]
+        yield game
+        for _ in range(self.max_steps):
+            if game.is_over:
+                return
+            driver.apply(game, driver.choose(game, bots))
+            yield game
+        raise AssertionError(
+            f"a {variant.name} game of {players} players (seed {seed}) did not end within "
+            f"{self.max_steps} steps"
+        )
+
+    def positions(self) -> Iterator[tuple[Family, Game]]:
+        """Copies of moments of every playout: the start, some middle steps, the end."""
+        for variant, players, seed in self._setups():
+            family = get_family(variant.family)
+            rng = random.Random(derive_seed(seed, "conformance-moments", players))
+            seen = 0
+            last: Game | None = None
+            for game in self._playout(variant, players, seed):
+                last = game
+                if seen < self.positions_per_game - 1 and (seen == 0 or rng.random() < 0.15):
+                    seen += 1
+                    yield family, game.clone()
+            assert last is not None
+            yield family, last.clone()
+
+    @staticmethod
+    def _refused(game: Game, before: str, step: dict[Seat, Action | str], what: str) -> None:
+        """``step`` must raise a :class:`~cardshop.CardshopError` and change nothing."""
+        try:
+            if len(step) == 1 and game.dynamics is Dynamics.SEQUENTIAL:
+                ((seat, action),) = step.items()
+                game.apply(action, seat)
+            else:
+                game.apply_joint(step)
+        except CardshopError:
+            pass
+        else:
+            raise AssertionError(f"{what} was accepted")
+        assert game.to_json() == before, f"{what} changed the game"
+
+    @staticmethod
+    def _step(game: Game, actions: dict[Seat, Action]) -> None:
+        if game.dynamics is Dynamics.SEQUENTIAL and len(actions) == 1:
+            ((seat, action),) = actions.items()
+            game.apply(action, seat)
+        else:
+            game.apply_joint(actions)
+
+    # ------------------------------------------------------------------ tests
+
+    def test_invariants_hold_over_random_playouts(self) -> None:
+        for variant, players, seed in self._setups():
+            game = new_game(variant, players, derive_seed(seed, "conformance-checked", players))
+            checked = CheckedGame(game, every=self.check_every)
+            bots = [RandomBot(derive_seed(seed, "conformance-bot", s)) for s in range(players)]
+            for _ in range(self.max_steps):
+                if game.is_over:
+                    break
+                actions = driver.choose(game, bots)
+                if game.dynamics is Dynamics.SEQUENTIAL and len(actions) == 1:
+                    ((seat, action),) = actions.items()
+                    checked.apply(action, seat)
+                else:
+                    checked.apply_joint(actions)
+            assert game.is_over, f"{variant.name}: no end within {self.max_steps} steps"
+            assert check_result(game) is None
+            assert len(game.result().scores) == players
+
+    def test_clone_json_and_position_round_trips(self) -> None:
+        for _, game in self.positions():
+            clone = game.clone()
+            assert clone is not game, "clone() returns the game itself"
+            assert _same(clone, game), "clone() differs from the game"
+            text = game.to_json()
+            for again in (
+                type(game).from_json(text),
+                Game.from_json(text),
+                Game.from_json(game.to_dict()),
+            ):
+                assert type(again) is type(game)
+                assert _same(again, game), "a JSON round trip changes the game"
+                assert again.to_json() == text
+            if game.is_over:
+                continue  # a position is a game to continue from
+            position = game.to_position()
+            placed = Game.from_position(position, game.variant)
+            assert placed.acting == game.acting
+            assert not placed.is_over
+            for seat in range(game.players) if self.positions_keep_observations else ():
+                assert placed.observation(seat) == game.observation(seat), (
+                    f"seat {seat} observes another game after a position round trip"
+                )
+            for seat in game.acting:
+                assert placed.legal_actions(seat) == game.legal_actions(seat)
+            assert _plain(placed.to_position()) == _plain(position)
+            self._step(clone, {s: clone.legal_actions(s)[0] for s in clone.acting})
+            assert game.to_json() == text, "playing on a clone changed the game"
+
+    def test_illegal_actions_change_nothing(self) -> None:
+        rng = random.Random(7)
+        spaces: dict[tuple[str, int], list[Action]] = {}
+        for family, game in self.positions():
+            before = game.to_json()
+
+            if game.is_over:
+                for seat in range(game.players):
+                    self._refused(
+                        game, before, {seat: "pass"}, f"an action by seat {seat} after the end"
+                    )
+                continue
+            key = (game.variant.name, game.players)
+            space = spaces.get(key)
+            if space is None:
+                space = spaces[key] = list(family.action_space(game.variant, game.players))
+            legal = {s: game.legal_actions(s) for s in game.acting}
+            for seat in game.acting:
+                others = {s: legal[s][0] for s in game.acting if s != seat}
+                allowed = set(legal[seat])
+                picks = rng.sample(space, min(200, len(space)))
+                illegal = [a for a in picks if a not in allowed]
+                for action in rng.sample(illegal, min(10, len(illegal))):
+                    self._refused(
+                        game, before, {**others, seat: action}, f"{str(action)!r} for seat {seat}"
+                    )
+                for text in _GARBAGE:
+                    self._refused(
+                        game,
+                        before,
+                        {**others, seat: text},
+                        f"the text {text[:20]!r} for seat {seat}",
+                    )
+            idle = [s for s in range(game.players) if s not in game.acting]
+            for seat in idle[:2]:
+                action = rng.choice(space)
+                self._refused(
+                    game,
+                    before,
+                    {seat: action},
+                    f"{str(action)!r} by seat {seat}, which does not act",
+                )
+            if len(game.acting) > 1:
+                seat = game.acting[0]
+                self._refused(
+                    game,
+                    before,
+                    {s: legal[s][0] for s in game.acting if s != seat},
+                    f"a tick without seat {seat}'s action",
+                )
+
+    def test_hidden_information(self) -> None:
+        rng = random.Random(11)
+        twins = differed = 0
+        for _, game in self.positions():
+            if game.is_over:
+                continue
+            for seat in range(game.players):
+                twin = self.hidden_twin(game, seat, rng)
+                if twin is None:
+                    continue
+                twins += 1
+                differed += twin.to_dict() != game.to_dict()
+                assert twin.observation(seat) == game.observation(seat), (
+                    f"seat {seat}'s observation changes when only what it cannot see changes"
+                )
+                if seat in game.acting:
+                    assert twin.legal_actions(seat) == game.legal_actions(seat), (
+                        f"seat {seat}'s legal actions change when only hidden things change"
+                    )
+        if twins == 0:
+            raise AssertionError(
+                f"{type(self).__name__}: the family has no sampler; override hidden_twin "
+                "to deal a game that differs only in what a seat cannot see"
+            )
+        assert differed, "no twin differed from its game: the test proved nothing"
+
+    def test_action_texts_round_trip(self) -> None:
+        checked_space: set[tuple[str, int]] = set()
+        for family, game in self.positions():
+            for seat in game.acting:
+                for action in game.legal_actions(seat):
+                    assert game.parse_action(str(action), seat) == action, (
+                        f"{str(action)!r} does not parse back to the same action"
+                    )
+            key = (game.variant.name, game.players)
+            if key not in checked_space and not game.is_over:
+                checked_space.add(key)
+                seat = game.acting[0]
+                space = list(family.action_space(game.variant, game.players))
+                for action in random.Random(3).sample(space, min(2000, len(space))):
+                    assert game.parse_action(str(action), seat) == action, (
+                        f"{str(action)!r} of the action space does not parse back"
+                    )
+
+    def test_action_space_covers_every_legal_action(self) -> None:
+        spaces: dict[tuple[str, int], set[Action]] = {}
+        for family, game in self.positions():
+            key = (game.variant.name, game.players)
+            if key not in spaces:
+                space = list(family.action_space(game.variant, game.players))
+                assert len(set(space)) == len(space), "the action space repeats an action"
+                spaces[key] = set(space)
+            for seat in game.acting:
+                missing = [str(a) for a in game.legal_actions(seat) if a not in spaces[key]]
+                assert not missing, f"legal actions outside the action space: {missing[:10]}"
+
+    def test_observation_encoder(self) -> None:
+        encoders: dict[tuple[str, int], Any] = {}
+        for family, game in self.positions():
+            key = (game.variant.name, game.players)
+            encoder = encoders.get(key)
+            if encoder is None:
+                encoder = encoders[key] = family.observation_encoder(game.variant, game.players)
+                size = len(encoder.labels)
+                assert size == len(encoder.low) == len(encoder.high) > 0
+                assert all(lo <= hi for lo, hi in zip(encoder.low, encoder.high, strict=True))
+            for seat in range(game.players):
+                vector = encoder.encode(game.observation(seat))
+                assert len(vector) == len(encoder.labels)
+                for label, value, lo, hi in zip(
+                    encoder.labels, vector, encoder.low, encoder.high, strict=True
+                ):
+                    assert math.isfinite(value), f"{label} = {value} (seat {seat})"
+                    assert lo <= value <= hi, (
+                        f"{label} = {value} lies outside {lo}..{hi} (seat {seat})"
+                    )

@@ -1,0 +1,83 @@
+"""The conformance suite (cardshop.testing.FamilyTests) on every family in the tree.
+
+Each class names a family's variants; the base class supplies the battery:
+invariants over random playouts, round trips, illegal actions, hidden information,
+action texts and space, and the observation encoder.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import tinyfamily
+from cardshop._game import Game
+from cardshop.invariants import InvariantViolation
+from cardshop.testing import FamilyTests
+
+TINY = Path(__file__).parent / "tinyfamily"
+
+
+class TestKlunkerEn(FamilyTests):
+    variants = ("klunker-en",)
+
+
+class TestKlunkerEs(FamilyTests):
+    variants = ("klunker-es",)
+
+
+class TestKlunkerZh(FamilyTests):
+    variants = ("klunker-zh",)
+
+
+class TestTinyFamily(FamilyTests):
+    """The tiny family, registered at run time, in both its dynamics."""
+
+    variants = (str(TINY / "tiny-seq.yaml"), str(TINY / "tiny-sim.yaml"))
+    seeds = (0, 1, 2)
+
+    def register(self) -> None:
+        tinyfamily.register()
+
+    def hidden_twin(self, game: Game, seat: int, rng: random.Random) -> Game | None:
+        """The tiny family has no sampler: deal the hidden cards again by hand.
+
+        Hidden from ``seat``: the deck's order and contents, and the other seats'
+        secret cards. They are shuffled among the same places.
+        """
+        assert isinstance(game, tinyfamily.TinyGame)
+        twin = game.clone()
+        others = [s for s in range(game.players) if s != seat]
+        pool = [*twin.deck, *(twin.secrets[s] for s in others)]
+        rng.shuffle(pool)
+        for s in others:
+            twin.secrets[s] = pool.pop()
+        twin.deck = pool
+        return twin
+
+
+class TestWuhltisch(FamilyTests):
+    """A simultaneous family: every seat searches the heap in each tick."""
+
+    variants = ("wuhltisch",)
+    seeds = (0,)
+    check_every = 50  # random searchers play some ten thousand ticks a game
+    # Its positions name the cards found by kind, while observations show card ids.
+    positions_keep_observations = False
+
+    @pytest.mark.xfail(
+        strict=True,
+        raises=InvariantViolation,
+        reason="a Wuhltisch game read back from its JSON can score a set differently "
+        "(SetScored matches 3 instead of 5) from the game it was written from",
+    )
+    def test_invariants_hold_over_random_playouts(self) -> None:
+        super().test_invariants_hold_over_random_playouts()
+
+
+class TestReglamentacja(FamilyTests):
+    """A turn-based family whose negotiation makes huge action spaces."""
+
+    variants = ("reglamentacja",)
