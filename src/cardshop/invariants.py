@@ -71,6 +71,7 @@ from cardshop._errors import CardshopError, GameStateError
 from cardshop._family import Invariant, game_options, get_family
 from cardshop._family import new_game as _new_game
 from cardshop._game import Dynamics, Event, Game, Termination
+from cardshop._series import family_for
 
 __all__ = [
     "GENERIC_INVARIANTS",
@@ -401,8 +402,9 @@ GENERIC_INVARIANTS: tuple[Invariant, ...] = (
 
 def invariants_of(game_or_family: Game | str) -> tuple[Invariant, ...]:
     """The generic invariants and then the family's, for a game or a family name."""
-    name = game_or_family if isinstance(game_or_family, str) else game_or_family.variant.family
-    return (*GENERIC_INVARIANTS, *get_family(name).invariants)
+    if isinstance(game_or_family, str):
+        return (*GENERIC_INVARIANTS, *get_family(game_or_family).invariants)
+    return (*GENERIC_INVARIANTS, *family_for(game_or_family.variant).invariants)
 
 
 def invariant_names(invariants: Iterable[Invariant]) -> tuple[str, ...]:

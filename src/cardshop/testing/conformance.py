@@ -42,9 +42,10 @@ from typing import Any, ClassVar
 from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError
-from cardshop._family import Family, get_family, new_game
+from cardshop._family import Family, new_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
+from cardshop._series import family_for
 from cardshop._variant import VariantBase
 from cardshop.bots import RandomBot
 from cardshop.invariants import CheckedGame, check_result
@@ -100,7 +101,7 @@ class FamilyTests:
 
         The default deals one from the family's sampler; ``None`` when it has none.
         """
-        family = get_family(game.variant.family)
+        family = family_for(game.variant)
         if family.sampler is None:
             return None
         return family.sampler(game.observation(seat), game.variant, rng)
@@ -135,7 +136,7 @@ class FamilyTests:
     def positions(self) -> Iterator[tuple[Family, Game]]:
         """Copies of moments of every playout: the start, some middle steps, the end."""
         for variant, players, seed in self._setups():
-            family = get_family(variant.family)
+            family = family_for(variant)
             rng = random.Random(derive_seed(seed, "conformance-moments", players))
             seen = 0
             last: Game | None = None
