@@ -47,6 +47,7 @@ from cardshop.klunker.variant import Rules
 SETUPS = [
     (name, players)
     for name in cardshop.builtin_variants()
+    if cardshop.load_variant(name).family == "klunker"
     for players in range(
         cardshop.load_variant(name).players.min, cardshop.load_variant(name).players.max + 1
     )

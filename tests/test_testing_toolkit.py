@@ -200,7 +200,12 @@ def test_game_machine_rejects_bad_options() -> None:
 TINY = Path(__file__).parent / "tinyfamily"
 TINY_SEQ = str(TINY / "tiny-seq.yaml")
 TINY_SIM = str(TINY / "tiny-sim.yaml")
-tinyfamily.register()
+
+
+@pytest.fixture(autouse=True)
+def _tiny_family() -> None:
+    """The tiny family is registered at run time (other modules unregister it)."""
+    tinyfamily.register()
 
 
 @given(action_sequences(TINY_SIM, players=[2, 3], max_actions=8))
