@@ -80,7 +80,7 @@ def crossings() -> list[str]:
 
 def test_the_built_in_families_register_by_entry_point() -> None:
     assert family_packages() == ["klunker", "reglamentacja", "wuhltisch"]
-    assert sorted(cardshop.families()) == family_packages()
+    assert set(family_packages()) <= set(cardshop.families())  # tests may add their own
 
 
 def test_no_import_crosses_a_family_boundary() -> None:

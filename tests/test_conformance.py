@@ -10,11 +10,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pytest
-
 import tinyfamily
 from cardshop._game import Game
-from cardshop.invariants import InvariantViolation
 from cardshop.testing import FamilyTests
 
 TINY = Path(__file__).parent / "tinyfamily"
@@ -66,15 +63,6 @@ class TestWuhltisch(FamilyTests):
     check_every = 50  # random searchers play some ten thousand ticks a game
     # Its positions name the cards found by kind, while observations show card ids.
     positions_keep_observations = False
-
-    @pytest.mark.xfail(
-        strict=True,
-        raises=InvariantViolation,
-        reason="a Wuhltisch game read back from its JSON can score a set differently "
-        "(SetScored matches 3 instead of 5) from the game it was written from",
-    )
-    def test_invariants_hold_over_random_playouts(self) -> None:
-        super().test_invariants_hold_over_random_playouts()
 
 
 class TestReglamentacja(FamilyTests):

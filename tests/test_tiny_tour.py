@@ -129,6 +129,6 @@ def test_command_line(name: str, tmp_path: Path) -> None:
     assert replayed.returncode == 0, replayed.stderr
     audit = cli("audit", path, "--players", "3", "--games", "10", "--examples", "5")
     assert audit.returncode == 0, audit.stdout + audit.stderr
-    bad = cli("demo", path, "--players", "9")
+    bad = cli("demo", path, "--players", "many")
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr

@@ -697,6 +697,7 @@ def family_for(variant: VariantBase) -> Family:
         view = dataclasses.replace(
             family,
             render=render,
+            observation_encoder=functools.partial(series_encoder, family),
             event_to_dict=functools.partial(event_to_dict, family),
             event_from_dict=functools.partial(event_from_dict, family),
             invariants=tuple(lifted(inv) for inv in family.invariants),

@@ -71,7 +71,7 @@ from cardshop._errors import CardshopError, GameStateError
 from cardshop._family import Invariant, game_options, get_family
 from cardshop._family import new_game as _new_game
 from cardshop._game import Dynamics, Event, Game, Termination
-from cardshop._series import family_for
+from cardshop._series import Series, family_for
 
 __all__ = [
     "GENERIC_INVARIANTS",
@@ -404,7 +404,9 @@ def invariants_of(game_or_family: Game | str) -> tuple[Invariant, ...]:
     """The generic invariants and then the family's, for a game or a family name."""
     if isinstance(game_or_family, str):
         return (*GENERIC_INVARIANTS, *get_family(game_or_family).invariants)
-    return (*GENERIC_INVARIANTS, *family_for(game_or_family.variant).invariants)
+    if isinstance(game_or_family, Series):  # the family's checks, on its current game
+        return (*GENERIC_INVARIANTS, *family_for(game_or_family.variant).invariants)
+    return (*GENERIC_INVARIANTS, *get_family(game_or_family.variant.family).invariants)
 
 
 def invariant_names(invariants: Iterable[Invariant]) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ from cardshop._errors import CardshopError
 from cardshop._family import Family, new_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
-from cardshop._series import family_for
+from cardshop._series import current_game, family_for
 from cardshop._variant import VariantBase
 from cardshop.bots import RandomBot
 from cardshop.invariants import CheckedGame, check_result
@@ -207,16 +207,19 @@ class FamilyTests:
                 assert again.to_json() == text
             if game.is_over:
                 continue  # a position is a game to continue from
-            position = game.to_position()
-            placed = Game.from_position(position, game.variant)
-            assert placed.acting == game.acting
+            # A match's position is that of its current game (cardshop._series).
+            inner = current_game(game)
+            position = inner.to_position()
+            single = inner.variant.model_copy(update={"match": None})
+            placed = Game.from_position(position, single)
+            assert placed.acting == inner.acting
             assert not placed.is_over
-            for seat in range(game.players) if self.positions_keep_observations else ():
-                assert placed.observation(seat) == game.observation(seat), (
+            for seat in range(inner.players) if self.positions_keep_observations else ():
+                assert placed.observation(seat) == inner.observation(seat), (
                     f"seat {seat} observes another game after a position round trip"
                 )
-            for seat in game.acting:
-                assert placed.legal_actions(seat) == game.legal_actions(seat)
+            for seat in inner.acting:
+                assert placed.legal_actions(seat) == inner.legal_actions(seat)
             assert _plain(placed.to_position()) == _plain(position)
             self._step(clone, {s: clone.legal_actions(s)[0] for s in clone.acting})
             assert game.to_json() == text, "playing on a clone changed the game"
@@ -278,6 +281,7 @@ class FamilyTests:
         for _, game in self.positions():
             if game.is_over:
                 continue
+            game = current_game(game)  # a match hides what its current game hides
             for seat in range(game.players):
                 twin = self.hidden_twin(game, seat, rng)
                 if twin is None:
