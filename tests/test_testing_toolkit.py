@@ -21,12 +21,15 @@ from hypothesis.stateful import run_state_machine_as_test
 import cardshop
 import tinyfamily
 from cardshop import Game
+from cardshop._family import get_family
+from cardshop._variant import VariantBase
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
 from cardshop.testing import (
     FamilyTests,
     Playthrough,
     action_sequences,
+    family_variants,
     game_machine,
     games,
     variants,
@@ -323,3 +326,25 @@ def test_the_conformance_suite_catches_an_illegal_action_that_plays(
     monkeypatch.setattr(tinyfamily.TinyGame, "_checked", lambda self, action, seat: PASS)
     with pytest.raises(AssertionError, match="was accepted"):
         suite.test_illegal_actions_change_nothing()
+
+
+@settings(max_examples=10)
+@given(family_variants("klunker", max_players=4, tax=True))
+def test_family_variants_dispatch_to_the_family_strategy(variant: VariantBase) -> None:
+    assert variant.family == "klunker"
+    assert variant.players.max <= 4
+    assert "tax" in variant.steps  # type: ignore[attr-defined]
+
+
+def test_family_variants_name_a_family_without_a_strategy() -> None:
+    from dataclasses import replace
+
+    from cardshop._family import register_family, unregister_family
+
+    bare = replace(get_family("klunker"), name="bare-test", variant_strategy="")
+    register_family(bare)
+    try:
+        with pytest.raises(ValueError, match="'bare-test' family generates no variants"):
+            family_variants("bare-test")
+    finally:
+        unregister_family("bare-test")

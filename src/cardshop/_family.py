@@ -136,6 +136,11 @@ class Family:
     """Playout policy and evaluation for the core's ISMCTS (needs ``sampler``)."""
     digest: str = ""
     """Where the family's rules digest is (a docs page)."""
+    variant_strategy: str = ""
+    """``"module:function"`` of a function taking keyword options and returning a
+    hypothesis strategy of the family's valid variants; imported only by
+    :func:`cardshop.testing.strategies.family_variants`, so the run-time library never
+    imports hypothesis."""
     description: str = ""
 
     def __repr__(self) -> str:

@@ -74,6 +74,7 @@ FAMILY = Family(
     determinizer=_determinizer,
     search=SEARCH,
     digest="rules.md",
+    variant_strategy="cardshop.testing.strategies:variants",
     description="Shop window, safe and purchase: Klunker and its editions.",
 )
 """The Klunker family."""

@@ -29,13 +29,21 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from cardshop.testing.conformance import FamilyTests
 from cardshop.testing.stateful import game_machine
-from cardshop.testing.strategies import Playthrough, action_sequences, draw_step, games, variants
+from cardshop.testing.strategies import (
+    Playthrough,
+    action_sequences,
+    draw_step,
+    family_variants,
+    games,
+    variants,
+)
 
 __all__ = [
     "FamilyTests",
     "Playthrough",
     "action_sequences",
     "draw_step",
+    "family_variants",
     "game_machine",
     "games",
     "variants",

@@ -26,6 +26,7 @@ accepts.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ __all__ = [
     "Playthrough",
     "action_sequences",
     "draw_step",
+    "family_variants",
     "games",
     "variants",
 ]
@@ -153,9 +155,25 @@ def variants(
     return variant
 
 
+def family_variants(family: str, **options: Any) -> SearchStrategy[VariantBase]:
+    """Valid variants of any registered family, from its ``Family.variant_strategy``.
+
+    ``options`` go to the family's function (for Klunker, those of :func:`variants`).
+    A :class:`~cardshop.VariantError` names a family that is not registered; a
+    ``ValueError`` one that generates no variants.
+    """
+    fam = get_family(family)
+    if not fam.variant_strategy:
+        raise ValueError(f"the {family!r} family generates no variants (no variant_strategy)")
+    module_name, _, attr = fam.variant_strategy.partition(":")
+    factory = getattr(importlib.import_module(module_name), attr)
+    strategy: SearchStrategy[VariantBase] = factory(**options)
+    return strategy
+
+
 AnyVariant = VariantBase | str | SearchStrategy[VariantBase] | None
 """A variant (loaded, a built-in name or a path), a strategy of variants, or None for
-a generated Klunker variant."""
+a generated Klunker variant (:func:`family_variants` for other families)."""
 
 Step = str | dict[Seat, str]
 """One step of a playthrough: an action text, or each acting seat's text in a tick."""
