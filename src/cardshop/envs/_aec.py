@@ -5,21 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from cardshop import driver
-from cardshop._errors import GameStateError, SetupError
-from cardshop._game import Dynamics, Game, Termination
-from cardshop.envs._rewards import Reward, render_table, reward_function
-from cardshop.envs._spaces import ObsDict, Table, VariantLike
+from cardshop._errors import GameStateError
+from cardshop._game import Termination
+from cardshop.envs._base import SeatedEnv
+from cardshop.envs._rewards import Reward, render_table
+from cardshop.envs._spaces import ObsDict, VariantLike
 
 __all__ = ["KlunkerAECEnv", "ShopAECEnv", "env", "raw_env"]
 
 
-class ShopAECEnv(AECEnv):  # type: ignore[misc]
+class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
     """A game of a turn-based variant, of any family, as a PettingZoo AEC environment.
 
     Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; the agent to act
@@ -64,44 +63,19 @@ class ShopAECEnv(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
-        if self.table.dynamics is Dynamics.SIMULTANEOUS:
-            raise SetupError(
-                f"in {self.table.variant.name} the seats act together, which an AEC "
-                "environment cannot express: use cardshop.envs.parallel_env()"
-            )
-        self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}_v0"}
-        self.variant = self.table.variant
-        self.action_map = self.table.action_map
-        self.encoder = self.table.encoder
-        self.players = players
-        self.reward_of = reward_function(reward)
-        self.render_mode = render_mode
-        self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
-        self.agents: list[str] = []
-        obs_space = self.table.observation_space()
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self.table.action_space() for a in self.possible_agents}
-        self._np_random: np.random.Generator | None = None
-        self.game: Game | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
-
-    def _game(self) -> Game:
-        if self.game is None:
-            raise GameStateError("the environment has no game yet: call reset() first")
-        return self.game
+        self._seat(
+            variant,
+            players,
+            reward,
+            render_mode,
+            simultaneous=False,
+            suffix="_v0",
+            refusal="the seats act together, which an AEC environment cannot express: "
+            "use cardshop.envs.parallel_env()",
+        )
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
-        game_seed = int(self._np_random.integers(2**63 - 1))
-        self.game = self.table.new_game(game_seed, options)
-        self.agents = self.possible_agents[:]
+        self._new_game(seed, options)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)

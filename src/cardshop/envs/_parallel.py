@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
 from cardshop import driver
 from cardshop._core import Action, Seat
-from cardshop._errors import GameStateError, IllegalActionError, SetupError
-from cardshop._game import Dynamics, Game, Termination
-from cardshop.envs._rewards import Reward, render_table, reward_function
-from cardshop.envs._spaces import ObsDict, Table, VariantLike
+from cardshop._errors import GameStateError, IllegalActionError
+from cardshop._game import Termination
+from cardshop.envs._base import SeatedEnv
+from cardshop.envs._rewards import Reward, render_table
+from cardshop.envs._spaces import ObsDict, VariantLike
 
 __all__ = ["ShopParallelEnv", "parallel_env"]
 
@@ -28,7 +26,7 @@ StepResult = tuple[
 ]
 
 
-class ShopParallelEnv(ParallelEnv):  # type: ignore[misc]
+class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
     """A game of a simultaneous variant, of any family, as a PettingZoo Parallel env.
 
     Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; every agent is live
@@ -66,38 +64,16 @@ class ShopParallelEnv(ParallelEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         illegal_reward: float | None = None,
     ) -> None:
-        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
-        if self.table.dynamics is not Dynamics.SIMULTANEOUS:
-            raise SetupError(
-                f"in {self.table.variant.name} the seats take turns: use the AEC "
-                "environment, cardshop.envs.env()"
-            )
-        self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}_parallel_v0"}
-        self.variant = self.table.variant
-        self.action_map = self.table.action_map
-        self.encoder = self.table.encoder
-        self.players = players
-        self.reward_of = reward_function(reward)
+        self._seat(
+            variant,
+            players,
+            reward,
+            render_mode,
+            simultaneous=True,
+            suffix="_parallel_v0",
+            refusal="the seats take turns: use the AEC environment, cardshop.envs.env()",
+        )
         self.illegal_reward = illegal_reward
-        self.render_mode = render_mode
-        self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
-        self.agents: list[str] = []
-        obs_space = self.table.observation_space()
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self.table.action_space() for a in self.possible_agents}
-        self._np_random: np.random.Generator | None = None
-        self.game: Game | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
-
-    def _game(self) -> Game:
-        if self.game is None:
-            raise GameStateError("the environment has no game yet: call reset() first")
-        return self.game
 
     def _observe_all(self, agents: list[str]) -> dict[str, ObsDict]:
         game = self._game()
@@ -106,11 +82,7 @@ class ShopParallelEnv(ParallelEnv):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
-        if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
-        game_seed = int(self._np_random.integers(2**63 - 1))
-        self.game = self.table.new_game(game_seed, options)
-        self.agents = self.possible_agents[:]
+        self._new_game(seed, options)
         return self._observe_all(self.agents), {a: {} for a in self.agents}
 
     def _chosen(self, actions: Mapping[str, Any]) -> dict[Seat, Action]:
