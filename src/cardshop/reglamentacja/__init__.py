@@ -25,6 +25,7 @@ from cardshop.reglamentacja.encoding import (
 from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
 from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
 from cardshop.reglamentacja.invariants import INVARIANTS
+from cardshop.reglamentacja.search import SEARCH
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [
@@ -85,6 +86,8 @@ FAMILY = Family(
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,
+    search=SEARCH,
     digest="reglamentacja-rules.md",
+    variant_strategy="cardshop.reglamentacja.strategies:variants",
     description="Queues, ration stamps, a speculator and negotiation.",
 )

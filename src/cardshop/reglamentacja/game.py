@@ -100,6 +100,8 @@ PASS = Action("pass")
 STOP = Action("stop")
 
 MAX_ACTION_TEXT = 300
+OFFER_TURN_CACHE = 64
+"""Most offer turns' legal action lists a variant keeps (each up to ~13,000 actions)."""
 MAX_JSON = 2_000_000
 
 VERBS = {
@@ -507,18 +509,31 @@ class ReglamentacjaGame(Game):
                 return [REJECT]
             seat = self._offerer()
             base = seat * k
-            hand = self._hand[base : base + k]
-            ok = [all(h >= c for h, c in zip(hand, ms, strict=True)) for ms in rules.multisets]
+            cap = rules.hand_cap
+            capped = tuple(h if h < cap else cap for h in self._hand[base : base + k])
+            targets = self._targets(seat)
+            speculate = phase == TRADE and seat == self._active
+            # Which actions an offer turn allows depends only on these (hands capped at
+            # the most stamps one action gives): cached, as offer turns have thousands.
+            key = (capped, tuple(targets), speculate)
+            cache = rules.offer_turn_cache
+            cached = cache.get(key)
+            if cached is not None:
+                return cached
+            ok = [all(h >= c for h, c in zip(capped, ms, strict=True)) for ms in rules.multisets]
             acts: list[Action] = []
-            for target in self._targets(seat):
+            for target in targets:
                 actions, gives = rules.offers_to(target)
                 acts.extend(compress(actions, map(ok.__getitem__, gives)))
             acts.append(PASS)
-            if phase == TRADE and seat == self._active:
+            if speculate:
                 price = rules.price_sets
                 acts.extend(a for a, m in zip(rules.draw_actions, price, strict=True) if ok[m])
                 acts.extend(a for a, m in zip(rules.swap_actions, price, strict=True) if ok[m])
                 acts.append(STOP)
+            if len(cache) >= OFFER_TURN_CACHE:
+                cache.clear()
+            cache[key] = acts
             return acts
         if phase == DISCARD:
             base = self._active * k

@@ -1,0 +1,266 @@
+"""Reglamentacja through the tools: the demo in a real process, generated variants
+through the strategies and the invariant checks, and the core's ISMCTS with the
+family's sampler and search hooks."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardshop._core import Action
+from cardshop._family import get_family, new_game, replay
+from cardshop._loader import load_variant
+from cardshop.bots import ISMCTSBot, make_bot
+from cardshop.invariants import CheckedGame
+from cardshop.reglamentacja import FAMILY, ReglamentacjaGame, ReglamentacjaVariant
+from cardshop.reglamentacja.bots import hand_value
+from cardshop.reglamentacja.search import SEARCH, evaluate, progress, rollout_policy
+from cardshop.reglamentacja.strategies import variants
+from cardshop.testing.strategies import action_sequences, draw_step, family_variants, games
+
+ROOT = Path(__file__).resolve().parents[1]
+FEW = settings(max_examples=max(4, settings.default.max_examples // 8))
+"""A few examples under the ci profile (5), many more under the deep one."""
+
+# ------------------------------------------------------------------ demo
+
+TURN = re.compile(r"^  (\S+)\s+seat (\d): (.+)$")
+SCORE = re.compile(r"^  seat (\d): score (-?\d+) \(rank (\d)\)")
+
+
+def test_demo_prints_a_whole_game_with_its_trades_and_scores_in_a_real_process() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cardshop", "demo", "reglamentacja", "--players", "4",
+         "--seed", "1"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    out = done.stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("Reglamentacja: Gra na Kartki: 4 players, seed 1")
+    steps = [m.group(3) for m in map(TURN.match, lines) if m]
+    verbs = {s.split()[0] for s in steps}
+    assert {"offer", "accept", "reject", "buy"} <= verbs
+    # Each offer and answer is followed by its readable event.
+    for i, line in enumerate(lines):
+        m = TURN.match(line)
+        if m and m.group(3).startswith("offer "):
+            target = m.group(3).split()[1]
+            assert f"seat {m.group(2)} offers seat {target}: " in lines[i + 1]
+        if m and m.group(3) in ("accept", "reject"):
+            assert f"seat {m.group(2)} {m.group(3)}s seat " in lines[i + 1]
+    # What was printed is what happened: replaying the steps gives the printed result.
+    game = replay("reglamentacja", 4, 1, actions=steps)
+    assert game.is_over
+    result = game.result()
+    printed = {int(m.group(1)): int(m.group(2)) for m in map(SCORE.match, lines) if m}
+    assert printed == dict(enumerate(result.scores))
+    assert f"Final scores: {list(result.scores)}" in out
+    assert f"trades {result.details['trades']}" in out
+
+
+# ------------------------------------------------------------ strategies
+
+
+def test_the_family_names_its_variant_strategy_and_the_package_does_not_import_it() -> None:
+    assert FAMILY.variant_strategy == "cardshop.reglamentacja.strategies:variants"
+    code = (
+        "import sys, cardshop, cardshop.reglamentacja; "
+        "from cardshop._family import get_family; get_family('reglamentacja'); "
+        "print(sorted(m for m in sys.modules if m.startswith(('hypothesis', "
+        "'cardshop.reglamentacja.strategies'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+@FEW
+@given(family_variants("reglamentacja", max_kinds=7, max_trade=3, match=None))
+def test_generated_variants_load_through_the_model_and_the_loader(
+    v: ReglamentacjaVariant,
+) -> None:
+    assert isinstance(v, ReglamentacjaVariant)
+    assert v.semantic_errors() == []
+    again = get_family("reglamentacja").variant_model.model_validate(v.to_data())
+    assert again.content_hash == v.content_hash
+    # Through the loader, from a YAML file, as an author would write it.
+    import tempfile
+
+    import yaml
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "generated.yaml"
+        path.write_text(yaml.safe_dump(v.to_data(), sort_keys=False), encoding="utf-8")
+        loaded = load_variant(path)
+    assert loaded.content_hash == v.content_hash
+    players = v.players.min
+    game = new_game(v, players, seed=1)
+    assert not game.is_over or v.match is None
+
+
+def test_the_strategy_checks_its_options() -> None:
+    import pytest
+
+    for bad in ({"min_players": 2}, {"max_players": 6}, {"max_trade": 5}, {"max_kinds": 13},
+                {"min_turn_cap": 5, "max_turn_cap": 4}):  # fmt: skip
+        with pytest.raises(ValueError, match="need"):
+            variants(**bad)  # type: ignore[arg-type]
+
+
+@FEW
+@given(st.data())
+def test_generated_variants_keep_every_invariant_at_every_step(data: st.DataObject) -> None:
+    v = data.draw(variants(max_turn_cap=6), label="variant")
+    players = data.draw(st.integers(v.players.min, v.players.max), label="players")
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    game = CheckedGame(new_game(v, players, seed))  # conservation and the family's own
+    checked = {inv.name for inv in game.invariants if inv.name in game.checks}
+    assert {inv.name for inv in FAMILY.invariants} <= checked
+    steps = 0
+    while not game.is_over and steps < 400:
+        actions = draw_step(data.draw, game.game)
+        ((seat, action),) = actions.items()
+        game.apply(action, seat)
+        steps += 1
+    assert game.is_over  # a turn cap of 6 ends every game within 400 steps
+
+
+@FEW
+@given(action_sequences(variants(max_turn_cap=4, max_players=4), to_end=True))
+def test_generated_playthroughs_replay_to_the_same_end(playthrough: object) -> None:
+    from cardshop.testing import Playthrough
+
+    assert isinstance(playthrough, Playthrough)
+    game = playthrough.replay()
+    assert game.is_over
+    assert isinstance(game, ReglamentacjaGame)
+    assert ReglamentacjaGame.from_json(game.to_json()) == game
+
+
+@FEW
+@given(games(variants(max_turn_cap=8), max_actions=40))
+def test_generated_games_sample_and_encode_for_every_seat(game: ReglamentacjaGame) -> None:
+    family = get_family("reglamentacja")
+    assert family.sampler is not None
+    if game.is_over:
+        return
+    encoder = family.observation_encoder(game.variant, game.players)
+    space = set(family.action_space(game.variant, game.players))
+    assert set(game.legal_actions()) <= space
+    for seat in range(game.players):
+        obs = game.observation(seat)
+        numbers = encoder.encode(obs)
+        assert all(
+            lo <= x <= hi for lo, x, hi in zip(encoder.low, numbers, encoder.high, strict=True)
+        )
+        sampled = family.sampler(obs, game.variant, random.Random(seat))
+        assert sampled.observation(seat) == obs
+
+
+# ---------------------------------------------------------------- search
+
+
+def _small(**over: object) -> ReglamentacjaVariant:
+    base = load_variant("reglamentacja").to_data()
+    return ReglamentacjaVariant.model_validate({**base, **over})
+
+
+def test_the_rollout_policy_plays_legal_actions_to_the_end_of_any_game() -> None:
+    policy = rollout_policy(load_variant("reglamentacja"), 0)
+    for seed in range(4):
+        game = new_game("reglamentacja", 3 + seed % 3, seed)
+        rng = random.Random(seed)
+        seen: set[str] = set()
+        while not game.is_over:
+            seat = game.current_player
+            assert seat is not None
+            action = policy(game, seat, rng)
+            assert game.is_legal(action, seat), (game.phase, action)
+            seen.add(action.verb)
+            before = progress(game)
+            game.apply(action, seat)
+            assert progress(game) >= before
+            if not game.is_over:
+                values = evaluate(game)
+                assert len(values) == game.players
+                assert all(0.0 <= x <= 1.0 and not math.isnan(x) for x in values)
+        assert game.termination is not None
+        assert {"stop", "buy"} <= seen  # it ends trading and shops
+
+
+def test_the_rollout_accepts_only_offers_that_raise_its_value() -> None:
+    v = load_variant("reglamentacja")
+    assert isinstance(v, ReglamentacjaVariant)
+    rules = v.rules
+    policy = rollout_policy(v, 0)
+    rng = random.Random(0)
+    answers = []
+    for seed in range(10):
+        game = new_game(v, 3, seed)
+        seat = game.current_player
+        assert seat is not None
+        offers = [a for a in game.legal_actions(seat) if a.verb == "offer"]
+        for action in offers[::61]:
+            trial = game.clone()
+            trial.apply(action, seat)
+            target = trial.current_player
+            assert target is not None
+            assert target != seat
+            o = trial.observation(target)
+            assert o.pending is not None
+            _, give, take, _ = o.pending
+            answer = policy(trial, target, rng)
+            assert trial.is_legal(answer, target)
+            if Action("accept") not in trial.legal_actions(target):
+                assert answer == Action("reject")
+                continue
+            after = [h + g - t for h, g, t in zip(o.hand, give, take, strict=True)]
+            visit = o.visits[target]
+            gain = hand_value(rules, after, o.row, visit) - hand_value(rules, o.hand, o.row, visit)
+            assert answer == (Action("accept") if gain > 0 else Action("reject"))
+            answers.append(answer.verb)
+    assert {"accept", "reject"} <= set(answers)
+
+
+def test_ismcts_uses_the_hooks_and_makes_legal_choices_on_offer_turns() -> None:
+    bot = make_bot("ismcts:8", "reglamentacja", seed=3)
+    assert isinstance(bot, ISMCTSBot)
+    assert FAMILY.search is SEARCH
+    game = new_game("reglamentacja", 3, 2)
+    seat = game.current_player
+    assert seat is not None
+    legal = game.legal_actions(seat)
+    assert len(legal) > 1000  # an offer turn
+    action = bot.choose(game.observation(seat), legal)
+    assert action in legal
+
+
+def test_ismcts_plays_whole_small_games_with_legal_choices() -> None:
+    v = _small(max_trade=1, turn_cap=6, spin={"min": 1, "max": 3})
+    verbs: set[str] = set()
+    for seed in range(2):
+        bot = ISMCTSBot(v, iterations=10, seed=seed)
+        other = make_bot("random", v, seed=seed)
+        game = new_game(v, 3, seed)
+        while not game.is_over:
+            seat = game.current_player
+            assert seat is not None
+            legal = game.legal_actions(seat)
+            chooser = bot if seat == 0 else other
+            action = chooser.choose(game.observation(seat), legal)
+            assert action in legal
+            if seat == 0 and len(legal) > 1:
+                verbs.add(action.verb)
+            game.apply(action, seat)
+        assert game.termination is not None
+    assert "offer" in verbs or "pass" in verbs or "stop" in verbs  # it chose on offer turns
