@@ -19,6 +19,7 @@ from cardshop.wuhltisch.events import WuhltischEvent, event_from_dict, event_to_
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation, new_game
 from cardshop.wuhltisch.greedy import WuhltischGreedyBot
 from cardshop.wuhltisch.sampling import sample
+from cardshop.wuhltisch.search import SEARCH
 from cardshop.wuhltisch.spaces import action_space, observation_encoder, render
 from cardshop.wuhltisch.variant import (
     WuhltischRules,
@@ -84,6 +85,8 @@ FAMILY = Family(
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,
+    search=SEARCH,
     digest="wuhltisch-rules.md",
+    variant_strategy="cardshop.wuhltisch.strategies:variants",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
 )

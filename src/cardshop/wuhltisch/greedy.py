@@ -45,11 +45,17 @@ class WuhltischGreedyBot:
         return sum(rules.price[c] for c in shirts) + free * self.cheapest <= rules.budget
 
     def choose(self, observation: WuhltischObservation, legal_actions: Sequence[Action]) -> Action:
-        legal = list(legal_actions)
-        rules = self.rules
         o = observation
-        lst = o.lists[o.seat]
-        hand = list(o.hand)
+        return self.decide(o.lists[o.seat], o.view, o.hand, legal_actions)
+
+    def decide(
+        self, lst: int, view: int, hand: Sequence[int], legal_actions: Sequence[Action]
+    ) -> Action:
+        """The choice for a face-up list (-1 none), a shirt in view (-1 none) and the
+        held shirts: what :meth:`choose` decides, and the search's playout policy."""
+        legal = legal_actions
+        rules = self.rules
+        hand = list(hand)
         k = rules.set_size
 
         def pick(action: Action) -> Action:
@@ -58,8 +64,8 @@ class WuhltischGreedyBot:
         if lst < 0:
             return pick(Action("wait"))
         row = rules.matches[lst - rules.first_list]
-        if o.view >= 0:
-            v = o.view
+        if view >= 0:
+            v = view
             if len(hand) < k:
                 return pick(Action("keep") if self._fits(row, [*hand, v]) else Action("throw"))
             now = rules.set_score(lst, hand)
