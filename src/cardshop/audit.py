@@ -790,7 +790,7 @@ def _measure_lines(measures: Mapping[str, Measure]) -> list[str]:
 def _measure_table(counts: Sequence[PlayerCountReport]) -> list[str]:
     """Measures as rows, player counts as columns (Markdown)."""
     ids: dict[str, str] = {}
-    for pc in counts:
+    for pc in reversed(counts):  # the most seats first: their win shares in order
         for k, m in pc.measures.items():
             ids.setdefault(k, m.label)
     out = [
