@@ -490,16 +490,24 @@ def _share(
     )
 
 
-def _mean(id: str, label: str, values: Sequence[float], unit: str, meaning: str) -> Measure:
+def _mean(
+    id: str,
+    label: str,
+    values: Sequence[float],
+    unit: str,
+    meaning: str,
+    bounds: tuple[float, float] = (0.0, math.inf),
+) -> Measure:
+    """The mean with its normal interval, kept within ``bounds`` (the values' range)."""
     n = len(values)
     mean = math.fsum(values) / n
     if n < 2:
         return Measure(id, label, mean, None, None, unit, meaning, "normal", se=math.inf)
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     se = math.sqrt(var / n)
-    return Measure(
-        id, label, mean, mean - Z95 * se, mean + Z95 * se, unit, meaning, "normal", se=se
-    )
+    low = max(bounds[0], mean - Z95 * se)
+    high = min(bounds[1], mean + Z95 * se)
+    return Measure(id, label, mean, low, high, unit, meaning, "normal", se=se)
 
 
 def _ratio_se(nums: Sequence[float], dens: Sequence[float]) -> tuple[float, float]:
@@ -670,6 +678,7 @@ def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str,
                 diffs,
                 "points",
                 f"mean score of a {strong} seat minus that of a seat of {against}, per game",
+                (-math.inf, math.inf),
             )
         )
 
@@ -803,6 +812,7 @@ def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str,
                     "ratio",
                     "share of the rounds played when the winner took a lead they kept "
                     "(low: decided early; 1: only at the end)",
+                    (0.0, 1.0),
                 )
             )
 
