@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import cardshop
 import tinyfamily
-from cardshop.audit import AuditReport, Distribution, run_audit, wilson
+from cardshop.audit import AuditReport, Distribution, report_schema, run_audit, wilson
 from cardshop.cli import run
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
@@ -31,9 +32,14 @@ TINY = Path(__file__).parent / "tinyfamily"
 
 
 def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    """The report's JSON, checked against its schema: its one variant's entry, with the
+    top-level ``ok`` and ``command``."""
     code = run(["audit", *args, "--json", "--quiet"])
     out = capsys.readouterr().out
-    return code, json.loads(out)
+    data = json.loads(out)
+    jsonschema.validate(data, report_schema())
+    (variant,) = data["variants"]
+    return code, {**variant, "ok": data["ok"], "command": data["command"]}
 
 
 # ----------------------------------------------------------------- statistics
@@ -254,8 +260,9 @@ def test_audit_runs_as_a_command() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["name"] == "klunker-zh"
-    assert data["player_counts"][0]["games"] == 5
+    assert data["schema"] == "cardshop-audit/2"
+    assert data["variants"][0]["name"] == "klunker-zh"
+    assert data["variants"][0]["player_counts"][0]["games"] == 5
 
 
 def test_the_thrifty_policy_makes_games_last(capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from cardshop import driver
 from cardshop._core import derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._family import new_game
-from cardshop._game import Dynamics, Game, Termination
+from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
 from cardshop._stats import Interval, wilson
 from cardshop._variant import VariantBase
@@ -43,20 +43,38 @@ from cardshop.invariants import (
     Counterexample,
     InvariantViolation,
     describe_invariants,
-    game_setup,
-    steps_of,
+)
+from cardshop.measures import (
+    Difference,
+    GamesSection,
+    GameSummary,
+    Measure,
+    Tracker,
+    charts,
+    compare,
+    measure_all,
+    read_games,
+    write_games,
 )
 
 __all__ = [
+    "REPORT_SCHEMA",
     "AuditError",
     "AuditReport",
+    "ComparisonReport",
     "Distribution",
     "Interval",
     "InvariantFinding",
     "PlayerCountReport",
+    "report_from_games",
+    "report_schema",
     "run_audit",
+    "run_comparison",
     "wilson",
 ]
+
+REPORT_SCHEMA = "cardshop-audit/2"
+"""The ``schema`` value of a report's JSON (src/cardshop/schemas/audit-report.schema.json)."""
 
 
 class AuditError(CardshopError, ValueError):
@@ -137,6 +155,7 @@ class InvariantFinding:
             "clauses": list(self.clauses),
             "summary": self.summary,
             "held": self.held,
+            "detail": self.summary if self.counterexample is None else self.counterexample.detail,
             "found_by": self.found_by or None,
             "counterexample": None
             if self.counterexample is None
@@ -166,11 +185,20 @@ class PlayerCountReport:
     """Steps per game (turns, or ticks of a simultaneous game)."""
     ticks: Distribution | None = None
     """Ticks per game, when the family reports them (``Result.details["ticks"]``)."""
+    summaries: tuple[GameSummary, ...] = ()
+    """One summary per finished game: what the measures are computed from."""
+    measures: Mapping[str, Measure] = field(default_factory=dict)
+    """The game-quality measures by id (:func:`cardshop.measures.measure_all`)."""
+    charts: Mapping[str, Any] = field(default_factory=dict)
+    """The series the report's charts are drawn from (:func:`cardshop.measures.charts`)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The report contract's entry of a player count, and the older figures."""
         return {
             "players": self.players,
             "games": self.games,
+            "measures": {k: m.to_dict() for k, m in self.measures.items()},
+            "charts": dict(self.charts),
             "capped": self.capped,
             "cap_share": self.cap_share.to_dict(),
             "rounds": self.rounds.to_dict(),
@@ -205,6 +233,8 @@ class AuditReport:
     invariants: tuple[InvariantFinding, ...]
     player_counts: tuple[PlayerCountReport, ...]
     family: str = ""
+    source: str = ""
+    """The saved-games file the report was computed from (empty: games played now)."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -228,6 +258,8 @@ class AuditReport:
 
     def command(self) -> str:
         """The command line that reproduces this report."""
+        if self.source:
+            return f"cardshop audit --from-games {self.source}"
         players = " ".join(f"--players {pc.players}" for pc in self.player_counts)
         parts = [f"cardshop audit {self.variant} --games {self.games}"]
         if players:
@@ -239,27 +271,66 @@ class AuditReport:
             parts.append(" ".join(f"--bots {name}" for name in self.bots))
         return " ".join(parts)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data."""
+    def variant_dict(self) -> dict[str, Any]:
+        """This variant's entry of the report's ``variants`` (docs/measures.md)."""
         return {
             "variant": self.variant,
             "family": self.family,
-            "name": self.name,
             "title": self.title,
+            "name": self.name,
             "content_hash": self.content_hash,
             "round_cap": self.round_cap,
-            "seed": self.seed,
-            "games": self.games,
+            "bots": list(self.bots),
+            "policy": self.policy,
             "examples": self.examples,
             "max_cap_share": self.max_cap_share,
-            "policy": self.policy,
-            "bots": list(self.bots),
             "command": self.command(),
+            "source": self.source or None,
             "ok": self.ok,
             "games_end": self.games_end,
             "invariants": [f.to_dict() for f in self.invariants],
             "player_counts": [pc.to_dict() for pc in self.player_counts],
         }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data in the versioned report format (:data:`REPORT_SCHEMA`)."""
+        from cardshop import __version__
+
+        return {
+            "schema": REPORT_SCHEMA,
+            "cardshop": __version__,
+            "seed": self.seed,
+            "games": self.games,
+            "command": self.command(),
+            "ok": self.ok,
+            "variants": [self.variant_dict()],
+            "comparison": None,
+        }
+
+    def games_section(self) -> GamesSection:
+        """The summaries of the report's games, with what the report needs of its settings."""
+        from cardshop import __version__
+
+        header = {
+            "variant": self.variant,
+            "name": self.name,
+            "family": self.family,
+            "title": self.title,
+            "content_hash": self.content_hash,
+            "round_cap": self.round_cap,
+            "seed": self.seed,
+            "games": self.games,
+            "bots": list(self.bots),
+            "players": [pc.players for pc in self.player_counts],
+            "max_cap_share": self.max_cap_share,
+            "cardshop": __version__,
+        }
+        games = [g for pc in self.player_counts for g in pc.summaries]
+        return GamesSection(header, games)
+
+    def save_games(self, path: str | Path) -> None:
+        """Write the game summaries (``--save-games``); :func:`report_from_games` reads them."""
+        write_games([self.games_section()], path)
 
     # ------------------------------------------------------------------ text
 
@@ -287,9 +358,16 @@ class AuditReport:
             f"variant hash {self.content_hash[:12]}",
             f"{self.command()}",
             "",
-            "Invariants (state machine: "
-            f"{self.examples} examples; every simulated game in debug mode)",
         ]
+        if self.source:
+            out.append(
+                f"Invariants: not checked (the measures of the games saved in {self.source})"
+            )
+        else:
+            out.append(
+                "Invariants (state machine: "
+                f"{self.examples} examples; every simulated game in debug mode)"
+            )
         width = max(len(f.name) for f in self.invariants) if self.invariants else 0
         for f in self.invariants:
             mark = "held    " if f.held else "VIOLATED"
@@ -328,6 +406,7 @@ class AuditReport:
             for pos, rate in enumerate(pc.win_rate_by_position):
                 label = "first start player" if pos == 0 else f"+{pos} clockwise"
                 out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
+            out += _measure_lines(pc.measures)
         out += ["", "Result: " + ("ok" if self.ok else "FAILED")]
         return "\n".join(out)
 
@@ -397,6 +476,8 @@ class AuditReport:
             [f"seat {i}" for i in range(most)],
             "win_rate_by_seat",
         )
+        out += ["", "### Game-quality measures", ""]
+        out += _measure_table(self.player_counts)
         return "\n".join(out)
 
 
@@ -423,13 +504,19 @@ def _audit_game(
     every: int,
     ref: str,
     names: Sequence[str],
-) -> tuple[Game, InvariantViolation | None]:
+) -> tuple[Game, InvariantViolation | None, GameSummary | None]:
     """Play one simulated game with bots, in debug mode until the first violation.
 
-    The game comes back unfinished if a step failed (a fault of the engine).
+    The game comes back unfinished, without a summary, if a step failed (a fault of
+    the engine).
     """
     game = new_game(variant, players, derive_seed(seed, "audit-game", players, index))
-    bots = _bots(names, variant, seed, players, index)
+    tracker = Tracker(
+        game,
+        _bots(names, variant, seed, players, index),
+        [names[seat % len(names)] for seat in range(players)],
+    )
+    bots = tracker.players
     violation: InvariantViolation | None = None
     checked: CheckedGame | None = None
     if checks:
@@ -455,7 +542,14 @@ def _audit_game(
                 break
         except Exception:  # an engine fault that no invariant still checked reports
             break
-    return game, violation
+        tracker.after_step()
+    summary: GameSummary | None = None
+    if game.is_over:
+        try:
+            summary = tracker.summary()
+        except Exception:  # a result the engine cannot give: an engine fault
+            summary = None
+    return game, violation, summary
 
 
 def _state_machine(
@@ -581,17 +675,20 @@ def run_audit(
     reports = []
     for n in counts:
         say(f"{n} players: {games} games")
-        results = []
+        summaries = []
         for i in range(games):
-            game, violation = _audit_game(v, n, seed, i, remaining, check_every, ref, names)
+            _game, violation, summary = _audit_game(
+                v, n, seed, i, remaining, check_every, ref, names
+            )
             if violation is not None and violation.invariant not in found:
                 found[violation.invariant] = (
                     violation.counterexample,
                     f"simulated game {i} with {n} players",
                 )
                 remaining = remaining - {violation.invariant}
-            results.append(game)
-        reports.append(_summarise(n, results))
+            if summary is not None:
+                summaries.append(summary)
+        reports.append(_summarise(n, summaries, games - len(summaries), seed))
 
     findings = tuple(
         InvariantFinding(
@@ -622,31 +719,29 @@ def run_audit(
     )
 
 
-def _summarise(players: int, played: Sequence[Game]) -> PlayerCountReport:
-    games = [g for g in played if g.is_over]
-    n_games = len(games)
+def _summarise(
+    players: int, summaries: Sequence[GameSummary], unfinished: int, seed: int
+) -> PlayerCountReport:
+    """The report of one player count, from the summaries of its finished games."""
+    n_games = len(summaries)
     wins_by_seat = [0.0] * players
     wins_by_position = [0.0] * players
     score_by_position = [0.0] * players
     scores: list[float] = []
-    rounds: list[float] = []
     ticks: list[float] = []
     shared = 0
     capped = 0
-    for game in games:
-        result = game.result()
-        first = game_setup(game).get("first_player", 0)
-        first = first if isinstance(first, int) else 0
-        capped += result.termination is Termination.CAPPED
-        rounds.append(result.rounds)
-        if "ticks" in result.details:
-            ticks.append(result.details["ticks"])
-        share = 1 / len(result.winners)
-        shared += len(result.winners) > 1
-        for seat in result.winners:
+    for game in summaries:
+        first = game.first_player or 0
+        capped += game.capped
+        if game.ticks is not None:
+            ticks.append(game.ticks)
+        share = 1 / len(game.winners)
+        shared += len(game.winners) > 1
+        for seat in game.winners:
             wins_by_seat[seat] += share
             wins_by_position[(seat - first) % players] += share
-        for seat, score in enumerate(result.scores):
+        for seat, score in enumerate(game.scores):
             scores.append(score)
             score_by_position[(seat - first) % players] += score
     return PlayerCountReport(
@@ -654,14 +749,263 @@ def _summarise(players: int, played: Sequence[Game]) -> PlayerCountReport:
         games=n_games,
         capped=capped,
         cap_share=wilson(capped, n_games),
-        rounds=Distribution.of(rounds),
-        decisions=Distribution.of([len(g.moves) for g in games]),
+        rounds=Distribution.of([g.rounds for g in summaries]),
+        decisions=Distribution.of([g.decisions for g in summaries]),
         win_rate_by_seat=tuple(wilson(w, n_games) for w in wins_by_seat),
         win_rate_by_position=tuple(wilson(w, n_games) for w in wins_by_position),
         scores=Distribution.of(scores),
         mean_score_by_position=tuple(s / n_games if n_games else 0.0 for s in score_by_position),
         shared_wins=shared,
-        unfinished=len(played) - n_games,
-        steps=Distribution.of([len(steps_of(g)) for g in games]),
+        unfinished=unfinished,
+        steps=Distribution.of([g.steps for g in summaries]),
         ticks=Distribution.of(ticks) if ticks and len(ticks) == n_games else None,
+        summaries=tuple(summaries),
+        measures=measure_all(summaries, seed=seed),
+        charts=charts(summaries),
     )
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of :meth:`AuditReport.to_dict` (and of ``cardshop audit --json``)."""
+    import json
+    from importlib.resources import files
+
+    text = files("cardshop").joinpath("schemas", "audit-report.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+# ------------------------------------------------------------- presentation
+
+
+def _measure_lines(measures: Mapping[str, Measure]) -> list[str]:
+    if not measures:
+        return []
+    out = ["  measures (95% intervals; docs/measures.md):"]
+    width = max(len(m.label) for m in measures.values())
+    out += [f"    {m.label:<{width}}  {m.text()}" for m in measures.values()]
+    return out
+
+
+def _measure_table(counts: Sequence[PlayerCountReport]) -> list[str]:
+    """Measures as rows, player counts as columns (Markdown)."""
+    ids: dict[str, str] = {}
+    for pc in reversed(counts):  # the most seats first: their win shares in order
+        for k, m in pc.measures.items():
+            ids.setdefault(k, m.label)
+    out = [
+        "| Measure | " + " | ".join(f"{pc.players} players" for pc in counts) + " |",
+        "| --- |" + " --- |" * len(counts),
+    ]
+    for k, label in ids.items():
+        cells = [pc.measures[k].text() if k in pc.measures else "" for pc in counts]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return out
+
+
+# ---------------------------------------------------------------- comparison
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonReport:
+    """Two variants audited on the same seeds and bots, measure by measure.
+
+    ``differences`` holds, for each player count both were audited at, every measure
+    of both as :class:`cardshop.measures.Difference` (``b - a``, with its interval).
+    """
+
+    a: AuditReport
+    b: AuditReport
+    differences: tuple[tuple[int, Mapping[str, Difference]], ...]
+
+    @classmethod
+    def of(cls, a: AuditReport, b: AuditReport) -> ComparisonReport:
+        """Compare two reports at the player counts they share."""
+        theirs = {pc.players: pc for pc in b.player_counts}
+        pairs = tuple(
+            (pc.players, compare(pc.measures, theirs[pc.players].measures))
+            for pc in a.player_counts
+            if pc.players in theirs
+        )
+        return cls(a, b, pairs)
+
+    @property
+    def ok(self) -> bool:
+        return self.a.ok and self.b.ok
+
+    def command(self) -> str:
+        if self.a.source:
+            return self.a.command()
+        first = self.a.command()
+        return first.replace(
+            f"audit {self.a.variant} ", f"audit {self.a.variant} {self.b.variant} ", 1
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data in the versioned report format, with the comparison."""
+        data = self.a.to_dict()
+        data["command"] = self.command()
+        data["ok"] = self.ok
+        data["variants"] = [self.a.variant_dict(), self.b.variant_dict()]
+        data["comparison"] = {
+            "a": self.a.variant,
+            "b": self.b.variant,
+            "player_counts": [
+                {"players": n, "measures": {k: d.to_dict() for k, d in diffs.items()}}
+                for n, diffs in self.differences
+            ],
+        }
+        return data
+
+    def games_sections(self) -> list[GamesSection]:
+        return [self.a.games_section(), self.b.games_section()]
+
+    def save_games(self, path: str | Path) -> None:
+        """Write both variants' game summaries to one file (two sections)."""
+        write_games(self.games_sections(), path)
+
+    def _head(self) -> list[str]:
+        out = [f"Comparison of {self.a.name} (A) and {self.b.name} (B)", self.command(), ""]
+        for tag, r in (("A", self.a), ("B", self.b)):
+            held = (
+                "not checked"
+                if r.source
+                else (
+                    "all held"
+                    if not r.violations
+                    else "VIOLATED: " + ", ".join(f.name for f in r.violations)
+                )
+            )
+            capped = sum(pc.capped for pc in r.player_counts)
+            total = sum(pc.games for pc in r.player_counts)
+            out.append(
+                f"{tag}: {r.variant} ({r.title or r.name}), hash {r.content_hash[:12]}; "
+                f"invariants {held}; {capped} of {total} games capped"
+            )
+        return out
+
+    def to_text(self) -> str:
+        """Side by side for a terminal; ``*`` marks a difference whose interval excludes 0."""
+        out = self._head()
+        for n, diffs in self.differences:
+            games = next(pc.games for pc in self.a.player_counts if pc.players == n)
+            out += ["", f"{n} players: {games} games each (bots: {self.a.policy})"]
+            if not diffs:
+                continue
+            width = max(len(d.label) for d in diffs.values())
+            for d in diffs.values():
+                mark = "*" if d.significant else " "
+                a = _value_text(d.a, d.unit)
+                b = _value_text(d.b, d.unit)
+                out.append(f"  {mark} {d.label:<{width}}  A {a:>8}  B {b:>8}  B-A {d.text()}")
+        out += [
+            "",
+            "* the 95% interval of the difference B-A excludes 0",
+            "Result: " + ("ok" if self.ok else "FAILED"),
+        ]
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        """Side by side as Markdown; significant differences in bold."""
+        out = [f"## Comparison of `{self.a.name}` (A) and `{self.b.name}` (B)", ""]
+        out += ["```", self.command(), "```", ""]
+        out += [f"- {line}" for line in self._head()[3:]]
+        for n, diffs in self.differences:
+            out += ["", f"### {n} players", ""]
+            out += ["| Measure | A | B | B - A (95% CI) |", "| --- | --- | --- | --- |"]
+            for d in diffs.values():
+                diff = f"**{d.text()}**" if d.significant else d.text()
+                out.append(
+                    f"| {d.label} | {_value_text(d.a, d.unit)} | {_value_text(d.b, d.unit)} "
+                    f"| {diff} |"
+                )
+        out += ["", "Bold: the 95% interval of the difference excludes 0."]
+        return "\n".join(out)
+
+
+def _value_text(value: float, unit: str) -> str:
+    if unit == "share":
+        return f"{100 * value:.1f}%"
+    return f"{value:.3f}" if unit == "ratio" else f"{value:.2f}"
+
+
+def run_comparison(
+    a: VariantBase | str | Path,
+    b: VariantBase | str | Path,
+    *,
+    players: Collection[int] | None = None,
+    progress: Callable[[str], None] | None = None,
+    **options: Any,
+) -> ComparisonReport:
+    """Audit two variants on the same seeds and bots and compare their measures.
+
+    ``players`` defaults to the player counts both variants allow; ``options`` are
+    those of :func:`run_audit` (games, seed, examples, bots, ...), the same for both.
+    """
+    va, vb = load_variant(a), load_variant(b)
+    if players is None:
+        low = max(va.players.min, vb.players.min)
+        high = min(va.players.max, vb.players.max)
+        if low > high:
+            raise AuditError(
+                f"{va.name} ({va.players.min}-{va.players.max} players) and {vb.name} "
+                f"({vb.players.min}-{vb.players.max}) share no player count to compare"
+            )
+        players = range(low, high + 1)
+    say = progress or (lambda _line: None)
+    reports = []
+    for tag, source, loaded in (("A", a, va), ("B", b, vb)):
+        ref = loaded if isinstance(source, VariantBase) else source
+
+        def tell(line: str, tag: str = tag, name: str = loaded.name) -> None:
+            say(f"{tag} ({name}): {line}")
+
+        reports.append(run_audit(ref, players=players, progress=tell, **options))
+    return ComparisonReport.of(reports[0], reports[1])
+
+
+def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
+    """The report of games saved with ``--save-games`` (:meth:`AuditReport.save_games`).
+
+    The measures are computed again from the summaries; no game is played and the
+    invariants are not checked again (the report lists none). One section gives an
+    :class:`AuditReport`, two a :class:`ComparisonReport`.
+    """
+    sections = read_games(path)
+    reports = []
+    for section in sections:
+        h = section.header
+        by_count: dict[int, list[GameSummary]] = {n: [] for n in h["players"]}
+        for g in section.games:
+            by_count[g.players].append(g)
+        seats = h["bots"]
+        for n, games in by_count.items():
+            want = tuple(seats[s % len(seats)] for s in range(n))
+            if any(g.bots != want for g in games):
+                raise AuditError(
+                    f"{str(path)[:200]}: the games of {n} players in section {h['variant']!r} "
+                    f"were not all played by the header's bots {seats}"
+                )
+        reports.append(
+            AuditReport(
+                variant=h["variant"],
+                name=h["name"],
+                title=h["title"],
+                content_hash=h["content_hash"],
+                round_cap=h.get("round_cap"),
+                seed=h["seed"],
+                games=h["games"],
+                examples=0,
+                max_cap_share=float(h.get("max_cap_share", 0.0)),
+                policy=",".join(seats),
+                invariants=(),
+                player_counts=tuple(
+                    _summarise(n, games, 0, h["seed"]) for n, games in by_count.items()
+                ),
+                family=h["family"],
+                source=str(path),
+            )
+        )
+    if len(reports) == 1:
+        return reports[0]
+    return ComparisonReport.of(reports[0], reports[1])

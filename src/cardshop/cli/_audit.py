@@ -1,20 +1,57 @@
-"""The ``audit`` command: invariants and statistics of a variant (docs/auditing.md)."""
+"""The ``audit`` command: invariants, measures and comparisons of variants (docs/auditing.md)."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
-from cardshop.audit import run_audit
-from cardshop.cli._app import app, console, err_console, fail, user_errors
+from cardshop.audit import (
+    AuditReport,
+    ComparisonReport,
+    report_from_games,
+    run_audit,
+    run_comparison,
+)
+from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.measures import dump_games
+
+REPORT_EXTRA = 'pip install "cardshop[report]"'
+
+
+def _html_writer(path: Path) -> Any:
+    """The optional ``cardshop.report`` package, checked before any game is played."""
+    try:
+        from cardshop import report as html  # type: ignore[attr-defined,unused-ignore]
+    except ImportError as exc:
+        raise fail(
+            f"--html {path}: writing the HTML report needs the optional report package, "
+            f"which is not installed ({exc}); install it with {REPORT_EXTRA}, or leave out "
+            "--html and use --json or --markdown"
+        ) from None
+    return html
+
+
+def _write_html(writer: Any, report: dict[str, Any], path: Path) -> None:
+    try:
+        writer.write_html(report, path)
+    except OSError as exc:
+        raise fail(f"--html {path}: cannot write the report: {exc.strerror or exc}") from None
 
 
 @app.command()
 @user_errors
 def audit(
-    variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")],
+    variants: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Built-in variant name or YAML file; two of them compare the variants "
+            "(none with --from-games).",
+            show_default=False,
+        ),
+    ] = None,
     games: Annotated[
         int, typer.Option("--games", "-n", help="Simulated games per player count.")
     ] = 1000,
@@ -48,44 +85,106 @@ def audit(
             "-b",
             help="The bot the simulated players are (repeatable: one per seat in turn; "
             "default random). Any bot of the variant's family, e.g. Klunker's thrifty "
-            "(holds cards back, to look for games that do not end).",
+            "(holds cards back, to look for games that do not end). Two different bots "
+            "add the skill gap to the measures.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     as_markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the report as Markdown.")
     ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help=f"Also write the report as one HTML page with charts (needs {REPORT_EXTRA}).",
+        ),
+    ] = None,
+    save_games: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-games",
+            help="Write a summary of every simulated game (JSON Lines) to recompute the "
+            "report later with --from-games.",
+        ),
+    ] = None,
+    from_games: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-games",
+            help="Compute the report from games saved by --save-games (no game is played "
+            "and no invariant checked).",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
     ] = False,
 ) -> None:
-    """Check every invariant of VARIANT (of any family) and measure its games.
+    """Check every invariant of VARIANT (of any family) and measure its games; with two
+    variants, compare them.
 
     Runs the invariant state machine and N simulated games per player count, played
     by bots, then reports each invariant (with a replayable counterexample if
     violated), the share of games that were capped, game lengths, win rates by seat
-    and by position from the first player (95% Wilson intervals) and scores.
+    and by position from the first player, and the game-quality measures (balance,
+    skill gap, lead changes, drama, ...; docs/measures.md), each with a 95% interval.
+    Two variants are played on the same seeds by the same bots and each measure is
+    shown side by side with the difference and its interval.
     Exit code 0: everything held; 1: an invariant was violated or too many games
     reached the round cap; 2: bad input.
     """
+    names = variants or []
     if as_json and as_markdown:
         raise fail("choose one of --json and --markdown")
+    if len(names) > 2:
+        raise fail(f"audit takes one variant, or two to compare, not {len(names)}")
+    if from_games is not None and names:
+        raise fail(
+            "--from-games computes the report from saved games: name no variant with it "
+            f"(got {', '.join(names)})"
+        )
+    if from_games is None and not names:
+        raise fail("name a variant to audit (or two to compare), or give --from-games FILE")
+    if from_games is not None and save_games is not None:
+        raise fail("--from-games and --save-games do not go together")
+
+    writer = _html_writer(html) if html is not None else None
 
     def progress(line: str) -> None:
         if not quiet:
             err_console.print(f"audit: {line}", markup=False)
 
-    report = run_audit(
-        variant,
-        games=games,
-        players=players,
-        seed=seed,
-        examples=examples,
-        check_every=check_every,
-        max_cap_share=max_cap_share,
-        bots=bots or ["random"],
-        progress=progress,
-    )
+    report: AuditReport | ComparisonReport
+    if from_games is not None:
+        report = report_from_games(from_games)
+    else:
+        options: dict[str, Any] = {
+            "games": games,
+            "players": players,
+            "seed": seed,
+            "examples": examples,
+            "check_every": check_every,
+            "max_cap_share": max_cap_share,
+            "bots": bots or ["random"],
+            "progress": progress,
+        }
+        if len(names) == 2:
+            report = run_comparison(names[0], names[1], **options)
+        else:
+            report = run_audit(names[0], **options)
+    if save_games is not None:
+        sections = (
+            report.games_sections()
+            if isinstance(report, ComparisonReport)
+            else [report.games_section()]
+        )
+        try:
+            with atomic_output(save_games) as f:
+                f.write(dump_games(sections))
+        except OSError as exc:
+            raise fail(f"--save-games {save_games}: cannot write: {exc.strerror or exc}") from None
+    if html is not None:
+        _write_html(writer, report.to_dict(), html)
     if as_json:
         console.print(json.dumps(report.to_dict(), indent=2), markup=False)
     elif as_markdown:

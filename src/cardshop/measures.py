@@ -1,0 +1,1213 @@
+"""Game-quality measures: pure functions over compact summaries of played games.
+
+An audit (:mod:`cardshop.audit`) plays games and keeps one :class:`GameSummary` per
+game: who played each seat, the final scores, ranks and winners, how the game ended,
+its length, the number of legal actions at each decision and the scores after each
+round. Every measure here is a function of a sequence of summaries only, so a report
+can be computed again from saved summaries (:func:`write_games`, :func:`read_games`)
+without playing or replaying anything; a summary can also be made from a full game
+record (:func:`summary_from_record`), which replays the record.
+
+Each measure comes back as a :class:`Measure`: a value with its 95% interval, a unit
+and a one-line meaning (docs/measures.md explains them all). The intervals:
+
+* shares (win shares, ties, capped games, drama): the Wilson score interval
+  (:func:`cardshop._stats.wilson`);
+* means over games (rounds, lead changes, score spread, ...): the mean plus or minus
+  1.96 standard errors (normal approximation);
+* ratios pooled over decisions (branching factor, forced decisions): the same, with a
+  standard error that treats each game as one cluster (the delta method), because the
+  decisions of one game are not independent;
+* the balance figure (a maximum minus a minimum): a seeded percentile bootstrap over
+  games (1000 resamples).
+
+:func:`compare` puts two sets of measures side by side: the difference ``b - a`` with
+its 95% interval (Newcombe's hybrid score interval for shares, the normal interval
+for means and ratios, a paired bootstrap for balance) and whether it excludes 0.
+
+Running scores: lead changes, drama and decisiveness need the scores after each
+round. The rule, for any family: the game's ``scores()`` method, read whenever its
+round counter changes (the ``round`` attribute, else ``turn``, else the family's
+search ``progress`` hook), and once at the end (then the final scores). For a match
+(:class:`cardshop._series.Series`) the totals of the finished games plus the current
+game's running scores, counting rounds across games. A family whose games offer no
+``scores()`` has no running scores, and those three measures are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import stat
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardshop._core import Action, derive_seed
+from cardshop._errors import CardshopError
+from cardshop._stats import Z95, wilson
+
+__all__ = [
+    "CHART_BINS",
+    "GAMES_FORMAT",
+    "MEASURE_IDS",
+    "Difference",
+    "GameSummary",
+    "GamesFileError",
+    "GamesSection",
+    "Measure",
+    "Tracker",
+    "charts",
+    "compare",
+    "dump_games",
+    "measure_all",
+    "read_games",
+    "round_counter",
+    "running_scores",
+    "summary_from_record",
+    "write_games",
+]
+
+GAMES_FORMAT = "cardshop-games/1"
+"""The ``format`` of a section header line of a saved-games file."""
+CHART_BINS = 20
+"""Bins of the branching-by-progress chart (each 1/20 of a game's decisions)."""
+BOOTSTRAP = 1000
+"""Resamples of the bootstrap intervals."""
+
+MAX_GAMES_BYTES = 256_000_000
+"""The largest saved-games file read."""
+MAX_GAMES_LINE = 8_000_000
+"""The longest line of a saved-games file."""
+MAX_GAMES = 500_000
+"""The most game summaries one file may hold."""
+MAX_SECTIONS = 2
+"""Sections (variants) in one file: one audit, or the two of a comparison."""
+MAX_PLAYERS = 64
+MAX_ROUNDS_ROWS = 200_000
+MAX_NUMBER = 2**53
+MAX_TEXT = 200
+
+MEASURE_IDS = (
+    "balance",
+    "first_player_advantage",
+    "skill_gap_win_rate",
+    "skill_gap_score",
+    "ties",
+    "completion",
+    "capped",
+    "rounds",
+    "decisions",
+    "ticks",
+    "branching",
+    "forced_share",
+    "lead_changes",
+    "drama",
+    "drama_depth",
+    "decisiveness",
+    "score_spread",
+    "winning_margin",
+)
+"""Every measure id, in report order (``win_share_<k>`` measures follow ``balance``)."""
+
+
+class GamesFileError(CardshopError, ValueError):
+    """A saved-games file (or summary data) is not valid; the message names line and key."""
+
+
+# ------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What the measures need to know of one played game.
+
+    ``legal`` has the number of legal actions of each decision in order (one
+    decision is one seat's choice; a simultaneous tick has one per acting seat), so
+    ``decisions == len(legal)``; ``steps`` counts turns or ticks. ``round_scores``
+    holds each seat's score after each round, the final scores last, or nothing when
+    the family offers no running score. ``first_player`` is the seat that started,
+    for families with one.
+    """
+
+    players: int
+    bots: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    termination: str
+    rounds: int
+    steps: int
+    legal: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...] = ()
+    first_player: int | None = None
+    ticks: int | None = None
+    seed: int | None = None
+
+    @property
+    def decisions(self) -> int:
+        return len(self.legal)
+
+    @property
+    def capped(self) -> bool:
+        return self.termination == "capped"
+
+    def position(self, seat: int) -> int:
+        """``seat``'s place in turn order from the first player (the seat without one)."""
+        first = self.first_player
+        return seat if first is None else (seat - first) % self.players
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "bots": list(self.bots),
+            "first_player": self.first_player,
+            "seed": self.seed,
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "winners": list(self.winners),
+            "termination": self.termination,
+            "rounds": self.rounds,
+            "steps": self.steps,
+            "ticks": self.ticks,
+            "decisions": self.decisions,
+            "legal": list(self.legal),
+            "round_scores": [list(r) for r in self.round_scores],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "<summary>") -> GameSummary:
+        """A summary from :meth:`to_dict` data, every key checked (:class:`GamesFileError`)."""
+        if not isinstance(data, dict):
+            raise GamesFileError(f"{where}: a game summary is a JSON object")
+        keys = set(GameSummary.__slots__) - {"legal"} | {"legal", "decisions"}
+        unknown = sorted(set(data) - keys)
+        if unknown:
+            raise GamesFileError(f"{where}: unknown key {unknown[0][:60]!r} in a game summary")
+        missing = sorted(keys - set(data))
+        if missing:
+            raise GamesFileError(f"{where}: key {missing[0]!r} is missing from a game summary")
+
+        def number(key: str, low: int, high: int, value: Any = None) -> int:
+            value = data[key] if value is None else value
+            if type(value) is not int or not low <= value <= high:
+                raise GamesFileError(f"{where}: key {key!r} must be a whole number {low}..{high}")
+            return value
+
+        def optional(key: str, low: int, high: int) -> int | None:
+            return None if data[key] is None else number(key, low, high)
+
+        def numbers(key: str, value: Any, size: int | None, low: int, high: int) -> tuple[int, ...]:
+            if not isinstance(value, list) or (size is not None and len(value) != size):
+                count = f"{size} " if size is not None else ""
+                raise GamesFileError(f"{where}: key {key!r} must be a list of {count}numbers")
+            if not all(type(x) is int and low <= x <= high for x in value):
+                raise GamesFileError(
+                    f"{where}: key {key!r} must hold whole numbers within {low}..{high}"
+                )
+            return tuple(value)
+
+        n = number("players", 1, MAX_PLAYERS)
+        bots = data["bots"]
+        if not isinstance(bots, list) or len(bots) != n:
+            raise GamesFileError(f"{where}: key 'bots' must name the bot of each of {n} seats")
+        if not all(isinstance(b, str) and 0 < len(b) <= MAX_TEXT for b in bots):
+            raise GamesFileError(f"{where}: key 'bots' must hold names of 1..{MAX_TEXT} characters")
+        scores = numbers("scores", data["scores"], n, -MAX_NUMBER, MAX_NUMBER)
+        ranks = numbers("ranks", data["ranks"], n, 1, n)
+        winners = numbers("winners", data["winners"], None, 0, n - 1)
+        if list(winners) != [s for s in range(n) if ranks[s] == 1] or not winners:
+            raise GamesFileError(f"{where}: key 'winners' must list the seats of rank 1, in order")
+        termination = data["termination"]
+        if termination not in ("finished", "capped"):
+            raise GamesFileError(f"{where}: key 'termination' must be 'finished' or 'capped'")
+        legal = data["legal"]
+        if not isinstance(legal, list):
+            raise GamesFileError(f"{where}: key 'legal' must be a list of numbers")
+        legal_t = numbers("legal", legal, None, 1, MAX_NUMBER)
+        number("decisions", len(legal_t), len(legal_t))
+        rows = data["round_scores"]
+        if not isinstance(rows, list) or len(rows) > MAX_ROUNDS_ROWS:
+            raise GamesFileError(
+                f"{where}: key 'round_scores' must be a list of at most {MAX_ROUNDS_ROWS} rows"
+            )
+        table = tuple(numbers("round_scores", r, n, -MAX_NUMBER, MAX_NUMBER) for r in rows)
+        if table and table[-1] != scores:
+            raise GamesFileError(f"{where}: the last row of 'round_scores' must be the scores")
+        return cls(
+            players=n,
+            bots=tuple(bots),
+            scores=scores,
+            ranks=ranks,
+            winners=winners,
+            termination=termination,
+            rounds=number("rounds", 0, MAX_NUMBER),
+            steps=number("steps", 0, MAX_NUMBER),
+            legal=legal_t,
+            round_scores=table,
+            first_player=optional("first_player", 0, n - 1),
+            ticks=optional("ticks", 0, MAX_NUMBER),
+            seed=optional("seed", 0, 2**64 - 1),
+        )
+
+
+# ------------------------------------------------------- collecting while playing
+
+
+def running_scores(game: Any) -> tuple[int, ...] | None:
+    """Each seat's score now, by the rule of the module docstring (None: no such score)."""
+    from cardshop._series import Series
+
+    if isinstance(game, Series):
+        if game.is_over:
+            return tuple(game.totals)
+        now = running_scores(game.current)
+        if now is None:
+            return None
+        return tuple(t + s for t, s in zip(game.totals, now, strict=True))
+    scores = getattr(game, "scores", None)
+    if not callable(scores):
+        return None
+    return tuple(scores())
+
+
+def round_counter(game: Any) -> Callable[[], int] | None:
+    """A function giving ``game``'s round counter now (None: the game has none)."""
+    from cardshop._family import get_family
+    from cardshop._series import Series
+
+    if isinstance(game, Series):
+        series = game
+
+        def across() -> int:
+            done = sum(r.rounds for r in series.results)
+            inner = round_counter(series.current)
+            return done + (inner() if inner is not None and not series.is_over else 0)
+
+        return across
+    for name in ("round", "turn"):
+        if isinstance(getattr(game, name, None), int):
+
+            def counter(attribute: str = name) -> int:
+                return int(getattr(game, attribute))
+
+            return counter
+    try:
+        hooks = get_family(game.variant.family).search
+    except CardshopError:  # pragma: no cover - a game of an unregistered family
+        return None
+    if hooks is not None and hooks.progress is not None:
+        progress = hooks.progress
+        return lambda: progress(game)
+    return None
+
+
+class _Counting:
+    """A player that notes the number of legal actions of each decision, then asks its bot."""
+
+    __slots__ = ("bot", "counts")
+
+    def __init__(self, bot: Any, counts: list[int]) -> None:
+        self.bot = bot
+        self.counts = counts
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        self.counts.append(len(legal_actions))
+        action: Action = self.bot.choose(observation, legal_actions)
+        return action
+
+
+class Tracker:
+    """Collects a :class:`GameSummary` while the driver plays a game::
+
+        tracker = Tracker(game, bots, names)
+        while not game.is_over:
+            driver.apply(game, driver.choose(game, tracker.players))
+            tracker.after_step()
+        summary = tracker.summary()
+
+    :attr:`players` wraps the bots so that each decision's legal actions are counted
+    as the driver offers them (the engine is not asked again); :meth:`after_step`
+    reads the running scores when the round counter moved.
+    """
+
+    def __init__(self, game: Any, bots: Sequence[Any], names: Sequence[str]) -> None:
+        self.game = game
+        self.names = tuple(names)
+        self.legal: list[int] = []
+        self.players = [_Counting(bot, self.legal) for bot in bots]
+        self._counter = round_counter(game)
+        self._scores = running_scores(game) is not None
+        self._last = self._counter() if self._counter is not None else 0
+        self.rows: list[tuple[int, ...]] = []
+
+    def after_step(self) -> None:
+        """Call after each step the driver applied."""
+        if self._counter is None or not self._scores or self.game.is_over:
+            return
+        now = self._counter()
+        if now != self._last:
+            self._last = now
+            scores = running_scores(self.game)
+            if scores is not None:
+                self.rows.append(scores)
+
+    def summary(self) -> GameSummary:
+        """The finished game's summary."""
+        from cardshop.invariants import game_setup, steps_of
+
+        game = self.game
+        result = game.result()
+        first = game_setup(game).get("first_player")
+        ticks = result.details.get("ticks")
+        rows = (*self.rows, tuple(result.scores)) if self._scores and self._counter else ()
+        return GameSummary(
+            players=game.players,
+            bots=self.names,
+            scores=tuple(result.scores),
+            ranks=tuple(result.ranks),
+            winners=tuple(result.winners),
+            termination=result.termination.value,
+            rounds=result.rounds,
+            steps=len(steps_of(game)),
+            legal=tuple(self.legal),
+            round_scores=rows,
+            first_player=first if isinstance(first, int) else None,
+            ticks=ticks if isinstance(ticks, int) else None,
+            seed=game.seed,
+        )
+
+
+def summary_from_record(record: Any) -> GameSummary:
+    """The summary of a finished game record (:class:`cardshop.records.GameRecord`).
+
+    Sets the game up again and applies each recorded step, counting the legal actions
+    each acting seat had; a step that does not apply raises
+    :class:`~cardshop.RecordError`. (Use :func:`cardshop.replay_record` to check the
+    recorded events too.)
+    """
+    from cardshop import driver
+    from cardshop._errors import RecordError
+    from cardshop._family import new_game
+
+    game = new_game(record.variant, record.players, record.seed, **record.options)
+    tracker = Tracker(game, [], record.bots)
+    for i, step in enumerate(record.steps):
+        if game.is_over:
+            raise RecordError(f"{record.where(i)}: a step after the game ended")
+        try:
+            actions = {seat: game.parse_action(text, seat) for seat, text in step.actions}
+            if sorted(actions) != list(game.acting):
+                raise RecordError(f"{record.where(i)}: other seats act now")
+            for seat in sorted(actions):
+                tracker.legal.append(len(game.legal_actions(seat)))
+            driver.apply(game, actions)
+        except CardshopError as exc:
+            if isinstance(exc, RecordError):
+                raise
+            raise RecordError(
+                f"{record.where(i)}: {step.describe()} does not apply: {exc}"
+            ) from None
+        tracker.after_step()
+    if not game.is_over:
+        raise RecordError(f"{record.source}: the recorded game is not finished")
+    return tracker.summary()
+
+
+# -------------------------------------------------------------------- measures
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One figure of a report with its 95% interval (``low``/``high`` None: none).
+
+    ``method`` says how the interval was made (``wilson``, ``normal``, ``ratio``,
+    ``bootstrap``); the other fields keep what :func:`compare` needs.
+    """
+
+    id: str
+    label: str
+    value: float
+    low: float | None
+    high: float | None
+    unit: str
+    meaning: str
+    method: str
+    successes: float = 0.0
+    trials: int = 0
+    se: float = 0.0
+    replicates: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "value": _round(self.value),
+            "low": None if self.low is None else _round(self.low),
+            "high": None if self.high is None else _round(self.high),
+            "unit": self.unit,
+            "meaning": self.meaning,
+            "interval": self.method,
+        }
+
+    def text(self) -> str:
+        """``0.93 [0.88, 0.97]`` (shares in percent)."""
+        return _fmt(self.value, self.low, self.high, self.unit)
+
+
+def _round(x: float) -> float:
+    return round(float(x), 6)
+
+
+def _fmt(value: float, low: float | None, high: float | None, unit: str) -> str:
+    if unit == "share":
+        body = f"{100 * value:.1f}%"
+        return (
+            body if low is None or high is None else f"{body} [{100 * low:.1f}, {100 * high:.1f}]"
+        )
+    digits = 3 if unit == "ratio" else 2
+    body = f"{value:.{digits}f}"
+    return body if low is None or high is None else f"{body} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _share(
+    id: str, label: str, successes: float, trials: int, meaning: str, offset: float = 0.0
+) -> Measure:
+    iv = wilson(successes, trials)
+    return Measure(
+        id,
+        label,
+        iv.estimate - offset,
+        iv.low - offset,
+        iv.high - offset,
+        "share",
+        meaning,
+        "wilson",
+        successes=successes,
+        trials=trials,
+    )
+
+
+def _mean(
+    id: str,
+    label: str,
+    values: Sequence[float],
+    unit: str,
+    meaning: str,
+    bounds: tuple[float, float] = (0.0, math.inf),
+) -> Measure:
+    """The mean with its normal interval, kept within ``bounds`` (the values' range)."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Measure(id, label, mean, None, None, unit, meaning, "normal", se=math.inf)
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    se = math.sqrt(var / n)
+    low = max(bounds[0], mean - Z95 * se)
+    high = min(bounds[1], mean + Z95 * se)
+    return Measure(id, label, mean, low, high, unit, meaning, "normal", se=se)
+
+
+def _ratio_se(nums: Sequence[float], dens: Sequence[float]) -> tuple[float, float]:
+    """The pooled ratio ``sum(nums) / sum(dens)`` and its cluster (delta-method) error."""
+    total = math.fsum(dens)
+    if total <= 0:
+        return (math.nan, math.inf)
+    r = math.fsum(nums) / total
+    g = len(dens)
+    if g < 2:
+        return (r, math.inf)
+    mean_d = total / g
+    var = math.fsum((n - r * d) ** 2 for n, d in zip(nums, dens, strict=True)) / (g * (g - 1))
+    return (r, math.sqrt(var) / mean_d)
+
+
+def _ratio(
+    id: str,
+    label: str,
+    nums: Sequence[float],
+    dens: Sequence[float],
+    unit: str,
+    meaning: str,
+    bounds: tuple[float, float] = (-math.inf, math.inf),
+) -> Measure:
+    r, se = _ratio_se(nums, dens)
+    if math.isinf(se):
+        return Measure(id, label, r, None, None, unit, meaning, "ratio", se=se)
+    low = max(bounds[0], r - Z95 * se)
+    high = min(bounds[1], r + Z95 * se)
+    return Measure(id, label, r, low, high, unit, meaning, "ratio", se=se)
+
+
+def _percentiles(values: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[int(0.025 * (n - 1))], ordered[math.ceil(0.975 * (n - 1))]
+
+
+def _position_wins(s: GameSummary) -> list[tuple[int, float]]:
+    share = 1 / len(s.winners)
+    return [(s.position(w), share) for w in s.winners]
+
+
+def _balance_of(totals: Sequence[float], games: int) -> float:
+    return 1 - (max(totals) - min(totals)) / games
+
+
+def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
+    n, games = summaries[0].players, len(summaries)
+    wins = [_position_wins(s) for s in summaries]
+    totals = [0.0] * n
+    for game in wins:
+        for p, share in game:
+            totals[p] += share
+    value = _balance_of(totals, games)
+    rng = random.Random(derive_seed(seed, "bootstrap", "balance", n))
+    replicates = []
+    for _ in range(BOOTSTRAP):
+        t = [0.0] * n
+        for i in rng.choices(range(games), k=games):
+            for p, share in wins[i]:
+                t[p] += share
+        replicates.append(_balance_of(t, games))
+    low, high = _percentiles(replicates) if games > 1 else (None, None)
+    by = "position from the first player" if summaries[0].first_player is not None else "seat"
+    return Measure(
+        "balance",
+        "Balance across seats",
+        value,
+        low,
+        high,
+        "ratio",
+        f"1 minus the gap between the most and the least winning {by} "
+        "(1: every one wins as often; noise alone keeps it a little below 1)",
+        "bootstrap",
+        replicates=tuple(replicates),
+    )
+
+
+def _bot_groups(summaries: Sequence[GameSummary]) -> tuple[str, set[str]] | None:
+    bots = summaries[0].bots
+    names = list(dict.fromkeys(bots))
+    if len(names) < 2:
+        return None
+    strong = next(b for b in names if b != "random")
+    weak = {"random"} if "random" in names else set(names) - {strong}
+    return strong, weak
+
+
+def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str, Measure]:
+    """Every measure that applies to ``summaries`` (games of one player count), by id.
+
+    The games must share a player count and seat bots. Absent: ``first_player_advantage``
+    when games have no first player, the skill gap when one bot plays every seat,
+    ``ticks`` when games report none, the lead measures without running scores,
+    ``drama_depth`` when no winner was ever behind. No games: no measures.
+    ``seed`` seeds the bootstrap.
+    """
+    if not summaries:
+        return {}
+    n = summaries[0].players
+    if any(s.players != n or s.bots != summaries[0].bots for s in summaries):
+        raise GamesFileError("measures are taken over games of one player count and seat bots")
+    games = len(summaries)
+    out: dict[str, Measure] = {}
+
+    def add(m: Measure) -> None:
+        out[m.id] = m
+
+    # -- balance and seats
+    add(_balance(summaries, seed))
+    with_first = all(s.first_player is not None for s in summaries)
+    totals = [0.0] * n
+    for s in summaries:
+        for p, share in _position_wins(s):
+            totals[p] += share
+    for p in range(n):
+        name = ("first player" if p == 0 else f"first player +{p}") if with_first else f"seat {p}"
+        add(
+            _share(
+                f"win_share_{p}",
+                f"Win share, {name}",
+                totals[p],
+                games,
+                f"share of games won by the {name} (a win shared by k counts 1/k; fair: 1/{n})",
+            )
+        )
+    if with_first:
+        add(
+            _share(
+                "first_player_advantage",
+                "First-player advantage",
+                totals[0],
+                games,
+                f"the first player's win share minus the fair share 1/{n} (0: no advantage)",
+                offset=1 / n,
+            )
+        )
+
+    # -- skill
+    groups = _bot_groups(summaries)
+    if groups is not None:
+        strong, weak = groups
+        bots = summaries[0].bots
+        strong_seats = [s for s in range(n) if bots[s] == strong]
+        weak_seats = [s for s in range(n) if bots[s] in weak]
+        wins = sum(1 / len(g.winners) for g in summaries for w in g.winners if w in strong_seats)
+        against = "random" if weak == {"random"} else "the other bots"
+        add(
+            _share(
+                "skill_gap_win_rate",
+                "Skill gap: win rate",
+                wins,
+                games * len(strong_seats),
+                f"win rate per seat of {strong} against {against} (fair share 1/{n})",
+            )
+        )
+        diffs = [
+            math.fsum(g.scores[s] for s in strong_seats) / len(strong_seats)
+            - math.fsum(g.scores[s] for s in weak_seats) / len(weak_seats)
+            for g in summaries
+        ]
+        add(
+            _mean(
+                "skill_gap_score",
+                "Skill gap: score",
+                diffs,
+                "points",
+                f"mean score of a {strong} seat minus that of a seat of {against}, per game",
+                (-math.inf, math.inf),
+            )
+        )
+
+    # -- ends
+    add(
+        _share(
+            "ties",
+            "Ties (shared wins)",
+            sum(len(s.winners) > 1 for s in summaries),
+            games,
+            "share of games whose win is shared by two or more seats",
+        )
+    )
+    capped = sum(s.capped for s in summaries)
+    add(
+        _share(
+            "completion",
+            "Completion",
+            games - capped,
+            games,
+            "share of games that ended by the rules, not by the cap on their length",
+        )
+    )
+    add(
+        _share(
+            "capped",
+            "Capped games",
+            capped,
+            games,
+            "share of games stopped by the cap on their length",
+        )
+    )
+
+    # -- duration
+    add(
+        _mean(
+            "rounds",
+            "Rounds",
+            [s.rounds for s in summaries],
+            "rounds",
+            "mean length of a game in the family's rounds (or turns)",
+        )
+    )
+    add(
+        _mean(
+            "decisions",
+            "Decisions",
+            [s.decisions for s in summaries],
+            "decisions",
+            "mean number of decisions in a game (one seat choosing one action)",
+        )
+    )
+    if all(s.ticks is not None for s in summaries):
+        add(
+            _mean(
+                "ticks",
+                "Ticks",
+                [float(s.ticks or 0) for s in summaries],
+                "ticks",
+                "mean number of ticks (simultaneous steps) in a game",
+            )
+        )
+
+    # -- choices
+    dens = [float(s.decisions) for s in summaries]
+    if not any(dens):
+        return _ordered(out, n)
+    add(
+        _ratio(
+            "branching",
+            "Branching factor",
+            [float(sum(s.legal)) for s in summaries],
+            dens,
+            "count",
+            "mean number of legal actions a seat chooses among at a decision",
+            (0.0, math.inf),
+        )
+    )
+    add(
+        _ratio(
+            "forced_share",
+            "Forced decisions",
+            [float(sum(1 for x in s.legal if x == 1)) for s in summaries],
+            dens,
+            "share",
+            "share of decisions with only one legal action (no real choice)",
+            (0.0, 1.0),
+        )
+    )
+
+    # -- the course of the game
+    tracked = [s for s in summaries if s.round_scores]
+    if tracked:
+        add(
+            _mean(
+                "lead_changes",
+                "Lead changes",
+                [lead_changes(s) for s in tracked],
+                "count",
+                "mean number of times a game's sole leader changes, from the scores each round",
+            )
+        )
+        depth = [worst_deficit(s) for s in tracked]
+        behind = [d for d in depth if d > 0]
+        add(
+            _share(
+                "drama",
+                "Drama",
+                len(behind),
+                len(tracked),
+                "share of games whose eventual winner was behind after some round",
+            )
+        )
+        if behind:
+            add(
+                _mean(
+                    "drama_depth",
+                    "Drama: depth",
+                    behind,
+                    "points",
+                    "in those games, how far the winner was behind at worst (points, mean)",
+                )
+            )
+        decided = [d for d in (decisive_point(s) for s in tracked) if d is not None]
+        if decided:
+            add(
+                _mean(
+                    "decisiveness",
+                    "Decisiveness",
+                    decided,
+                    "ratio",
+                    "share of the rounds played when the winner took a lead they kept "
+                    "(low: decided early; 1: only at the end)",
+                    (0.0, 1.0),
+                )
+            )
+
+    # -- scores
+    add(
+        _mean(
+            "score_spread",
+            "Score spread",
+            [max(s.scores) - min(s.scores) for s in summaries],
+            "points",
+            "mean gap between the best and the worst final score of a game",
+        )
+    )
+    if n > 1:
+        add(
+            _mean(
+                "winning_margin",
+                "Winning margin",
+                [margin(s) for s in summaries],
+                "points",
+                "mean lead of the best final score over the second best (0 in a shared win)",
+            )
+        )
+    return _ordered(out, n)
+
+
+def _ordered(out: dict[str, Measure], n: int) -> dict[str, Measure]:
+    order = [*MEASURE_IDS[:1], *(f"win_share_{p}" for p in range(n)), *MEASURE_IDS[1:]]
+    return {k: out[k] for k in order if k in out}
+
+
+# ------------------------------------------------------------ per-game figures
+
+
+def _leader(row: Sequence[int]) -> int | None:
+    best = max(row)
+    leaders = [s for s, x in enumerate(row) if x == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def lead_changes(s: GameSummary) -> int:
+    """How often the sole leader changed from one round to a later one (a tie leads no one)."""
+    changes = 0
+    last: int | None = None
+    for row in s.round_scores:
+        leader = _leader(row)
+        if leader is None:
+            continue
+        if last is not None and leader != last:
+            changes += 1
+        last = leader
+    return changes
+
+
+def worst_deficit(s: GameSummary) -> int:
+    """How far the eventual winner(s) trailed the best score at worst, over the rounds
+    before the end (0: never behind). With shared winners, the best placed of them."""
+    worst = 0
+    for row in s.round_scores[:-1]:
+        worst = max(worst, max(row) - max(row[w] for w in s.winners))
+    return worst
+
+
+def decisive_point(s: GameSummary) -> float | None:
+    """The share of rounds played when a winner led every other seat for good.
+
+    A winner leads after a round when its score is above every non-winner's; the final
+    scores always count as a lead (ties there are broken by the rules). ``(k + 1) / R``
+    for the first of ``R`` rows ``k`` from which a winner leads in every row; None when
+    every seat won or there are no rows.
+    """
+    rows = s.round_scores
+    others = [x for x in range(s.players) if x not in s.winners]
+    if not rows or not others:
+        return None
+    k = len(rows) - 1
+    while k > 0:
+        row = rows[k - 1]
+        if max(row[w] for w in s.winners) > max(row[x] for x in others):
+            k -= 1
+        else:
+            break
+    return (k + 1) / len(rows)
+
+
+def margin(s: GameSummary) -> int:
+    ordered = sorted(s.scores, reverse=True)
+    return ordered[0] - ordered[1]
+
+
+# ---------------------------------------------------------------------- charts
+
+
+def charts(summaries: Sequence[GameSummary]) -> dict[str, Any]:
+    """The raw series the report's charts are drawn from (docs/measures.md)."""
+    if not summaries:
+        return {
+            "scores_by_seat": {},
+            "length": {"rounds": [], "decisions": [], "ticks": None},
+            "win_rate_by_seat": [],
+            "win_rate_by_position": [],
+            "win_rate_by_bot": [],
+            "lead_changes": [],
+            "drama": [],
+            "branching": [],
+            "branching_histogram": [],
+        }
+    n, games = summaries[0].players, len(summaries)
+    by_seat = [0.0] * n
+    by_position = [0.0] * n
+    for s in summaries:
+        share = 1 / len(s.winners)
+        for w in s.winners:
+            by_seat[w] += share
+            by_position[s.position(w)] += share
+    bots = summaries[0].bots
+    by_bot = []
+    for name in dict.fromkeys(bots):
+        seats = [x for x in range(n) if bots[x] == name]
+        wins = sum(by_seat[x] for x in seats)
+        iv = wilson(wins, games * len(seats))
+        by_bot.append(
+            {
+                "bot": name,
+                "seats": seats,
+                "rate": _round(iv.estimate),
+                "low": _round(iv.low),
+                "high": _round(iv.high),
+            }
+        )
+
+    def rates(totals: list[float], key: str) -> list[dict[str, Any]]:
+        out = []
+        for x, w in enumerate(totals):
+            iv = wilson(w, games)
+            out.append(
+                {
+                    key: x,
+                    "rate": _round(iv.estimate),
+                    "low": _round(iv.low),
+                    "high": _round(iv.high),
+                }
+            )
+        return out
+
+    sums = [[0.0] * games for _ in range(CHART_BINS)]
+    counts = [[0.0] * games for _ in range(CHART_BINS)]
+    histogram: dict[int, int] = {}
+    for g, s in enumerate(summaries):
+        d = s.decisions
+        for i, x in enumerate(s.legal):
+            b = min(CHART_BINS - 1, (2 * i + 1) * CHART_BINS // (2 * d))
+            sums[b][g] += x
+            counts[b][g] += 1
+            histogram[x] = histogram.get(x, 0) + 1
+    branching = []
+    for b in range(CHART_BINS):
+        if not any(counts[b]):
+            continue
+        r, se = _ratio_se(sums[b], counts[b])
+        half = Z95 * se
+        branching.append(
+            {
+                "progress": _round((b + 0.5) / CHART_BINS),
+                "mean": _round(r),
+                "low": None if math.isinf(half) else _round(max(0.0, r - half)),
+                "high": None if math.isinf(half) else _round(r + half),
+            }
+        )
+    tracked = [s for s in summaries if s.round_scores]
+    return {
+        "scores_by_seat": {str(x): [s.scores[x] for s in summaries] for x in range(n)},
+        "length": {
+            "rounds": [s.rounds for s in summaries],
+            "decisions": [s.decisions for s in summaries],
+            "ticks": [s.ticks for s in summaries]
+            if all(s.ticks is not None for s in summaries)
+            else None,
+        },
+        "win_rate_by_seat": rates(by_seat, "seat"),
+        "win_rate_by_position": rates(by_position, "position"),
+        "win_rate_by_bot": by_bot,
+        "lead_changes": [lead_changes(s) for s in tracked],
+        "drama": [worst_deficit(s) for s in tracked],
+        "branching": branching,
+        "branching_histogram": [
+            {"actions": k, "decisions": histogram[k]} for k in sorted(histogram)
+        ],
+    }
+
+
+# ------------------------------------------------------------------ comparison
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """A measure of two variants side by side: ``difference = b - a`` with its interval."""
+
+    id: str
+    label: str
+    unit: str
+    a: float
+    b: float
+    difference: float
+    low: float | None
+    high: float | None
+
+    @property
+    def significant(self) -> bool:
+        """Whether the 95% interval of the difference excludes 0."""
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "unit": self.unit,
+            "a": _round(self.a),
+            "b": _round(self.b),
+            "difference": _round(self.difference),
+            "low": None if self.low is None else _round(self.low),
+            "high": None if self.high is None else _round(self.high),
+            "significant": self.significant,
+        }
+
+    def text(self) -> str:
+        return _fmt(self.difference, self.low, self.high, self.unit)
+
+
+def _difference(a: Measure, b: Measure) -> Difference:
+    d = b.value - a.value
+    low: float | None = None
+    high: float | None = None
+    if a.method == b.method == "wilson" and a.trials and b.trials:
+        ia, ib = wilson(a.successes, a.trials), wilson(b.successes, b.trials)
+        pa, pb = ia.estimate, ib.estimate
+        low = d - math.sqrt((pb - ib.low) ** 2 + (ia.high - pa) ** 2)
+        high = d + math.sqrt((ib.high - pb) ** 2 + (pa - ia.low) ** 2)
+    elif a.method == b.method == "bootstrap" and a.replicates and b.replicates:
+        low, high = _percentiles([y - x for x, y in zip(a.replicates, b.replicates, strict=False)])
+    elif a.method in ("normal", "ratio") and b.method in ("normal", "ratio"):
+        se = math.sqrt(a.se**2 + b.se**2)
+        if math.isfinite(se):
+            low, high = d - Z95 * se, d + Z95 * se
+    return Difference(a.id, a.label, a.unit, a.value, b.value, d, low, high)
+
+
+def compare(a: Mapping[str, Measure], b: Mapping[str, Measure]) -> dict[str, Difference]:
+    """The difference of every measure both sets have, in ``a``'s order."""
+    return {k: _difference(m, b[k]) for k, m in a.items() if k in b}
+
+
+# ------------------------------------------------------------ saved summaries
+
+
+@dataclass(frozen=True, slots=True)
+class GamesSection:
+    """One variant's audit settings (a header line) and its game summaries."""
+
+    header: dict[str, Any]
+    games: list[GameSummary] = field(default_factory=list)
+
+
+_HEADER_KEYS = {
+    "format": str,
+    "variant": str,
+    "name": str,
+    "family": str,
+    "title": str,
+    "content_hash": str,
+    "seed": int,
+    "games": int,
+    "bots": list,
+    "players": list,
+}
+_OPTIONAL_KEYS = {"round_cap", "max_cap_share", "cardshop"}
+
+
+def dump_games(sections: Iterable[GamesSection]) -> str:
+    """Sections of summaries as JSON Lines text: each header line, then its games."""
+    lines = []
+    for section in sections:
+        lines.append(json.dumps({"format": GAMES_FORMAT, **section.header}, separators=(",", ":")))
+        lines += [json.dumps(g.to_dict(), separators=(",", ":")) for g in section.games]
+    return "\n".join(lines) + "\n"
+
+
+def write_games(sections: Iterable[GamesSection], path: str | Path) -> None:
+    """Write sections of summaries to ``path`` (:func:`dump_games`); raises ``OSError``."""
+    Path(path).write_text(dump_games(sections), encoding="utf-8")
+
+
+def _header(data: dict[str, Any], where: str) -> dict[str, Any]:
+    for key, kind in _HEADER_KEYS.items():
+        value = data.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise GamesFileError(f"{where}: header key {key!r} is missing or not a {kind.__name__}")
+        if isinstance(value, str) and len(value) > 1000:
+            raise GamesFileError(f"{where}: header key {key!r} is longer than 1000 characters")
+    unknown = sorted(set(data) - set(_HEADER_KEYS) - _OPTIONAL_KEYS)
+    if unknown:
+        raise GamesFileError(f"{where}: unknown header key {unknown[0][:60]!r}")
+    bots, players = data["bots"], data["players"]
+    if (
+        not bots
+        or len(bots) > MAX_PLAYERS
+        or not all(isinstance(b, str) and 0 < len(b) <= MAX_TEXT for b in bots)
+    ):
+        raise GamesFileError(f"{where}: header key 'bots' must name 1..{MAX_PLAYERS} bots")
+    if (
+        not players
+        or len(players) > MAX_PLAYERS
+        or not all(type(p) is int and 1 <= p <= MAX_PLAYERS for p in players)
+    ):
+        raise GamesFileError(f"{where}: header key 'players' must list player counts")
+    if not 0 <= data["games"] <= MAX_GAMES:
+        raise GamesFileError(f"{where}: header key 'games' must be within 0..{MAX_GAMES}")
+    cap = data.get("round_cap")
+    if cap is not None and (type(cap) is not int or not 0 <= cap <= MAX_NUMBER):
+        raise GamesFileError(f"{where}: header key 'round_cap' must be a whole number or null")
+    share = data.get("max_cap_share", 0.0)
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+        raise GamesFileError(f"{where}: header key 'max_cap_share' must be a number 0..1")
+    return {k: v for k, v in data.items() if k != "format"}
+
+
+def read_games(path: str | Path) -> list[GamesSection]:
+    """Read a saved-games file: 1 or 2 sections (an audit, a comparison), all checked.
+
+    The file must be a regular UTF-8 JSON Lines file of at most
+    :data:`MAX_GAMES_BYTES`; any problem raises :class:`GamesFileError` naming the line.
+    """
+    name = str(path)[:200]
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise GamesFileError(f"{name}: cannot read the saved games: {why}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise GamesFileError(f"{name}: not a regular file; saved games are a JSON Lines file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_GAMES_BYTES + 1)
+    except OSError as exc:
+        raise GamesFileError(f"{name}: cannot read the saved games: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_GAMES_BYTES:
+        raise GamesFileError(f"{name}: the file is larger than {MAX_GAMES_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise GamesFileError(f"{name}: not a text file (UTF-8 JSON Lines expected)") from None
+    sections: list[GamesSection] = []
+    count = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        if len(line) > MAX_GAMES_LINE:
+            raise GamesFileError(f"{where}: line longer than {MAX_GAMES_LINE} characters")
+        try:
+            data = json.loads(line)
+        except RecursionError:
+            raise GamesFileError(f"{where}: JSON nested too deeply") from None
+        except ValueError as exc:
+            raise GamesFileError(f"{where}: not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise GamesFileError(f"{where}: each line must be a JSON object")
+        if "format" in data:
+            if data["format"] != GAMES_FORMAT:
+                raise GamesFileError(
+                    f"{where}: not a saved-games file: format {str(data['format'])[:60]!r}, "
+                    f"expected {GAMES_FORMAT!r}"
+                )
+            if len(sections) == MAX_SECTIONS:
+                raise GamesFileError(f"{where}: more than {MAX_SECTIONS} sections (variants)")
+            sections.append(GamesSection(_header(data, where)))
+            continue
+        if not sections:
+            raise GamesFileError(
+                f"{where}: a saved-games file starts with a header line with "
+                f"'format': {GAMES_FORMAT!r}"
+            )
+        count += 1
+        if count > MAX_GAMES:
+            raise GamesFileError(f"{where}: more than {MAX_GAMES} games")
+        summary = GameSummary.from_dict(data, where)
+        header = sections[-1].header
+        if summary.players not in header["players"]:
+            raise GamesFileError(
+                f"{where}: a game of {summary.players} players; the header lists "
+                f"{header['players']}"
+            )
+        sections[-1].games.append(summary)
+    if not sections:
+        raise GamesFileError(f"{name}: empty: no header line")
+    return sections
