@@ -45,7 +45,7 @@ class Series:
 
 
 def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(text, quote=False)  # plotly.js reads &lt; &gt; &amp;, not &quot;
 
 
 def _base(title: str, xtitle: str, ytitle: str, **extra: Any) -> dict[str, Any]:

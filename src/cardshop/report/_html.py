@@ -212,7 +212,7 @@ def _measures_table(counts: list[PlayerCount | None], names: list[str]) -> str:
 def _comparison_table(diffs: tuple[tuple[str, Difference], ...], units: dict[str, str]) -> str:
     rows = []
     for key, d in diffs:
-        unit = units.get(key, "")
+        unit = d.unit if d.unit is not None else units.get(key, "")
         mark = (
             '<span class=sig title="the interval excludes 0">✱ yes</span>'
             if d.significant

@@ -137,6 +137,7 @@ class Difference:
     low: float | None
     high: float | None
     significant: bool
+    unit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +435,7 @@ def _comparison(r: _Reader, value: object) -> Comparison:
                         low=r.maybe(m.get("low"), (*mp, "low")),
                         high=r.maybe(m.get("high"), (*mp, "high")),
                         significant=r.flag(r.key(m, "significant", mp), (*mp, "significant")),
+                        unit=None if m.get("unit") is None else r.text(m["unit"], (*mp, "unit")),
                     ),
                 )
             )
