@@ -28,6 +28,8 @@ from cardshop.report._model import SCHEMAS, ReportError, read_report
 
 __all__ = ["SCHEMAS", "ReportError", "render_html", "write_html"]
 
+ReportError.__module__ = __name__  # shown and documented as cardshop.report.ReportError
+
 
 def render_html(report: Mapping[str, Any]) -> str:
     """The HTML page of an audit report dict (see docs/report.md).
