@@ -277,6 +277,26 @@ def test_extra_keys_are_ignored() -> None:
     assert 'data-measure="new_one"' in render_html(report)
 
 
+def test_a_player_count_without_games_renders_empty_charts() -> None:
+    report = sample_report(counts=(4,))
+    count = report["variants"][0]["player_counts"][0]
+    count["games"] = 0
+    count["charts"] = {
+        "scores_by_seat": {},
+        "length": {"rounds": [], "decisions": [], "ticks": None},
+        "win_rate_by_seat": [],
+        "win_rate_by_bot": [],
+        "lead_changes": [],
+        "drama": [],
+        "branching": [{"progress": 0.5, "mean": 1.0, "low": None, "high": None}],
+    }
+    specs = _specs(render_html(report))
+    assert len(specs) == 7
+    assert specs["4-scores"]["data"] == []
+    assert specs["4-win_seat"]["data"][0]["x"] == []
+    assert len(specs["4-branching"]["data"]) == 1  # the mean, and no band without bounds
+
+
 def test_json_round_trip_renders_the_same_page() -> None:
     report = sample_report(compare=True)
     assert render_html(json.loads(json.dumps(report))) == render_html(report)
@@ -315,7 +335,8 @@ def test_every_report_string_is_escaped() -> None:
     # and the JSON has no "<" at all
     data = page.split('id="cardshop-charts">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data
-    assert html.escape(HOSTILE) in json.dumps(json.loads(data))  # after JSON unescaping
+    names = {t["name"] for spec in json.loads(data).values() for t in spec["data"]}
+    assert "A: " + html.escape(HOSTILE, quote=False) in names  # plotly shows it as written
 
 
 def test_the_page_may_load_nothing_and_run_only_its_own_scripts() -> None:
