@@ -10,8 +10,11 @@ serves the whole module. Without any Chromium the tests skip, saying so; under C
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from cardshop.report import write_html
+from cardshop.report import render_html, write_html
 from test_report import HOSTILE, sample_report
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -72,6 +75,10 @@ class Visit:
 def _open(browser: Browser, folder: Path, report: dict[str, Any]) -> Iterator[Visit]:
     path = folder / "report.html"
     write_html(report, path)
+    yield from _visit(browser, path)
+
+
+def _visit(browser: Browser, path: Path) -> Iterator[Visit]:
     context = browser.new_context(offline=True, viewport={"width": 1300, "height": 900})
     page = context.new_page()
     seen = Visit(page, path.as_uri())
@@ -101,6 +108,30 @@ def comparison(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> It
     yield from _open(browser, tmp_path_factory.mktemp("comparison"), report)
 
 
+@dataclass
+class CliRun:
+    """``cardshop audit A B --json --html FILE``: the JSON it printed and the page it wrote."""
+
+    report: dict[str, Any]
+    page: Path
+    visit: Visit
+
+
+@pytest.fixture(scope="module")
+def cli(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRun]:
+    """End to end: the command line audits and compares two built-in variants with the
+    real measures, and writes the page."""
+    page = tmp_path_factory.mktemp("cli") / "comparison.html"
+    command = [sys.executable, "-m", "cardshop", "audit", "klunker-en", "klunker-es"]
+    command += ["--players", "3", "--games", "10", "--examples", "0", "--quiet"]
+    command += ["--bots", "random", "--bots", "greedy", "--json", "--html", str(page)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for seen in _visit(browser, page):
+        yield CliRun(report, page, seen)
+
+
 def _charts(seen: Visit) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = seen.js(
         """Array.from(document.querySelectorAll('div.chart')).map(c => ({
@@ -116,20 +147,25 @@ def _charts(seen: Visit) -> list[dict[str, Any]]:
     return found
 
 
-@pytest.mark.parametrize("which", ["audit", "comparison"])
+def _seen(which: str, request: pytest.FixtureRequest) -> Visit:
+    found = request.getfixturevalue(which)
+    return found.visit if isinstance(found, CliRun) else found
+
+
+@pytest.mark.parametrize("which", ["audit", "comparison", "cli"])
 def test_the_page_loads_offline_without_errors_or_requests(
     which: str, request: pytest.FixtureRequest
 ) -> None:
-    seen: Visit = request.getfixturevalue(which)
+    seen = _seen(which, request)
     assert seen.errors == []
     assert [m for m in seen.console if m.startswith(("error", "warning"))] == []
     assert seen.requests == [seen.url]  # the file itself, and nothing else
     assert seen.js("document.body.getAttribute('data-charts-failed')") is None
 
 
-@pytest.mark.parametrize(("which", "count"), [("audit", 2), ("comparison", 1)])
+@pytest.mark.parametrize(("which", "count"), [("audit", 2), ("comparison", 1), ("cli", 1)])
 def test_every_chart_is_drawn(which: str, count: int, request: pytest.FixtureRequest) -> None:
-    seen: Visit = request.getfixturevalue(which)
+    seen = _seen(which, request)
     charts = _charts(seen)
     assert len(charts) == count * CHARTS_PER_COUNT
     assert seen.js("document.body.getAttribute('data-charts-rendered')") == str(len(charts))
@@ -173,3 +209,17 @@ def test_hostile_text_shows_as_text_and_never_runs(comparison: Visit) -> None:
         ".map(t => t.textContent)"
     )
     assert HOSTILE in ticks
+
+
+def test_the_command_line_writes_its_json_report_as_the_page(cli: CliRun) -> None:
+    assert cli.report["schema"] == "cardshop-audit/2"
+    assert cli.page.read_text(encoding="utf-8") == render_html(cli.report)
+    for chart in _charts(cli.visit):
+        assert set(chart["legend"]) == {"A: klunker-en", "B: klunker-es"}, chart["id"]
+    measures = cli.visit.js(
+        "Array.from(document.querySelectorAll('#players-3 table.measures tbody tr'))"
+        ".map(r => r.getAttribute('data-measure'))"
+    )
+    assert {"balance", "skill_gap_win_rate", "lead_changes", "drama"} <= set(measures)
+    compared = cli.visit.js("document.querySelectorAll('table.comparison tbody tr').length")
+    assert compared == len(cli.report["comparison"]["player_counts"][0]["measures"])

@@ -89,7 +89,7 @@ def _rate_bars(series: Sequence[Series], pick: str, title: str, xtitle: str) -> 
         )
     layout = _base(title, xtitle, "win rate", barmode="group")
     layout["yaxis"]["tickformat"] = ".0%"
-    if pick == "win_rate_by_seat" and series:
+    if series:  # a bot's rate is per seat it played, so 1/N is fair for both charts
         fair = 1 / series[0].players
         layout["shapes"] = [
             {

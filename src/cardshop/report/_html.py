@@ -241,7 +241,8 @@ CAPTIONS = {
     "length": "How many games lasted how long.",
     "win_seat": "Share of games each seat won, with its 95% interval; the dashed line is "
     "the share of a perfectly fair game.",
-    "win_bot": "Share of the games in which each bot kind won, with its 95% interval.",
+    "win_bot": "Win rate per seat of each bot kind (its wins over the games times the "
+    "seats it played), with its 95% interval; the dashed line is a fair share.",
     "lead_changes": "How often the leading player changed in a game, game by game.",
     "drama": "How far behind the eventual winner was at worst; games with 0 were "
     "led by the winner throughout.",
