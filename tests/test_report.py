@@ -494,6 +494,7 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 def test_importing_cardshop_does_not_import_plotly() -> None:
     done = _python(
         "import sys, cardshop, cardshop.audit, cardshop.report\n"
+        "cardshop.report.check_available()  # finds plotly without importing it\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'plotly'))"
     )
     assert done.returncode == 0, done.stderr
@@ -505,12 +506,16 @@ def test_without_the_extra_write_html_says_how_to_install_it(tmp_path: Path) -> 
     done = _python(
         "import json, sys\n"
         "sys.modules['plotly'] = None  # as if plotly were not installed\n"
-        "from cardshop.report import ReportError, write_html\n"
+        "from cardshop.report import ReportError, check_available, write_html\n"
+        "try:\n    check_available()\n"
+        "except ReportError as exc:\n    print('early:', exc)\n"
         f"report = json.loads({json.dumps(json.dumps(sample_report(counts=(4,))))})\n"
         f"try:\n    write_html(report, {str(target)!r})\n"
         "except ReportError as exc:\n    print(exc)\n"
     )
     assert done.returncode == 0, done.stderr
-    assert 'pip install "cardshop[report]"' in done.stdout
-    assert "plotly is not installed" in done.stdout
+    early, late = done.stdout.splitlines()
+    assert early.startswith("early: an HTML report needs the 'report' extra")
+    assert 'pip install "cardshop[report]"' in late
+    assert "plotly is not installed" in late
     assert not target.exists()

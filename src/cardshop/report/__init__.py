@@ -17,18 +17,31 @@ the report is escaped, so a variant's title shows as written and never runs as m
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cardshop.report._html import page
+from cardshop.report._html import INSTALL, page
 from cardshop.report._model import SCHEMAS, ReportError, read_report
 
-__all__ = ["SCHEMAS", "ReportError", "render_html", "write_html"]
+__all__ = ["SCHEMAS", "ReportError", "check_available", "render_html", "write_html"]
 
 ReportError.__module__ = __name__  # shown and documented as cardshop.report.ReportError
+
+
+def check_available() -> None:
+    """Raise :class:`ReportError` naming the extra to install if plotly is missing.
+
+    Cheap (plotly is looked up, not imported): a command can call it before a long
+    audit rather than fail when the page is written.
+    """
+    if importlib.util.find_spec("plotly") is None:
+        raise ReportError(
+            f"an HTML report needs the 'report' extra (plotly is not installed): {INSTALL}"
+        )
 
 
 def render_html(report: Mapping[str, Any]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from cardshop.report._charts import CHARTS, Series, chart_specs
 from cardshop.report._model import Difference, Measure, PlayerCount, Report, ReportError
 
-__all__ = ["page", "plotly_js"]
+__all__ = ["INSTALL", "page", "plotly_js"]
 
 INSTALL = 'pip install "cardshop[report]"'
 
