@@ -12,6 +12,7 @@ import pytest
 
 import cardshop
 from cardshop import PositionError
+from cardshop._series import current_game
 from cardshop.invariants import CheckedGame, Counterexample, InvariantViolation
 from cardshop.klunker import Game
 from cardshop.klunker import game as game_module
@@ -500,3 +501,16 @@ def test_ledger_checks_tax_cards_come_from_the_payers_bank() -> None:
     found = forged(position, "decline", swap)
     assert found.invariant == "event_log"
     assert "seat 0's bank" in found.detail
+
+
+def test_the_ledger_follows_every_game_of_a_match() -> None:
+    """A match's monitor books each game from its own setup, so its bank adds up."""
+    checked = CheckedGame(cardshop.new_game("klunker-zh", 3, seed=2), every=1000)
+    play(checked, 2)
+    (monitor,) = checked.monitors
+    last = current_game(checked.game)
+    assert monitor._inner is last  # type: ignore[attr-defined]
+    ledger = monitor._monitor.ledger  # type: ignore[attr-defined]
+    assert last.is_over
+    assert tuple(ledger.expected_bank(s) for s in range(3)) == last.result().scores
+    assert checked.game.result().details["games"] == 3

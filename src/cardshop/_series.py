@@ -673,6 +673,53 @@ def series_encoder(family: Family, variant: VariantBase, players: int) -> Observ
 _VIEWS: dict[str, Family] = {}
 
 
+class _SeriesMonitor:
+    """A family's monitor (``check.monitor``) following every game of a match in turn.
+
+    Each step is booked with the game it was played in (the match's own events left
+    out) and checked against that game, finished or not; when the next game has
+    started, a fresh monitor follows it from its setup.
+    """
+
+    def __init__(self, factory: Any, game: Game) -> None:
+        self._factory = factory
+        self._inner = current_game(game)
+        self._monitor = factory(self._inner)
+
+    def record(self, actions: Mapping[Seat, Action], events: list[Event]) -> Any:
+        own = [e for e in events if not isinstance(e, SeriesGameEnded)]
+        return self._monitor.record(actions, own)
+
+    def check(self, game: Game) -> Any:
+        fault = self._monitor.check(self._inner)
+        now = current_game(game)
+        if now is not self._inner:
+            self._inner = now
+            self._monitor = self._factory(now)
+            fault = fault or self._monitor.check(now)
+        return fault
+
+
+@functools.cache
+def _series_monitor(factory: Any) -> Any:
+    """One series factory per family factory: checks sharing a monitor keep sharing it."""
+    return functools.partial(_SeriesMonitor, factory)
+
+
+class _LiftedCheck:
+    """A family's invariant check applied to a match's current game; a monitor the
+    check offers follows the match game by game (:class:`_SeriesMonitor`)."""
+
+    def __init__(self, check: Any) -> None:
+        self._check = check
+        factory = getattr(check, "monitor", None)
+        self.monitor = None if factory is None else _series_monitor(factory)
+
+    def __call__(self, game: Game) -> str | None:
+        result: str | None = self._check(current_game(game))
+        return result
+
+
 def family_for(variant: VariantBase) -> Family:
     """The family object the tools use for games of ``variant``.
 
@@ -687,10 +734,7 @@ def family_for(variant: VariantBase) -> Family:
     if view is None or view.variant_model is not family.variant_model:
 
         def lifted(inv: Invariant) -> Invariant:
-            def check(game: Game) -> str | None:
-                return inv.check(current_game(game))
-
-            return Invariant(inv.name, check, inv.description)
+            return Invariant(inv.name, _LiftedCheck(inv.check), inv.description)
 
         sampler = family.sampler
         determinizer = family.determinizer
