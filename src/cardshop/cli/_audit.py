@@ -22,14 +22,14 @@ REPORT_EXTRA = 'pip install "cardshop[report]"'
 
 
 def _html_writer(path: Path) -> Any:
-    """The optional ``cardshop.report`` package, checked before any game is played."""
+    """The ``cardshop.report`` package, its plotting library checked before any game."""
+    from cardshop import report as html
+
     try:
-        from cardshop import report as html  # type: ignore[attr-defined,unused-ignore]
-    except ImportError as exc:
+        html.check_available()
+    except html.ReportError as exc:
         raise fail(
-            f"--html {path}: writing the HTML report needs the optional report package, "
-            f"which is not installed ({exc}); install it with {REPORT_EXTRA}, or leave out "
-            "--html and use --json or --markdown"
+            f"--html {path}: {exc}; or leave out --html and use --json or --markdown"
         ) from None
     return html
 
