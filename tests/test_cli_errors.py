@@ -62,7 +62,7 @@ USAGE_ERRORS = [
     (["show"], "Missing argument"),
     (["show", "klunker-en", "--yaml"], "No such option: --yaml"),
     (["schema", "--json"], "No such option: --json"),
-    (["audit"], "Missing argument"),
+    (["audit"], "name a variant to audit"),
     (["audit", "klunker-en", "--games", "many"], "Invalid value for '--games'"),
     (["audit", "klunker-en", "--max-cap-share", "x"], "Invalid value for '--max-cap-share'"),
     (["play", "--seat", "first"], "Invalid value for '--seat'"),

@@ -27,10 +27,8 @@ not replay raises :class:`~cardshop.RecordError` naming the file and line.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +39,7 @@ from cardshop import driver
 from cardshop._core import Action, Seat, is_seed
 from cardshop._errors import ActionError, CardshopError, GameStateError, RecordError
 from cardshop._family import Family, game_options, get_family, new_game
+from cardshop._files import write_text_atomic
 from cardshop._game import Event, Game
 from cardshop._loader import builtin_variants, load_variant, variant_from_data
 from cardshop._series import family_for
@@ -220,21 +219,7 @@ class GameRecord:
         an error (a full disk) never leaves a record cut short. Raises ``OSError``.
         """
         text = self.dumps()
-        target = Path(path)
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.part")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with open(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, target.stat().st_mode & 0o7777)  # keep a replaced file's mode
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_text_atomic(path, text)
 
     # ---------------------------------------------------------------- reading
 

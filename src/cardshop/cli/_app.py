@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-import tempfile
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import IO, Annotated, ParamSpec, TypeVar
+from collections.abc import Callable
+from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 
 from cardshop import __version__
 from cardshop._errors import CardshopError
+from cardshop._files import atomic_output
 
 __all__ = ["app", "atomic_output", "console", "err_console", "fail", "user_errors"]
 
@@ -73,35 +70,3 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
 
     return wrapper
-
-
-def _file_mode(path: Path) -> int:
-    """The permissions of ``path`` if it exists, else those of a new file (umask applied)."""
-    with contextlib.suppress(OSError):
-        return path.stat().st_mode & 0o7777
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def atomic_output(path: Path | str, newline: str | None = None) -> Iterator[IO[str]]:
-    """Write a text file so that it is complete or absent, never cut short.
-
-    The text goes to a temporary file in the same folder, which replaces ``path``
-    (``os.replace``) only when the ``with`` block ends without an error; on an error
-    or a signal the temporary file is removed and ``path`` is left as it was.
-    """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        os.chmod(tmp, _file_mode(target))  # as an ordinary new file (mkstemp makes it 0600)
-        with open(fd, "w", encoding="utf-8", newline=newline) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

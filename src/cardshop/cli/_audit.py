@@ -144,7 +144,10 @@ def audit(
             f"(got {', '.join(names)})"
         )
     if from_games is None and not names:
-        raise fail("name a variant to audit (or two to compare), or give --from-games FILE")
+        raise fail(
+            "name a variant to audit (or two to compare), or give --from-games FILE "
+            "(see 'cardshop audit --help')"
+        )
     if from_games is not None and save_games is not None:
         raise fail("--from-games and --save-games do not go together")
 

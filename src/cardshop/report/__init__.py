@@ -16,14 +16,12 @@ the report is escaped, so a variant's title shows as written and never runs as m
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
-import secrets
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from cardshop._files import write_text_atomic
 from cardshop.report._html import INSTALL, page
 from cardshop.report._model import SCHEMAS, ReportError, read_report
 
@@ -62,18 +60,4 @@ def write_html(report: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     be written.
     """
     text = render_html(report)
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.part")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, target.stat().st_mode & 0o7777)  # keep a replaced file's mode
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(path, text)
