@@ -1,0 +1,306 @@
+"""The Klunker batch kernel: whole games of random and greedy bots, compiled with numba.
+
+It plays exactly the games :func:`cardshop.simulate` plays on the reference engine
+(same seeds, same chance, same bot choices, same outcomes), about a hundred times
+faster, and is what ``simulate(engine="auto")`` uses when it can (docs/kernel.md)::
+
+    from cardshop.klunker import kernel
+    kernel.unavailable(variant, 4, ("random",))          # None: the kernel can play it
+    outcomes = kernel.play(variant, 4, ("random",), seed=7, start=0, stop=10_000)
+
+The variant is compiled once into :class:`KernelRules`, plain integer arrays (the
+"compiled rules" of the kernel, made from :class:`~cardshop.klunker.variant.Rules`).
+numba is an optional extra (``pip install 'cardshop[kernel]'``); it is imported only
+when a kernel runs, never by ``import cardshop``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from cardshop._core import Action
+from cardshop._errors import SetupError
+from cardshop._variant import VariantBase
+from cardshop.klunker.variant import Rules, Variant
+
+__all__ = [
+    "BOTS",
+    "MAX_SEED_TEXT",
+    "KernelRules",
+    "available",
+    "compile_rules",
+    "histories",
+    "play",
+    "play_arrays",
+    "unavailable",
+]
+
+BOTS = ("random", "greedy")
+"""The bots the kernel plays (their names as :func:`cardshop.bots.make_bot` takes them)."""
+
+MAX_SEED_TEXT = 200
+"""The longest ``repr`` of a simulation's master seed the kernel takes (a bound on
+the hashed text; longer seeds play on the reference engine)."""
+
+_TIEBREAKS = {"fewest_safe_and_window": 0, "fewest_safe": 1, "fewest_window": 2}
+_VERBS = ("window", "done", "store", "pass", "buy", "decline", "sell")
+
+
+class KernelRules(NamedTuple):
+    """A variant's rules for one player count as the kernel's arguments (ints and
+    int64 arrays, in the order :func:`cardshop.klunker._kernel_jit.play` takes them)."""
+
+    k: int
+    kind_count: Any  # int64[k]: cards of each kind
+    alpha: Any  # int64[k]: kind indices in alphabetical order of their names
+    hand_size: int
+    cash: int  # starting cash of each player
+    steps: Any  # int64[steps]: the round's step codes (variant.STEP_CODES)
+    set_size: int
+    payout: Any  # int64[entries]
+    override: Any  # int64[k]: a kind's fixed payout, or -1
+    unpaid_to_deck: bool
+    price: int
+    broke_may_buy: bool
+    decline_ends_phase: bool
+    tax_due: int  # tax each player pays at this player count
+    tax_to_deck: bool
+    tiebreak: Any  # int64[rules]: 0 safe and window, 1 safe, 2 window
+    round_cap: int
+    paytab: Any  # int64[k, rows]: the greedy heuristic's payout table
+    pow08: Any  # float64[players + 1]: 0.8 ** taken purchase cards
+
+
+def available() -> bool:
+    """Whether numba is installed (the ``kernel`` extra)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def unavailable(variant: VariantBase, players: int, bots: Sequence[object]) -> str | None:
+    """Why the kernel cannot play these games, or ``None`` when it can."""
+    if not isinstance(variant, Variant):
+        return f"the kernel plays Klunker variants, not the {variant.family!r} family"
+    if variant.match is not None:
+        return (
+            f"{variant.name} is played as a match ({variant.match.games_per_player} games "
+            "per player); the kernel plays single games only"
+        )
+    for spec in bots:
+        if not isinstance(spec, str) or spec.strip() not in BOTS:
+            shown = spec if isinstance(spec, str) else getattr(spec, "__name__", repr(spec))
+            return (
+                f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
+                "(other bots, bot options and bot functions run on the reference engine)"
+            )
+    if not available():
+        return "numba is not installed: pip install 'cardshop[kernel]'"
+    return None
+
+
+_COMPILED: dict[tuple[str, int], KernelRules] = {}
+
+
+def compile_rules(variant: Variant, players: int) -> KernelRules:
+    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached)."""
+    import numpy as np
+
+    key = (variant.content_hash, players)
+    made = _COMPILED.get(key)
+    if made is not None:
+        return made
+    rules: Rules = variant.rules
+    k = rules.k
+    start = rules.kind_start
+    most = rules.n_cards // rules.set_size + 2
+    made = KernelRules(
+        k=k,
+        kind_count=np.array([start[i + 1] - start[i] for i in range(k)], dtype=np.int64),
+        alpha=np.array(rules.alpha, dtype=np.int64),
+        hand_size=rules.hand_size,
+        cash=rules.starting_cash[players],
+        steps=np.array(rules.steps, dtype=np.int64),
+        set_size=rules.set_size,
+        payout=np.array(rules.payout, dtype=np.int64),
+        override=np.array(rules.override, dtype=np.int64),
+        unpaid_to_deck=rules.unpaid_to_deck,
+        price=rules.price,
+        broke_may_buy=rules.broke_may_buy,
+        decline_ends_phase=rules.decline_ends_phase,
+        tax_due=rules.tax.get(players, 0),
+        tax_to_deck=rules.tax_to_deck,
+        tiebreak=np.array([_TIEBREAKS[t] for t in rules.tiebreak], dtype=np.int64),
+        round_cap=rules.round_cap,
+        paytab=np.array(
+            [[rules.pay_for(kind, rows) for rows in range(most)] for kind in range(k)],
+            dtype=np.int64,
+        ),
+        pow08=np.array([0.8**t for t in range(players + 1)], dtype=np.float64),
+    )
+    _COMPILED[key] = made
+    return made
+
+
+def _check(variant: VariantBase, players: int, bots: Sequence[object], seed: int) -> Variant:
+    why = unavailable(variant, players, bots)
+    if why is not None:
+        raise SetupError(f"the kernel cannot play these games: {why}")
+    assert isinstance(variant, Variant)
+    if not variant.players.min <= players <= variant.players.max:
+        raise SetupError(
+            f"{variant.name} is played by {variant.players.min} to {variant.players.max} "
+            f"players, not {players!r}"
+        )
+    if len(bots) not in (1, players):
+        raise SetupError(
+            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
+        )
+    if len(repr(seed)) > MAX_SEED_TEXT:
+        raise SetupError(f"the kernel takes seeds of at most {MAX_SEED_TEXT} digits")
+    return variant
+
+
+def _run(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[object],
+    seed: int,
+    start: int,
+    stop: int,
+    rotate: bool,
+    record: bool,
+) -> tuple[Any, Any, Any, Any]:
+    import numpy as np
+
+    from cardshop.klunker import _kernel_jit
+
+    var = _check(variant, players, bots, seed)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise SetupError(f"seed must be an int, not {type(seed).__name__}")
+    if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
+        raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
+    rules = compile_rules(var, players)
+    specs = [str(b).strip() for b in bots]
+    full = specs * players if len(specs) == 1 else specs
+    seat_bots = np.array([BOTS.index(b) for b in full], dtype=np.int64)
+    count = stop - start
+    out = np.zeros((count, 4 + 2 * players), dtype=np.int64)
+    seeds = np.zeros(count, dtype=np.uint64)
+    lengths = np.zeros(count, dtype=np.int64)
+    text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
+    size = 64 * count * 64 if record else 1
+    while True:
+        hist = np.zeros(size, dtype=np.int64)
+        done = _kernel_jit.play(
+            *rules, players, text, start, count, seat_bots, rotate, record, hist,
+            out, seeds, lengths,
+        )  # fmt: skip
+        if done >= 0:
+            return out, seeds, lengths, hist
+        size *= 4  # the histories did not fit: play again with room for them
+
+
+def play_arrays(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> tuple[Any, Any]:
+    """Games ``start .. stop-1`` of a simulation as arrays, for audits of many games.
+
+    Returns ``(table, seeds)``: ``table[i]`` is ``[first_player, rounds, decisions,
+    termination (1 finished, 2 capped), score of each seat..., rank of each seat...]``
+    (int64) and ``seeds[i]`` the game's seed (uint64), for game ``start + i``.
+    """
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return out, seeds
+
+
+def play(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> list[Any]:
+    """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
+    rotate=rotate)`` as its :class:`~cardshop.simulation.GameOutcome` objects."""
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return _outcomes(players, bots, start, rotate, out, seeds)
+
+
+def _outcomes(
+    players: int, bots: Sequence[object], start: int, rotate: bool, out: Any, seeds: Any
+) -> list[Any]:
+    from cardshop.simulation import GameOutcome, seat_specs
+
+    names = [str(b).strip() for b in bots]
+    terminations = ("", "finished", "capped")
+    result = []
+    by_shift: dict[int, tuple[str, ...]] = {}
+    for i, (row, game_seed) in enumerate(zip(out.tolist(), seeds.tolist(), strict=True)):
+        game = start + i
+        shift = game % players if rotate else 0
+        seated = by_shift.get(shift)
+        if seated is None:
+            seated = by_shift[shift] = tuple(
+                str(s) for s in seat_specs(names, players, game, rotate)
+            )
+        ranks = tuple(row[4 + players : 4 + 2 * players])
+        result.append(
+            GameOutcome(
+                game=game,
+                seed=game_seed,
+                first_player=row[0],
+                bots=seated,
+                scores=tuple(row[4 : 4 + players]),
+                ranks=ranks,
+                winners=tuple(s for s in range(players) if ranks[s] == 1),
+                rounds=row[1],
+                decisions=row[2],
+                termination=terminations[row[3]],
+                steps=row[2],
+                details={},
+            )
+        )
+    return result
+
+
+def histories(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> list[tuple[Any, list[Action]]]:
+    """Like :func:`play`, with each game's actions in order (for differential tests)."""
+    out, seeds, lengths, hist = _run(variant, players, bots, seed, start, stop, rotate, True)
+    assert isinstance(variant, Variant)
+    rules = variant.rules
+    decoded: list[list[Action]] = []
+    pos = 0
+    flat = hist.tolist()
+    for length in lengths.tolist():
+        actions = []
+        for code in flat[pos : pos + length]:
+            verb, arg = _VERBS[code >> 10], code & 1023
+            if verb in ("window", "store", "sell"):
+                actions.append(Action(verb, rules.kinds[arg]))
+            elif verb == "buy":
+                actions.append(Action(verb, arg))
+            else:
+                actions.append(Action(verb))
+        decoded.append(actions)
+        pos += length
+    return list(zip(_outcomes(players, bots, start, rotate, out, seeds), decoded, strict=True))
