@@ -188,18 +188,27 @@ _N = 624
 _MASK = 0xFFFFFFFF
 
 
+def _init_genrand(s: int) -> np.ndarray:
+    mt = [s]
+    for i in range(1, _N):
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK)
+    return np.array(mt, dtype=np.int64)
+
+
+_INIT = _init_genrand(19650218)  # init_by_array starts from this state, whatever the key
+
+
 @njit(cache=True)
 def _mt_seed(mt, seed):
     """Seed ``mt`` (int64[625], index 624 = position) as ``random.Random(seed)`` does
-    for a non-negative int below 2**64."""
+    for a non-negative int below 2**64 (``init_by_array`` over its 32-bit words)."""
     seed = np.uint64(seed)
     lo = np.int64(seed & np.uint64(_MASK))
     hi = np.int64(seed >> np.uint64(32))
     keylen = 2 if hi else 1
-    mt[0] = 19650218
-    for i in range(1, _N):
-        prev = mt[i - 1]
-        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & _MASK
+    for i in range(_N):
+        mt[i] = _INIT[i]
     i = 1
     j = 0
     k = _N if _N > keylen else keylen
@@ -230,16 +239,19 @@ def _mt_seed(mt, seed):
 
 @njit(cache=True)
 def _genrand(mt):
-    if mt[_N] >= _N:
-        for kk in range(_N):
-            y = (mt[kk] & 0x80000000) | (mt[(kk + 1) % _N] & 0x7FFFFFFF)
-            val = mt[(kk + 397) % _N] ^ (y >> 1)
-            if y & 1:
-                val ^= 0x9908B0DF
-            mt[kk] = val
-        mt[_N] = 0
-    y = mt[mt[_N]]
-    mt[_N] += 1
+    """The next 32-bit output. The state is regenerated one word at a time, just
+    before that word is used: the words are made in the same order and from the same
+    words as MT19937's whole-state twist, so the outputs are the same, and a
+    generator that draws a few dozen numbers does not regenerate all 624."""
+    i = mt[_N]
+    if i >= _N:
+        i = 0
+    j = i + 1 if i + 1 < _N else 0
+    m = i + 397 if i + 397 < _N else i + 397 - _N
+    y = (mt[i] & 0x80000000) | (mt[j] & 0x7FFFFFFF)
+    y = mt[m] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    mt[i] = y
+    mt[_N] = i + 1
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
     y ^= (y << 15) & 0xEFC60000

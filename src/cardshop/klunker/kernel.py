@@ -78,7 +78,9 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def unavailable(variant: VariantBase, players: int, bots: Sequence[object]) -> str | None:
+def unavailable(
+    variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
+) -> str | None:
     """Why the kernel cannot play these games, or ``None`` when it can."""
     if not isinstance(variant, Variant):
         return f"the kernel plays Klunker variants, not the {variant.family!r} family"
@@ -94,6 +96,8 @@ def unavailable(variant: VariantBase, players: int, bots: Sequence[object]) -> s
                 f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
                 "(other bots, bot options and bot functions run on the reference engine)"
             )
+    if not isinstance(seed, int) or len(repr(seed)) > MAX_SEED_TEXT:
+        return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
     if not available():
         return "numba is not installed: pip install 'cardshop[kernel]'"
     return None
@@ -143,7 +147,7 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
 
 
 def _check(variant: VariantBase, players: int, bots: Sequence[object], seed: int) -> Variant:
-    why = unavailable(variant, players, bots)
+    why = unavailable(variant, players, bots, seed)
     if why is not None:
         raise SetupError(f"the kernel cannot play these games: {why}")
     assert isinstance(variant, Variant)
@@ -156,8 +160,6 @@ def _check(variant: VariantBase, players: int, bots: Sequence[object], seed: int
         raise SetupError(
             f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
         )
-    if len(repr(seed)) > MAX_SEED_TEXT:
-        raise SetupError(f"the kernel takes seeds of at most {MAX_SEED_TEXT} digits")
     return variant
 
 
@@ -176,8 +178,6 @@ def _run(
     from cardshop.klunker import _kernel_jit
 
     var = _check(variant, players, bots, seed)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise SetupError(f"seed must be an int, not {type(seed).__name__}")
     if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
         raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
     rules = compile_rules(var, players)
