@@ -614,6 +614,7 @@ def play(
     tax_to_deck,
     tiebreak,
     round_cap,
+    match_games,
     paytab,
     pow08,
     # the run
@@ -652,6 +653,8 @@ def play(
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
     gtext = np.zeros(24, np.uint8)
+    stext = np.zeros(24, np.uint8)
+    m_totals = np.zeros(n, np.int64)
     work = np.zeros(40, np.uint64)
     legal = np.zeros(k + n + 2, np.int64)
     scores = np.zeros(k + n + 2, np.float64)
@@ -686,287 +689,308 @@ def play(
             pos = _put_int(buf, pos, game)
             pos = _put_int(buf, pos, s)
             _mt_seed(mts[s], _finish(buf, pos, work))
-        # ---- setup (SETUP-1..4)
-        pos = _seed_head(gbuf, gt)
-        pos = _put(gbuf, pos, _L_FIRST)
-        _mt_seed(chance_mt, _finish(gbuf, pos, work))
-        first_player = _randbelow(chance_mt, n)
-        start = first_player
-        dlen = 0
-        for kind in range(k):
-            for _ in range(kind_count[kind]):
-                deck[dlen] = kind
-                dlen += 1
-        pos = _seed_head(gbuf, gt)
-        pos = _put(gbuf, pos, _L_DEAL)
-        _mt_seed(chance_mt, _finish(gbuf, pos, work))
-        _shuffle(chance_mt, deck, dlen)
-        counts[:] = 0
-        totals[:] = 0
-        totals[deck_zone] = dlen
-        for i in range(n):
-            s = (first_player + i) % n
-            if cash:
-                dlen = _deal(counts, totals, deck, dlen, k, n, bank0 + s, cash)
-        for i in range(n):
-            s = (first_player + i) % n
-            dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, hand_size)
-        held[:] = 0
-        chance = 0
-        next_card = 1
-        buying = 0
-        decliner = -1
-        acted = 0
-        termination = 0
-        phase = FILL_P
-        turn = -1
-        rnd = 1
-        step = 0
-        decisions = 0
-        auto = True  # run the automatic steps before the next decision
         game_start = hpos
+        n_sub = match_games if match_games > 0 else 1
+        m_rounds = 0
+        decisions = 0
+        capped = False
+        m_totals[:] = 0
+        first_player = 0  # a match's first game starts with seat 0
+        for sub in range(n_sub):
+            # ---- setup (SETUP-1..4)
+            if match_games > 0:  # game ``sub`` of a match: its own seed, seat sub starts
+                pos = _seed_head(gbuf, gtext[:glen])
+                pos = _put(gbuf, pos, _L_GAME)
+                pos = _put_int(gbuf, pos, sub)
+                slen = _put_uint(stext, 0, _finish(gbuf, pos, work))
+                gt = stext[:slen]
+                start = sub % n
+            else:
+                pos = _seed_head(gbuf, gt)
+                pos = _put(gbuf, pos, _L_FIRST)
+                _mt_seed(chance_mt, _finish(gbuf, pos, work))
+                first_player = _randbelow(chance_mt, n)
+                start = first_player
+            dlen = 0
+            for kind in range(k):
+                for _ in range(kind_count[kind]):
+                    deck[dlen] = kind
+                    dlen += 1
+            pos = _seed_head(gbuf, gt)
+            pos = _put(gbuf, pos, _L_DEAL)
+            _mt_seed(chance_mt, _finish(gbuf, pos, work))
+            _shuffle(chance_mt, deck, dlen)
+            counts[:] = 0
+            totals[:] = 0
+            totals[deck_zone] = dlen
+            for i in range(n):
+                s = (start + i) % n
+                if cash:
+                    dlen = _deal(counts, totals, deck, dlen, k, n, bank0 + s, cash)
+            for i in range(n):
+                s = (start + i) % n
+                dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, hand_size)
+            held[:] = 0
+            chance = 0
+            next_card = 1
+            buying = 0
+            decliner = -1
+            acted = 0
+            termination = 0
+            phase = FILL_P
+            turn = -1
+            rnd = 1
+            step = 0
+            auto = True  # run the automatic steps before the next decision
 
-        while True:
-            # ------------------------------------------------ automatic steps (ROUND-1)
-            while auto:
-                if step == n_steps:
-                    if rnd >= round_cap:  # TERM-1
-                        termination = 2
-                        phase = OVER_P
-                        turn = -1
+            while True:
+                # ------------------------------------------------ automatic steps (ROUND-1)
+                while auto:
+                    if step == n_steps:
+                        if rnd >= round_cap:  # TERM-1
+                            termination = 2
+                            phase = OVER_P
+                            turn = -1
+                            auto = False
+                            break
+                        rnd += 1
+                        step = 0
+                    code = steps[step]
+                    if code == S_FILL:
+                        phase = FILL_P
+                        acted = 0
+                        turn = start
                         auto = False
                         break
-                    rnd += 1
-                    step = 0
-                code = steps[step]
-                if code == S_FILL:
-                    phase = FILL_P
-                    acted = 0
-                    turn = start
-                    auto = False
-                    break
-                if code == S_STORE:
-                    phase = STORE_P
-                    next_card = 1
-                    turn = start
-                    auto = False
-                    break
-                if code == S_PURCHASE:
-                    phase = PURCHASE_P
-                    buying = 1
-                    for s in range(n):
-                        if held[s] == 1:
-                            turn = s
+                    if code == S_STORE:
+                        phase = STORE_P
+                        next_card = 1
+                        turn = start
+                        auto = False
+                        break
+                    if code == S_PURCHASE:
+                        phase = PURCHASE_P
+                        buying = 1
+                        for s in range(n):
+                            if held[s] == 1:
+                                turn = s
+                                break
+                        auto = False
+                        break
+                    if code == S_TAX:  # END-2
+                        if tax_due:
+                            for i in range(n):
+                                s = (start + i) % n
+                                bank = bank0 + s
+                                owed = min(tax_due, totals[bank])
+                                if owed:
+                                    chance += 1
+                                    dlen = _pay_cards(
+                                        counts, totals, deck, dlen, k, bank, discard, owed,
+                                        chance, gt, gbuf, work, tax_to_deck,
+                                    )  # fmt: skip
+                    elif code == S_RESHUFFLE:  # END-3
+                        for kind in range(k):
+                            c = counts[discard * k + kind]
+                            for _ in range(c):
+                                deck[dlen] = kind
+                                dlen += 1
+                            _move(counts, totals, k, kind, discard, deck_zone, c)
+                        chance += 1
+                        pos = _seed_head(gbuf, gt)
+                        pos = _put(gbuf, pos, _L_RESHUFFLE)
+                        pos = _put_int(gbuf, pos, chance)
+                        _mt_seed(chance_mt, _finish(gbuf, pos, work))
+                        _shuffle(chance_mt, deck, dlen)
+                    elif code == S_REFILL:  # END-4, END-5
+                        need = 0
+                        for s in range(n):
+                            miss = hand_size - totals[3 * s]
+                            if miss > 0:
+                                need += miss
+                        if need > dlen:
+                            termination = 1
+                            phase = OVER_P
+                            turn = -1
+                            auto = False
                             break
-                    auto = False
-                    break
-                if code == S_TAX:  # END-2
-                    if tax_due:
                         for i in range(n):
                             s = (start + i) % n
-                            bank = bank0 + s
-                            owed = min(tax_due, totals[bank])
-                            if owed:
-                                chance += 1
-                                dlen = _pay_cards(
-                                    counts, totals, deck, dlen, k, bank, discard, owed,
-                                    chance, gt, gbuf, work, tax_to_deck,
-                                )  # fmt: skip
-                elif code == S_RESHUFFLE:  # END-3
-                    for kind in range(k):
-                        c = counts[discard * k + kind]
-                        for _ in range(c):
-                            deck[dlen] = kind
-                            dlen += 1
-                        _move(counts, totals, k, kind, discard, deck_zone, c)
-                    chance += 1
-                    pos = _seed_head(gbuf, gt)
-                    pos = _put(gbuf, pos, _L_RESHUFFLE)
-                    pos = _put_int(gbuf, pos, chance)
-                    _mt_seed(chance_mt, _finish(gbuf, pos, work))
-                    _shuffle(chance_mt, deck, dlen)
-                elif code == S_REFILL:  # END-4, END-5
-                    need = 0
-                    for s in range(n):
-                        miss = hand_size - totals[3 * s]
-                        if miss > 0:
-                            need += miss
-                    if need > dlen:
-                        termination = 1
-                        phase = OVER_P
-                        turn = -1
-                        auto = False
-                        break
-                    for i in range(n):
-                        s = (start + i) % n
-                        miss = hand_size - totals[3 * s]
-                        if miss > 0:
-                            dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, miss)
-                step += 1
-            if phase == OVER_P:
-                break
-
-            # ------------------------------------------------ legal actions, sorted
-            nl = 0
-            if phase == FILL_P:
-                if totals[3 * turn + 1] or not totals[3 * turn]:  # FILL-2
-                    legal[0] = DONE << 10
-                    nl = 1
-                base = 3 * turn * k
-                for a in alpha:
-                    if counts[base + a]:
-                        legal[nl] = (WINDOW << 10) | a
-                        nl += 1
-            elif phase == STORE_P:
-                legal[0] = PASS << 10
-                nl = 1
-                base = 3 * turn * k
-                for a in alpha:
-                    if counts[base + a]:
-                        legal[nl] = (STORE << 10) | a
-                        nl += 1
-            elif phase == PURCHASE_P:
-                can_pay = broke_may_buy or totals[bank0 + turn] >= price  # BUY-6
-                for w in range(n):
-                    if totals[3 * w + 1] and (w == turn or can_pay):
-                        legal[nl] = (BUY << 10) | w
-                        nl += 1
-                if not totals[3 * turn + 1]:  # BUY-4/5
-                    legal[nl] = DECLINE << 10
-                    nl += 1
-            else:
-                base = (3 * turn + 2) * k
-                for a in alpha:
-                    if counts[base + a] >= set_size:
-                        legal[nl] = (SELL << 10) | a
-                        nl += 1
-
-            # ------------------------------------------------ the bot's choice
-            mt = mts[turn]
-            if bots[turn] == RANDOM_BOT:
-                action = legal[_randbelow(mt, nl)]
-            elif nl == 1:
-                action = legal[0]
-            else:
-                best = 0.0
-                for i in range(nl):
-                    sc = _greedy_score(
-                        legal[i], counts, totals, held, n, k, turn, price, set_size,
-                        paytab, pow08, tmp, after, one,
-                    )  # fmt: skip
-                    scores[i] = sc
-                    if i == 0 or sc > best:
-                        best = sc
-                top = 0
-                for i in range(nl):
-                    if scores[i] >= best - 1e-9:
-                        legal[top] = legal[i]
-                        top += 1
-                action = legal[0] if top == 1 else legal[_randbelow(mt, top)]
-            decisions += 1
-            if record:
-                if hpos < hist.shape[0]:
-                    hist[hpos] = action
-                    hpos += 1
-                else:
-                    overflow = True
-
-            # ------------------------------------------------ apply
-            verb = action >> 10
-            arg = action & 1023
-            next_buyer = False
-            end_purchase = False
-            if verb == WINDOW:  # FILL-1
-                _move(counts, totals, k, arg, 3 * turn, 3 * turn + 1, 1)
-            elif verb == DONE:
-                acted += 1
-                if acted == n:
+                            miss = hand_size - totals[3 * s]
+                            if miss > 0:
+                                dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, miss)
                     step += 1
-                    auto = True
+                if phase == OVER_P:
+                    break
+
+                # ------------------------------------------------ legal actions, sorted
+                nl = 0
+                if phase == FILL_P:
+                    if totals[3 * turn + 1] or not totals[3 * turn]:  # FILL-2
+                        legal[0] = DONE << 10
+                        nl = 1
+                    base = 3 * turn * k
+                    for a in alpha:
+                        if counts[base + a]:
+                            legal[nl] = (WINDOW << 10) | a
+                            nl += 1
+                elif phase == STORE_P:
+                    legal[0] = PASS << 10
+                    nl = 1
+                    base = 3 * turn * k
+                    for a in alpha:
+                        if counts[base + a]:
+                            legal[nl] = (STORE << 10) | a
+                            nl += 1
+                elif phase == PURCHASE_P:
+                    can_pay = broke_may_buy or totals[bank0 + turn] >= price  # BUY-6
+                    for w in range(n):
+                        if totals[3 * w + 1] and (w == turn or can_pay):
+                            legal[nl] = (BUY << 10) | w
+                            nl += 1
+                    if not totals[3 * turn + 1]:  # BUY-4/5
+                        legal[nl] = DECLINE << 10
+                        nl += 1
                 else:
-                    turn = (start + acted) % n
-            elif verb == STORE:  # STORE-1
-                _move(counts, totals, k, arg, 3 * turn, 3 * turn + 2, 1)
-                if counts[(3 * turn + 2) * k + arg] >= set_size:
-                    phase, dlen, _ = _sell_completed(
+                    base = (3 * turn + 2) * k
+                    for a in alpha:
+                        if counts[base + a] >= set_size:
+                            legal[nl] = (SELL << 10) | a
+                            nl += 1
+
+                # ------------------------------------------------ the bot's choice
+                mt = mts[turn]
+                if bots[turn] == RANDOM_BOT:
+                    action = legal[_randbelow(mt, nl)]
+                elif nl == 1:
+                    action = legal[0]
+                else:
+                    best = 0.0
+                    for i in range(nl):
+                        sc = _greedy_score(
+                            legal[i], counts, totals, held, n, k, turn, price, set_size,
+                            paytab, pow08, tmp, after, one,
+                        )  # fmt: skip
+                        scores[i] = sc
+                        if i == 0 or sc > best:
+                            best = sc
+                    top = 0
+                    for i in range(nl):
+                        if scores[i] >= best - 1e-9:
+                            legal[top] = legal[i]
+                            top += 1
+                    action = legal[0] if top == 1 else legal[_randbelow(mt, top)]
+                decisions += 1
+                if record:
+                    if hpos < hist.shape[0]:
+                        hist[hpos] = action
+                        hpos += 1
+                    else:
+                        overflow = True
+
+                # ------------------------------------------------ apply
+                verb = action >> 10
+                arg = action & 1023
+                next_buyer = False
+                end_purchase = False
+                if verb == WINDOW:  # FILL-1
+                    _move(counts, totals, k, arg, 3 * turn, 3 * turn + 1, 1)
+                elif verb == DONE:
+                    acted += 1
+                    if acted == n:
+                        step += 1
+                        auto = True
+                    else:
+                        turn = (start + acted) % n
+                elif verb == STORE:  # STORE-1
+                    _move(counts, totals, k, arg, 3 * turn, 3 * turn + 2, 1)
+                    if counts[(3 * turn + 2) * k + arg] >= set_size:
+                        phase, dlen, _ = _sell_completed(
+                            counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
+                            override, unpaid_to_deck,
+                        )  # fmt: skip
+                    turn = _next_storer(held, n, turn)
+                elif verb == PASS:  # STORE-2
+                    card_no = next_card
+                    held[turn] = card_no
+                    next_card = card_no + 1
+                    if card_no == n:  # STORE-4
+                        step += 1
+                        auto = True
+                    else:
+                        turn = _next_storer(held, n, turn)
+                elif verb == BUY:  # BUY-2, BUY-3
+                    owner = arg
+                    wz = 3 * owner + 1
+                    sz = 3 * turn + 2
+                    for kind in range(k):
+                        c = counts[wz * k + kind]
+                        if c:
+                            _move(counts, totals, k, kind, wz, sz, c)
+                    if owner != turn:
+                        p = min(price, totals[bank0 + turn])
+                        if p:
+                            chance += 1
+                            dlen = _pay_cards(
+                                counts, totals, deck, dlen, k, bank0 + turn, bank0 + owner, p,
+                                chance, gt, gbuf, work, False,
+                            )  # fmt: skip
+                    phase, dlen, next_buyer = _sell_completed(
                         counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
                         override, unpaid_to_deck,
                     )  # fmt: skip
-                turn = _next_storer(held, n, turn)
-            elif verb == PASS:  # STORE-2
-                card_no = next_card
-                held[turn] = card_no
-                next_card = card_no + 1
-                if card_no == n:  # STORE-4
+                elif verb == DECLINE:  # BUY-5
+                    if decliner < 0:
+                        decliner = turn
+                    if decline_ends_phase:
+                        end_purchase = True
+                    else:
+                        next_buyer = True
+                else:  # SELL-6
+                    dlen = _sell_row(
+                        counts, totals, deck, dlen, k, n, turn, arg, set_size, payout, override,
+                        unpaid_to_deck,
+                    )  # fmt: skip
+                    phase, dlen, next_buyer = _sell_completed(
+                        counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
+                        override, unpaid_to_deck,
+                    )  # fmt: skip
+                if next_buyer:
+                    card_no, seat = _next_buyer(held, n, buying)
+                    if card_no == 0:
+                        end_purchase = True
+                    else:
+                        buying = card_no
+                        turn = seat
+                        phase = PURCHASE_P
+                if end_purchase:  # END-1: purchase cards go back; a decliner starts
+                    held[:] = 0
+                    next_card = 1
+                    buying = 0
+                    if decliner >= 0:
+                        start = decliner
+                        decliner = -1
                     step += 1
                     auto = True
-                else:
-                    turn = _next_storer(held, n, turn)
-            elif verb == BUY:  # BUY-2, BUY-3
-                owner = arg
-                wz = 3 * owner + 1
-                sz = 3 * turn + 2
-                for kind in range(k):
-                    c = counts[wz * k + kind]
-                    if c:
-                        _move(counts, totals, k, kind, wz, sz, c)
-                if owner != turn:
-                    p = min(price, totals[bank0 + turn])
-                    if p:
-                        chance += 1
-                        dlen = _pay_cards(
-                            counts, totals, deck, dlen, k, bank0 + turn, bank0 + owner, p,
-                            chance, gt, gbuf, work, False,
-                        )  # fmt: skip
-                phase, dlen, next_buyer = _sell_completed(
-                    counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
-                    override, unpaid_to_deck,
-                )  # fmt: skip
-            elif verb == DECLINE:  # BUY-5
-                if decliner < 0:
-                    decliner = turn
-                if decline_ends_phase:
-                    end_purchase = True
-                else:
-                    next_buyer = True
-            else:  # SELL-6
-                dlen = _sell_row(
-                    counts, totals, deck, dlen, k, n, turn, arg, set_size, payout, override,
-                    unpaid_to_deck,
-                )  # fmt: skip
-                phase, dlen, next_buyer = _sell_completed(
-                    counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
-                    override, unpaid_to_deck,
-                )  # fmt: skip
-            if next_buyer:
-                card_no, seat = _next_buyer(held, n, buying)
-                if card_no == 0:
-                    end_purchase = True
-                else:
-                    buying = card_no
-                    turn = seat
-                    phase = PURCHASE_P
-            if end_purchase:  # END-1: purchase cards go back; a decliner starts
-                held[:] = 0
-                next_card = 1
-                buying = 0
-                if decliner >= 0:
-                    start = decliner
-                    decliner = -1
-                step += 1
-                auto = True
+
+            m_rounds += rnd
+            if termination == 2:
+                capped = True
+            for s in range(n):
+                m_totals[s] += totals[bank0 + s]
+
 
         # ------------------------------------------------ result (SCORE-1, SCORE-2)
         total_decisions += decisions
         row = out[g]
         row[0] = first_player
-        row[1] = rnd
+        row[1] = m_rounds
         row[2] = decisions
-        row[3] = termination
-        nt = tiebreak.shape[0]
+        row[3] = 2 if capped else 1
+        nt = tiebreak.shape[0] if match_games == 0 else 0  # a match ranks by sums only
         w = 1 + nt
         for s in range(n):
-            key[s * w] = -totals[bank0 + s]
+            key[s * w] = -m_totals[s]
             for t in range(nt):
                 rule = tiebreak[t]
                 if rule == 0:
@@ -976,7 +1000,7 @@ def play(
                 else:
                     key[s * w + 1 + t] = totals[3 * s + 1]
         for s in range(n):
-            row[4 + s] = totals[bank0 + s]
+            row[4 + s] = m_totals[s]
             better = 0
             for o in range(n):
                 # is key[o] < key[s] (lexicographic)?

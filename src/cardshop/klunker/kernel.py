@@ -69,6 +69,7 @@ class KernelRules(NamedTuple):
     tax_to_deck: bool
     tiebreak: Any  # int64[rules]: 0 safe and window, 1 safe, 2 window
     round_cap: int
+    match_games: int  # games in a match (players x games per player), 0 for no match
     paytab: Any  # int64[k, rows]: the greedy heuristic's payout table
     pow08: Any  # float64[players + 1]: 0.8 ** taken purchase cards
 
@@ -84,11 +85,6 @@ def unavailable(
     """Why the kernel cannot play these games, or ``None`` when it can."""
     if not isinstance(variant, Variant):
         return f"the kernel plays Klunker variants, not the {variant.family!r} family"
-    if variant.match is not None:
-        return (
-            f"{variant.name} is played as a match ({variant.match.games_per_player} games "
-            "per player); the kernel plays single games only"
-        )
     for spec in bots:
         if not isinstance(spec, str) or spec.strip() not in BOTS:
             shown = spec if isinstance(spec, str) else getattr(spec, "__name__", repr(spec))
@@ -136,6 +132,7 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
         tax_to_deck=rules.tax_to_deck,
         tiebreak=np.array([_TIEBREAKS[t] for t in rules.tiebreak], dtype=np.int64),
         round_cap=rules.round_cap,
+        match_games=players * rules.games_per_player if rules.games_per_player else 0,
         paytab=np.array(
             [[rules.pay_for(kind, rows) for rows in range(most)] for kind in range(k)],
             dtype=np.int64,
@@ -234,16 +231,24 @@ def play(
     """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
     rotate=rotate)`` as its :class:`~cardshop.simulation.GameOutcome` objects."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
-    return _outcomes(players, bots, start, rotate, out, seeds)
+    return _outcomes(variant, players, bots, start, rotate, out, seeds)
 
 
 def _outcomes(
-    players: int, bots: Sequence[object], start: int, rotate: bool, out: Any, seeds: Any
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[object],
+    start: int,
+    rotate: bool,
+    out: Any,
+    seeds: Any,
 ) -> list[Any]:
     from cardshop.simulation import GameOutcome, seat_specs
 
     names = [str(b).strip() for b in bots]
     terminations = ("", "finished", "capped")
+    match = variant.match
+    details = {"games": players * match.games_per_player} if match is not None else {}
     result = []
     by_shift: dict[int, tuple[str, ...]] = {}
     for i, (row, game_seed) in enumerate(zip(out.tolist(), seeds.tolist(), strict=True)):
@@ -268,7 +273,7 @@ def _outcomes(
                 decisions=row[2],
                 termination=terminations[row[3]],
                 steps=row[2],
-                details={},
+                details=dict(details),
             )
         )
     return result
@@ -303,4 +308,5 @@ def histories(
                 actions.append(Action(verb))
         decoded.append(actions)
         pos += length
-    return list(zip(_outcomes(players, bots, start, rotate, out, seeds), decoded, strict=True))
+    outcomes = _outcomes(variant, players, bots, start, rotate, out, seeds)
+    return list(zip(outcomes, decoded, strict=True))
