@@ -33,9 +33,11 @@ from cardshop._variant import VariantBase
 from cardshop.bots import make_bot
 from cardshop.klunker import kernel
 from cardshop.simulation import (
+    AUTO_KERNEL_GAMES,
     GameOutcome,
     bot_seed,
     game_seed,
+    kernel_note,
     play_game,
     seat_specs,
     simulate,
@@ -151,13 +153,17 @@ def test_simulate_gives_the_same_result_on_both_engines() -> None:
 
 
 def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
-    assert simulate("klunker-en", 3, 4, workers=1).engine == "kernel"
-    other = simulate("klunker-en", 3, 4, bots="thrifty", workers=1)
-    assert other.engine == "reference"
-    assert "thrifty" in other.engine_note
-    wuhl = simulate("wuhltisch", 2, 2, workers=1)
-    assert wuhl.engine == "reference"
-    assert "no kernel" in wuhl.engine_note
+    many = simulate("klunker-en", 3, AUTO_KERNEL_GAMES, workers=1)
+    assert (many.engine, many.engine_note) == ("kernel", "")
+    few = simulate("klunker-en", 3, AUTO_KERNEL_GAMES - 1, workers=1)
+    assert few.engine == "reference"
+    assert "fewer than" in few.engine_note
+    en, wuhl = load_variant("klunker-en"), load_variant("wuhltisch")
+    assert kernel_note(en, 3, ("random", "greedy", "random"), 0) == ("cardshop.klunker.kernel", "")
+    module, why = kernel_note(en, 3, ("thrifty",), 0)
+    assert module is None
+    assert "not 'thrifty'" in why
+    assert kernel_note(wuhl, 2, ("random",), 0) == (None, "the wuhltisch family has no kernel")
     forced = simulate("klunker-en", 3, 4, workers=1, engine="reference")
     assert forced.engine == "reference"
 
@@ -191,9 +197,11 @@ def test_play_arrays_agrees_with_play() -> None:
     variant = load_variant("klunker-en")
     table, seeds = kernel.play_arrays(variant, 5, ("random",), 11, 3, 9)
     outcomes = kernel.play(variant, 5, ("random",), 11, 3, 9)
-    assert [int(s) for s in seeds] == [o.seed for o in outcomes] == [
-        game_seed(11, i) for i in range(3, 9)
-    ]
+    assert (
+        [int(s) for s in seeds]
+        == [o.seed for o in outcomes]
+        == [game_seed(11, i) for i in range(3, 9)]
+    )
     for row, o in zip(table.tolist(), outcomes, strict=True):
         assert row == [o.first_player, o.rounds, o.decisions, 1, *o.scores, *o.ranks]
 

@@ -48,9 +48,10 @@ from cardshop._variant import VariantBase
 from cardshop.bots import Bot, make_bot
 
 __all__ = [
+    "AUTO_KERNEL_GAMES",
+    "ENGINES",
     "BotSpec",
     "BotSummary",
-    "ENGINES",
     "GameOutcome",
     "SimulationResult",
     "WorkerLostError",
@@ -523,6 +524,11 @@ def kernel_note(
     return (family.kernel, "") if why is None else (None, why)
 
 
+AUTO_KERNEL_GAMES = 500
+"""``engine="auto"`` uses a kernel for this many games or more: starting one (importing
+numba and loading the compiled code, about 1.5 s of CPU in every process) costs more
+than it saves on fewer games."""
+
 KERNEL_CHUNK = 20_000
 """The most games in one task when the kernel plays them (a few tenths of a second)."""
 
@@ -673,7 +679,8 @@ def simulate(
 
     ``engine``: ``"auto"`` (default) plays the games with the family's kernel when
     it has one that can play them (Klunker: random and greedy bots, docs/kernel.md)
-    and on the reference engine otherwise; ``"kernel"`` raises :class:`SetupError`
+    and there are at least :data:`AUTO_KERNEL_GAMES` of them, and on the reference
+    engine otherwise; ``"kernel"`` raises :class:`SetupError`
     saying why when the kernel cannot; ``"reference"`` never uses a kernel. Both
     engines give the same outcomes; :attr:`SimulationResult.engine` says which ran.
 
@@ -685,7 +692,9 @@ def simulate(
     specs = check_arguments(var, players, games, bots, workers)
     kernel: str | None = None
     note = "the reference engine was asked for"
-    if engine != "reference":
+    if engine == "auto" and games < AUTO_KERNEL_GAMES:
+        note = f"fewer than {AUTO_KERNEL_GAMES} games: the kernel's start would cost more"
+    elif engine != "reference":
         kernel, note = kernel_note(var, players, specs, seed)
         if kernel is None and engine == "kernel":
             raise SetupError(

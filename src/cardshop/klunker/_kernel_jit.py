@@ -211,7 +211,7 @@ def _mt_seed(mt, seed):
         mt[i] = _INIT[i]
     i = 1
     j = 0
-    k = _N if _N > keylen else keylen
+    k = _N if keylen < _N else keylen
     while k > 0:
         prev = mt[i - 1]
         key = lo if j == 0 else hi
@@ -314,7 +314,7 @@ def _potential(safe, size, paytab):
 
 @njit(cache=True)
 def _has_full(safe, size):
-    for c in safe:
+    for c in safe:  # noqa: SIM110 - a loop compiles to the tightest code
         if c >= size:
             return True
     return False
@@ -426,7 +426,7 @@ def _greedy_score(
     arg = action & 1023
     if verb == BUY:
         return _buy_gain(counts, totals, n, k, me, arg, price_rule, size, paytab, tmp, after)
-    if verb == DECLINE or verb == DONE:
+    if verb == DECLINE or verb == DONE:  # noqa: SIM109
         return 0.0
     safe = counts[(3 * me + 2) * k : (3 * me + 3) * k]
     if verb == SELL:
@@ -450,7 +450,7 @@ def _greedy_score(
         for s in range(n):
             if held[s]:
                 taken += 1
-        m = best if not (0.0 > best) else 0.0
+        m = 0.0 if best < 0.0 else best  # max(best, 0.0)
         return 0.5 * m * pow08[taken]
     # window
     if totals[3 * me + 1]:
@@ -462,9 +462,7 @@ def _greedy_score(
     first = True
     for o in range(n):
         if o != me:
-            g = _gain(
-                counts[(3 * o + 2) * k : (3 * o + 3) * k], one, -1, size, paytab, tmp, after
-            )
+            g = _gain(counts[(3 * o + 2) * k : (3 * o + 3) * k], one, -1, size, paytab, tmp, after)
             if first or g > to_others:
                 to_others = g
                 first = False
@@ -978,7 +976,6 @@ def play(
                 capped = True
             for s in range(n):
                 m_totals[s] += totals[bank0 + s]
-
 
         # ------------------------------------------------ result (SCORE-1, SCORE-2)
         total_decisions += decisions
