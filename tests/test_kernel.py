@@ -216,4 +216,4 @@ def test_the_kernel_checks_its_arguments() -> None:
         kernel.play(variant, 4, ("random",), 10**300, 0, 1)
     with pytest.raises(SetupError, match="start <= stop"):
         kernel.play(variant, 4, ("random",), 0, 5, 1)
-    assert kernel.play(variant, 4, ("random",), 0, 5, 5) == []
+    assert list(kernel.play(variant, 4, ("random",), 0, 5, 5)) == []

@@ -147,7 +147,8 @@ class Family:
     imported only when :func:`cardshop.simulate` asks for it, and offers
     ``unavailable(variant, players, bots, seed) -> str | None`` (why it cannot play these
     games, or None) and ``play(variant, players, bots, seed, start, stop, *, rotate)``
-    returning the :class:`~cardshop.simulation.GameOutcome` of games ``start..stop-1``
+    returning a sequence of the :class:`~cardshop.simulation.GameOutcome` of games
+    ``start..stop-1`` (it is pickled back from worker processes: a compact one pays)
     (docs/kernel.md). Families without one play on the reference engine."""
     description: str = ""
 

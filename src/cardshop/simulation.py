@@ -493,12 +493,12 @@ def _play_one(job: _Job, index: int) -> GameOutcome:
     )
 
 
-def _play_chunk(job: _Job, indices: range) -> list[GameOutcome]:
+def _play_chunk(job: _Job, indices: range) -> Sequence[GameOutcome]:
     """Play games by index (runs in a worker)."""
     _set_up(job)
     if job.kernel is not None:
         module: Any = importlib.import_module(job.kernel)
-        played: list[GameOutcome] = module.play(
+        played: Sequence[GameOutcome] = module.play(
             _variant_of(job),
             job.players,
             job.specs,
@@ -740,7 +740,7 @@ def simulate(
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     chunks = (range(start, min(start + size, games)) for start in range(0, games, size))
     pool = _process_pool(slots) if own_pool else _as_executor(executor)
-    pending: set[Future[list[GameOutcome]]] = set()
+    pending: set[Future[Sequence[GameOutcome]]] = set()
     try:
         for chunk in itertools.islice(chunks, 2 * slots):
             pending.add(pool.submit(_play_chunk, job, chunk))

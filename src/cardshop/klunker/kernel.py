@@ -17,7 +17,7 @@ when a kernel runs, never by ``import cardshop``.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from cardshop._core import Action
@@ -29,6 +29,7 @@ __all__ = [
     "BOTS",
     "MAX_SEED_TEXT",
     "KernelRules",
+    "Outcomes",
     "available",
     "compile_rules",
     "histories",
@@ -227,53 +228,96 @@ def play(
     stop: int,
     *,
     rotate: bool = False,
-) -> list[Any]:
+) -> Outcomes:
     """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
-    rotate=rotate)`` as its :class:`~cardshop.simulation.GameOutcome` objects."""
+    rotate=rotate)`` as a sequence of its :class:`~cardshop.simulation.GameOutcome`
+    objects (:class:`Outcomes`: compact arrays until read)."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
-    return _outcomes(variant, players, bots, start, rotate, out, seeds)
+    return Outcomes(variant, players, bots, start, rotate, out, seeds)
 
 
-def _outcomes(
-    variant: VariantBase,
-    players: int,
-    bots: Sequence[object],
-    start: int,
-    rotate: bool,
-    out: Any,
-    seeds: Any,
-) -> list[Any]:
+class Outcomes(Sequence[Any]):
+    """Games' outcomes kept as the kernel's arrays; :class:`GameOutcome` objects are
+    made when the sequence is read. It pickles as the arrays (a few bytes per game),
+    so a worker process sends its games back cheaply and the caller makes the objects.
+    """
+
+    def __init__(
+        self,
+        variant: VariantBase,
+        players: int,
+        bots: Sequence[object],
+        start: int,
+        rotate: bool,
+        table: Any,
+        seeds: Any,
+    ) -> None:
+        match = variant.match
+        self.games_per_match = players * match.games_per_player if match is not None else 0
+        self.players = players
+        self.bots = tuple(str(b).strip() for b in bots)
+        self.start = start
+        self.rotate = rotate
+        self.table = table
+        self.seeds = seeds
+        self._made: list[Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_made"] = None
+        return state
+
+    def __len__(self) -> int:
+        return len(self.seeds)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._objects()[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._objects())
+
+    def _objects(self) -> list[Any]:
+        if self._made is None:
+            self._made = _outcomes(self)
+        return self._made
+
+
+def _outcomes(made: Outcomes) -> list[Any]:
     from cardshop.simulation import GameOutcome, seat_specs
 
-    names = [str(b).strip() for b in bots]
+    players = made.players
     terminations = ("", "finished", "capped")
-    match = variant.match
-    details = {"games": players * match.games_per_player} if match is not None else {}
-    result = []
+    games = made.games_per_match
     by_shift: dict[int, tuple[str, ...]] = {}
-    for i, (row, game_seed) in enumerate(zip(out.tolist(), seeds.tolist(), strict=True)):
-        game = start + i
-        shift = game % players if rotate else 0
+    result: list[Any] = []
+    append = result.append
+    seat_range = range(players)
+    head = 4 + players
+    tail = 4 + 2 * players
+    for i, (row, game_seed) in enumerate(
+        zip(made.table.tolist(), made.seeds.tolist(), strict=True)
+    ):
+        game = made.start + i
+        shift = game % players if made.rotate else 0
         seated = by_shift.get(shift)
         if seated is None:
-            seated = by_shift[shift] = tuple(
-                str(s) for s in seat_specs(names, players, game, rotate)
-            )
-        ranks = tuple(row[4 + players : 4 + 2 * players])
-        result.append(
+            specs = seat_specs(made.bots, players, game, made.rotate)
+            seated = by_shift[shift] = tuple(str(s) for s in specs)
+        ranks = tuple(row[head:tail])
+        append(
             GameOutcome(
-                game=game,
-                seed=game_seed,
-                first_player=row[0],
-                bots=seated,
-                scores=tuple(row[4 : 4 + players]),
-                ranks=ranks,
-                winners=tuple(s for s in range(players) if ranks[s] == 1),
-                rounds=row[1],
-                decisions=row[2],
-                termination=terminations[row[3]],
-                steps=row[2],
-                details=dict(details),
+                game,
+                game_seed,
+                row[0],
+                seated,
+                tuple(row[4:head]),
+                ranks,
+                tuple([s for s in seat_range if ranks[s] == 1]),
+                row[1],
+                row[2],
+                terminations[row[3]],
+                row[2],
+                {"games": games} if games else {},
             )
         )
     return result
@@ -308,5 +352,5 @@ def histories(
                 actions.append(Action(verb))
         decoded.append(actions)
         pos += length
-    outcomes = _outcomes(variant, players, bots, start, rotate, out, seeds)
+    outcomes = Outcomes(variant, players, bots, start, rotate, out, seeds)
     return list(zip(outcomes, decoded, strict=True))
