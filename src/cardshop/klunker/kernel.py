@@ -187,7 +187,7 @@ def _run(
     seeds = np.zeros(count, dtype=np.uint64)
     lengths = np.zeros(count, dtype=np.int64)
     text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
-    size = 64 * count * 64 if record else 1
+    size = 512 * count if record else 1
     while True:
         hist = np.zeros(size, dtype=np.int64)
         done = _kernel_jit.play(
@@ -339,7 +339,7 @@ def histories(
     rules = variant.rules
     decoded: list[list[Action]] = []
     pos = 0
-    flat = hist.tolist()
+    flat = hist[: int(lengths.sum())].tolist()
     for length in lengths.tolist():
         actions = []
         for code in flat[pos : pos + length]:
