@@ -128,6 +128,17 @@ class Stopped(BaseException):
         self.signum = signum
 
 
+_caught: list[int] = []
+"""Signals turned into :class:`Stopped` in this process. A handler's exception raised
+while the interpreter runs a finalizer is printed and dropped, not propagated; the
+progress callback raises it again from here, so the stop is never lost."""
+
+
+def _raise_if_stopped() -> None:
+    if _caught:
+        raise Stopped(_caught[0])
+
+
 @contextlib.contextmanager
 def _signals_stop() -> Iterator[None]:
     """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
@@ -136,8 +147,10 @@ def _signals_stop() -> Iterator[None]:
         # Once is enough: a second signal must not cut the clean-up short.
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
+        _caught.append(signum)
         raise Stopped(signum)
 
+    _caught.clear()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
@@ -240,6 +253,7 @@ def simulate_command(
 
     def advance(n: int) -> None:
         nonlocal played
+        _raise_if_stopped()
         played += n
         progress.advance(task, n)
 
