@@ -49,7 +49,7 @@ def main() -> None:
         t1 = time.process_time()
         rates.append(int(table[:, 2].sum()) / (t1 - t0))
         t0 = time.process_time()
-        outcomes = kernel.play(variant, args.players, bots, 1, start, start + args.batch)
+        outcomes = list(kernel.play(variant, args.players, bots, 1, start, start + args.batch))
         t1 = time.process_time()
         with_outcomes.append(sum(o.decisions for o in outcomes) / (t1 - t0))
     print(f"{args.variant} {args.players}p bots={args.bots}, {os.cpu_count()} CPUs")
