@@ -141,6 +141,15 @@ class Family:
     hypothesis strategy of the family's valid variants; imported only by
     :func:`cardshop.testing.strategies.family_variants`, so the run-time library never
     imports hypothesis."""
+    kernel: str | None = None
+    """Optional, for speed: the name of a module that plays whole simulated games of
+    some bots in compiled code, game for game as the reference engine would. It is
+    imported only when :func:`cardshop.simulate` asks for it, and offers
+    ``unavailable(variant, players, bots, seed) -> str | None`` (why it cannot play these
+    games, or None) and ``play(variant, players, bots, seed, start, stop, *, rotate)``
+    returning a sequence of the :class:`~cardshop.simulation.GameOutcome` of games
+    ``start..stop-1`` (it is pickled back from worker processes: a compact one pays)
+    (docs/kernel.md). Families without one play on the reference engine."""
     description: str = ""
 
     def __repr__(self) -> str:

@@ -15,10 +15,16 @@ and outcomes are read from the core :class:`~cardshop._game.Result`.
 Game ``i`` is set up with the seed ``derive_seed(seed, "game", i)`` and the bot in
 seat ``s`` with ``derive_seed(seed, "bot", i, s)``. Each game depends on nothing
 else, so the results are the same for any number of workers and any executor.
+
+A family may offer a kernel (``Family.kernel``, docs/kernel.md): compiled code that
+plays the same games as the reference engine, outcome for outcome, for some bots.
+``engine="auto"`` uses it when it can play the games asked for and the reference
+engine otherwise; ``"kernel"`` insists on it; ``"reference"`` never uses it.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import os
@@ -42,6 +48,8 @@ from cardshop._variant import VariantBase
 from cardshop.bots import Bot, make_bot
 
 __all__ = [
+    "AUTO_KERNEL_GAMES",
+    "ENGINES",
     "BotSpec",
     "BotSummary",
     "GameOutcome",
@@ -51,6 +59,10 @@ __all__ = [
     "play_game",
     "simulate",
 ]
+
+ENGINES = ("auto", "kernel", "reference")
+"""The engines :func:`simulate` takes: the family's kernel when it can (``auto``),
+the kernel or an error (``kernel``), or the reference engine always."""
 
 BotSpec = str | Callable[[VariantBase, int], Bot]
 """A bot for a simulation: a name for :func:`cardshop.bots.make_bot` (``"random"``,
@@ -230,7 +242,13 @@ class BotSummary:
 
 
 class SimulationResult(Sequence[GameOutcome]):
-    """The outcomes of a simulation, in game order, with tables and a summary."""
+    """The outcomes of a simulation, in game order, with tables and a summary.
+
+    ``engine`` says which engine played the games (``"kernel"`` or ``"reference"``)
+    and ``engine_note`` why the reference engine played them when the kernel was
+    not used (empty otherwise). Neither is part of equality: both engines give the
+    same outcomes.
+    """
 
     def __init__(
         self,
@@ -238,11 +256,16 @@ class SimulationResult(Sequence[GameOutcome]):
         players: int,
         seed: int,
         outcomes: Sequence[GameOutcome],
+        *,
+        engine: str = "reference",
+        engine_note: str = "",
     ) -> None:
         self.variant = variant
         self.players = players
         self.seed = seed
         self.outcomes: list[GameOutcome] = list(outcomes)
+        self.engine = engine
+        self.engine_note = engine_note
 
     @overload
     def __getitem__(self, index: int) -> GameOutcome: ...
@@ -397,6 +420,7 @@ class _Job:
     rotate: bool
     family: str
     setup: Callable[[], object] | None = None
+    kernel: str | None = None  # the family's kernel module, when it plays the games
 
 
 def _set_up(job: _Job) -> None:
@@ -469,10 +493,44 @@ def _play_one(job: _Job, index: int) -> GameOutcome:
     )
 
 
-def _play_chunk(job: _Job, indices: Sequence[int]) -> list[GameOutcome]:
+def _play_chunk(job: _Job, indices: range) -> Sequence[GameOutcome]:
     """Play games by index (runs in a worker)."""
     _set_up(job)
+    if job.kernel is not None:
+        module: Any = importlib.import_module(job.kernel)
+        played: Sequence[GameOutcome] = module.play(
+            _variant_of(job),
+            job.players,
+            job.specs,
+            job.seed,
+            indices.start,
+            indices.stop,
+            rotate=job.rotate,
+        )
+        return played
     return [_play_one(job, i) for i in indices]
+
+
+def kernel_note(
+    variant: VariantBase, players: int, specs: Sequence[BotSpec], seed: int
+) -> tuple[str | None, str]:
+    """The module of the family's kernel if it can play these games, and why not if
+    it cannot: ``(module, "")`` or ``(None, reason)``."""
+    family = get_family(variant.family)
+    if family.kernel is None:
+        return None, f"the {family.name} family has no kernel"
+    module: Any = importlib.import_module(family.kernel)
+    why: str | None = module.unavailable(variant, players, tuple(specs), seed)
+    return (family.kernel, "") if why is None else (None, why)
+
+
+AUTO_KERNEL_GAMES = 500
+"""``engine="auto"`` uses a kernel for this many games or more: starting one (importing
+numba and loading the compiled code, about 1.5 s of CPU in every process) costs more
+than it saves on fewer games."""
+
+KERNEL_CHUNK = 20_000
+"""The most games in one task when the kernel plays them (a few tenths of a second)."""
 
 
 MAX_CHUNK = 500
@@ -592,6 +650,7 @@ def simulate(
     chunk_size: int | None = None,
     progress: Callable[[int], None] | None = None,
     setup: Callable[[], object] | None = None,
+    engine: str = "auto",
 ) -> SimulationResult:
     """Play ``games`` games of ``variant`` (any family) with bots; return their outcomes.
 
@@ -618,34 +677,70 @@ def simulate(
     exception while games run (an error in a game, ``KeyboardInterrupt``) stops the
     pool's processes before it propagates, so none is left behind.
 
+    ``engine``: ``"auto"`` (default) plays the games with the family's kernel when
+    it has one that can play them (Klunker: random and greedy bots, docs/kernel.md)
+    and there are at least :data:`AUTO_KERNEL_GAMES` of them, and on the reference
+    engine otherwise; ``"kernel"`` raises :class:`SetupError`
+    saying why when the kernel cannot; ``"reference"`` never uses a kernel. Both
+    engines give the same outcomes; :attr:`SimulationResult.engine` says which ran.
+
     The results do not depend on where the games ran (see the module docstring).
     """
+    if engine not in ENGINES:
+        raise SetupError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     var = load_variant(variant)
     specs = check_arguments(var, players, games, bots, workers)
+    kernel: str | None = None
+    note = "the reference engine was asked for"
+    if engine == "auto" and games < AUTO_KERNEL_GAMES:
+        note = f"fewer than {AUTO_KERNEL_GAMES} games: the kernel's start would cost more"
+    elif engine != "reference":
+        kernel, note = kernel_note(var, players, specs, seed)
+        if kernel is None and engine == "kernel":
+            raise SetupError(
+                f"engine 'kernel' cannot play these games of {var.name}: {note}; use "
+                "engine 'auto' to fall back to the reference engine"
+            )
+    used = "reference" if kernel is None else "kernel"
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")
     if setup is not None and not callable(setup):
         raise SetupError(f"setup must be a function, not {type(setup).__name__}")
-    job = _Job(var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup)
+    job = _Job(
+        var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup, kernel
+    )
     outcomes: list[GameOutcome] = []
+
+    def result() -> SimulationResult:
+        return SimulationResult(var, players, seed, outcomes, engine=used, engine_note=note)
+
     if executor is None and (workers == 1 or games <= 1):
         if games:
             _set_up(job)
+        if kernel is not None:
+            step = chunk_size or KERNEL_CHUNK
+            for start in range(0, games, step):
+                played = _play_chunk(job, range(start, min(start + step, games)))
+                outcomes.extend(played)
+                if progress is not None:
+                    progress(len(played))
+            return result()
         for i in range(games):
             outcomes.append(_play_one(job, i))
             if progress is not None:
                 progress(1)
-        return SimulationResult(var, players, seed, outcomes)
+        return result()
 
     own_pool = executor is None
     slots = min(workers or os.cpu_count() or 1, games) if own_pool else _slots(executor)
-    size = chunk_size or max(1, min(MAX_CHUNK, math.ceil(games / (4 * slots))))
+    most = MAX_CHUNK if kernel is None else KERNEL_CHUNK
+    size = chunk_size or max(1, min(most, math.ceil(games / (4 * slots))))
     if own_pool:
         slots = min(slots, math.ceil(games / size))  # no idle processes
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     chunks = (range(start, min(start + size, games)) for start in range(0, games, size))
     pool = _process_pool(slots) if own_pool else _as_executor(executor)
-    pending: set[Future[list[GameOutcome]]] = set()
+    pending: set[Future[Sequence[GameOutcome]]] = set()
     try:
         for chunk in itertools.islice(chunks, 2 * slots):
             pending.add(pool.submit(_play_chunk, job, chunk))
@@ -678,4 +773,4 @@ def simulate(
     if own_pool:
         pool.shutdown(wait=True)
     outcomes.sort(key=lambda o: o.game)
-    return SimulationResult(var, players, seed, outcomes)
+    return result()

@@ -26,7 +26,14 @@ from cardshop._errors import SetupError
 from cardshop._loader import load_variant
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
-from cardshop.simulation import SimulationResult, WorkerLostError, check_arguments, simulate
+from cardshop.simulation import (
+    ENGINES,
+    SimulationResult,
+    WorkerLostError,
+    check_arguments,
+    kernel_note,
+    simulate,
+)
 
 
 def score_text(mean: float, half: float) -> str:
@@ -106,12 +113,30 @@ def _lengths(sim: SimulationResult) -> str:
     )
 
 
+def _engine(sim: SimulationResult) -> str:
+    """Which engine played the games, and why not the kernel when it did not."""
+    if sim.engine == "kernel" or sim.engine_note == "the reference engine was asked for":
+        return f"engine: {sim.engine}"
+    return f"engine: reference ({sim.engine_note})"
+
+
 class Stopped(BaseException):
     """SIGTERM (or SIGINT) arrived: unwind, stopping the workers on the way."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+_caught: list[int] = []
+"""Signals turned into :class:`Stopped` in this process. A handler's exception raised
+while the interpreter runs a finalizer is printed and dropped, not propagated; the
+progress callback raises it again from here, so the stop is never lost."""
+
+
+def _raise_if_stopped() -> None:
+    if _caught:
+        raise Stopped(_caught[0])
 
 
 @contextlib.contextmanager
@@ -122,8 +147,10 @@ def _signals_stop() -> Iterator[None]:
         # Once is enough: a second signal must not cut the clean-up short.
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
+        _caught.append(signum)
         raise Stopped(signum)
 
+    _caught.clear()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
@@ -180,6 +207,17 @@ def simulate_command(
         Path | None, typer.Option("--csv", help="Write one row per game as CSV.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help=(
+                "auto: the family's compiled kernel when it can play the games (Klunker: "
+                "random and greedy bots), else the reference engine; kernel: the kernel or "
+                "an error; reference: never the kernel. Both give the same games."
+            ),
+        ),
+    ] = "auto",
 ) -> None:
     """Play GAMES games between bots and summarise how each bot did.
 
@@ -195,6 +233,15 @@ def simulate_command(
     var = load_variant(variant)
     specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
+    if engine not in ENGINES:
+        raise SetupError(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "kernel":
+        module, why = kernel_note(var, players, specs, seed)
+        if module is None:
+            raise SetupError(
+                f"--engine kernel cannot play these games of {var.name}: {why}; use "
+                "--engine auto to fall back to the reference engine"
+            )
     cpus = os.cpu_count() or 1
     if dask is None and workers is not None and min(workers, games) > cpus:
         err_console.print(
@@ -206,6 +253,7 @@ def simulate_command(
 
     def advance(n: int) -> None:
         nonlocal played
+        _raise_if_stopped()
         played += n
         progress.advance(task, n)
 
@@ -234,10 +282,11 @@ def simulate_command(
                     executor=executor,
                     rotate=rotate and len(set(specs)) > 1,
                     progress=advance,
+                    engine=engine,
                 )
             elapsed = time.perf_counter() - start
             console.print(summary_table(sim))
-            console.print(f"{_lengths(sim)}; {elapsed:.1f} s", markup=False)
+            console.print(f"{_lengths(sim)}; {elapsed:.1f} s; {_engine(sim)}", markup=False)
             for path, write in ((json_file, _write_json), (csv_file, _write_csv)):
                 if path is None:
                     continue

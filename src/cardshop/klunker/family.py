@@ -75,6 +75,7 @@ FAMILY = Family(
     search=SEARCH,
     digest="rules.md",
     variant_strategy="cardshop.testing.strategies:variants",
+    kernel="cardshop.klunker.kernel",
     description="Shop window, safe and purchase: Klunker and its editions.",
 )
 """The Klunker family."""

@@ -1,0 +1,356 @@
+"""The Klunker batch kernel: whole games of random and greedy bots, compiled with numba.
+
+It plays exactly the games :func:`cardshop.simulate` plays on the reference engine
+(same seeds, same chance, same bot choices, same outcomes), about a hundred times
+faster, and is what ``simulate(engine="auto")`` uses when it can (docs/kernel.md)::
+
+    from cardshop.klunker import kernel
+    kernel.unavailable(variant, 4, ("random",))          # None: the kernel can play it
+    outcomes = kernel.play(variant, 4, ("random",), seed=7, start=0, stop=10_000)
+
+The variant is compiled once into :class:`KernelRules`, plain integer arrays (the
+"compiled rules" of the kernel, made from :class:`~cardshop.klunker.variant.Rules`).
+numba is an optional extra (``pip install 'cardshop[kernel]'``); it is imported only
+when a kernel runs, never by ``import cardshop``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from cardshop._core import Action
+from cardshop._errors import SetupError
+from cardshop._variant import VariantBase
+from cardshop.klunker.variant import Rules, Variant
+
+__all__ = [
+    "BOTS",
+    "MAX_SEED_TEXT",
+    "KernelRules",
+    "Outcomes",
+    "available",
+    "compile_rules",
+    "histories",
+    "play",
+    "play_arrays",
+    "unavailable",
+]
+
+BOTS = ("random", "greedy")
+"""The bots the kernel plays (their names as :func:`cardshop.bots.make_bot` takes them)."""
+
+MAX_SEED_TEXT = 200
+"""The longest ``repr`` of a simulation's master seed the kernel takes (a bound on
+the hashed text; longer seeds play on the reference engine)."""
+
+_TIEBREAKS = {"fewest_safe_and_window": 0, "fewest_safe": 1, "fewest_window": 2}
+_VERBS = ("window", "done", "store", "pass", "buy", "decline", "sell")
+
+
+class KernelRules(NamedTuple):
+    """A variant's rules for one player count as the kernel's arguments (ints and
+    int64 arrays, in the order :func:`cardshop.klunker._kernel_jit.play` takes them)."""
+
+    k: int
+    kind_count: Any  # int64[k]: cards of each kind
+    alpha: Any  # int64[k]: kind indices in alphabetical order of their names
+    hand_size: int
+    cash: int  # starting cash of each player
+    steps: Any  # int64[steps]: the round's step codes (variant.STEP_CODES)
+    set_size: int
+    payout: Any  # int64[entries]
+    override: Any  # int64[k]: a kind's fixed payout, or -1
+    unpaid_to_deck: bool
+    price: int
+    broke_may_buy: bool
+    decline_ends_phase: bool
+    tax_due: int  # tax each player pays at this player count
+    tax_to_deck: bool
+    tiebreak: Any  # int64[rules]: 0 safe and window, 1 safe, 2 window
+    round_cap: int
+    match_games: int  # games in a match (players x games per player), 0 for no match
+    paytab: Any  # int64[k, rows]: the greedy heuristic's payout table
+    pow08: Any  # float64[players + 1]: 0.8 ** taken purchase cards
+
+
+def available() -> bool:
+    """Whether numba is installed (the ``kernel`` extra)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def unavailable(
+    variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
+) -> str | None:
+    """Why the kernel cannot play these games, or ``None`` when it can."""
+    if not isinstance(variant, Variant):
+        return f"the kernel plays Klunker variants, not the {variant.family!r} family"
+    for spec in bots:
+        if not isinstance(spec, str) or spec.strip() not in BOTS:
+            shown = spec if isinstance(spec, str) else getattr(spec, "__name__", repr(spec))
+            return (
+                f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
+                "(other bots, bot options and bot functions run on the reference engine)"
+            )
+    if not isinstance(seed, int) or len(repr(seed)) > MAX_SEED_TEXT:
+        return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
+    if not available():
+        return "numba is not installed: pip install 'cardshop[kernel]'"
+    return None
+
+
+_COMPILED: dict[tuple[str, int], KernelRules] = {}
+
+
+def compile_rules(variant: Variant, players: int) -> KernelRules:
+    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached)."""
+    import numpy as np
+
+    key = (variant.content_hash, players)
+    made = _COMPILED.get(key)
+    if made is not None:
+        return made
+    rules: Rules = variant.rules
+    k = rules.k
+    start = rules.kind_start
+    most = rules.n_cards // rules.set_size + 2
+    made = KernelRules(
+        k=k,
+        kind_count=np.array([start[i + 1] - start[i] for i in range(k)], dtype=np.int64),
+        alpha=np.array(rules.alpha, dtype=np.int64),
+        hand_size=rules.hand_size,
+        cash=rules.starting_cash[players],
+        steps=np.array(rules.steps, dtype=np.int64),
+        set_size=rules.set_size,
+        payout=np.array(rules.payout, dtype=np.int64),
+        override=np.array(rules.override, dtype=np.int64),
+        unpaid_to_deck=rules.unpaid_to_deck,
+        price=rules.price,
+        broke_may_buy=rules.broke_may_buy,
+        decline_ends_phase=rules.decline_ends_phase,
+        tax_due=rules.tax.get(players, 0),
+        tax_to_deck=rules.tax_to_deck,
+        tiebreak=np.array([_TIEBREAKS[t] for t in rules.tiebreak], dtype=np.int64),
+        round_cap=rules.round_cap,
+        match_games=players * rules.games_per_player if rules.games_per_player else 0,
+        paytab=np.array(
+            [[rules.pay_for(kind, rows) for rows in range(most)] for kind in range(k)],
+            dtype=np.int64,
+        ),
+        pow08=np.array([0.8**t for t in range(players + 1)], dtype=np.float64),
+    )
+    _COMPILED[key] = made
+    return made
+
+
+def _check(variant: VariantBase, players: int, bots: Sequence[object], seed: int) -> Variant:
+    why = unavailable(variant, players, bots, seed)
+    if why is not None:
+        raise SetupError(f"the kernel cannot play these games: {why}")
+    assert isinstance(variant, Variant)
+    if not variant.players.min <= players <= variant.players.max:
+        raise SetupError(
+            f"{variant.name} is played by {variant.players.min} to {variant.players.max} "
+            f"players, not {players!r}"
+        )
+    if len(bots) not in (1, players):
+        raise SetupError(
+            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
+        )
+    return variant
+
+
+def _run(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[object],
+    seed: int,
+    start: int,
+    stop: int,
+    rotate: bool,
+    record: bool,
+) -> tuple[Any, Any, Any, Any]:
+    import numpy as np
+
+    from cardshop.klunker import _kernel_jit
+
+    var = _check(variant, players, bots, seed)
+    if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
+        raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
+    rules = compile_rules(var, players)
+    specs = [str(b).strip() for b in bots]
+    full = specs * players if len(specs) == 1 else specs
+    seat_bots = np.array([BOTS.index(b) for b in full], dtype=np.int64)
+    count = stop - start
+    out = np.zeros((count, 4 + 2 * players), dtype=np.int64)
+    seeds = np.zeros(count, dtype=np.uint64)
+    lengths = np.zeros(count, dtype=np.int64)
+    text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
+    size = 512 * count if record else 1
+    while True:
+        hist = np.zeros(size, dtype=np.int64)
+        done = _kernel_jit.play(
+            *rules, players, text, start, count, seat_bots, rotate, record, hist,
+            out, seeds, lengths,
+        )  # fmt: skip
+        if done >= 0:
+            return out, seeds, lengths, hist
+        size *= 4  # the histories did not fit: play again with room for them
+
+
+def play_arrays(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> tuple[Any, Any]:
+    """Games ``start .. stop-1`` of a simulation as arrays, for audits of many games.
+
+    Returns ``(table, seeds)``: ``table[i]`` is ``[first_player, rounds, decisions,
+    termination (1 finished, 2 capped), score of each seat..., rank of each seat...]``
+    (int64) and ``seeds[i]`` the game's seed (uint64), for game ``start + i``.
+    """
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return out, seeds
+
+
+def play(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> Outcomes:
+    """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
+    rotate=rotate)`` as a sequence of its :class:`~cardshop.simulation.GameOutcome`
+    objects (:class:`Outcomes`: compact arrays until read)."""
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return Outcomes(variant, players, bots, start, rotate, out, seeds)
+
+
+class Outcomes(Sequence[Any]):
+    """Games' outcomes kept as the kernel's arrays; :class:`GameOutcome` objects are
+    made when the sequence is read. It pickles as the arrays (a few bytes per game),
+    so a worker process sends its games back cheaply and the caller makes the objects.
+    """
+
+    def __init__(
+        self,
+        variant: VariantBase,
+        players: int,
+        bots: Sequence[object],
+        start: int,
+        rotate: bool,
+        table: Any,
+        seeds: Any,
+    ) -> None:
+        match = variant.match
+        self.games_per_match = players * match.games_per_player if match is not None else 0
+        self.players = players
+        self.bots = tuple(str(b).strip() for b in bots)
+        self.start = start
+        self.rotate = rotate
+        self.table = table
+        self.seeds = seeds
+        self._made: list[Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_made"] = None
+        return state
+
+    def __len__(self) -> int:
+        return len(self.seeds)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._objects()[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._objects())
+
+    def _objects(self) -> list[Any]:
+        if self._made is None:
+            self._made = _outcomes(self)
+        return self._made
+
+
+def _outcomes(made: Outcomes) -> list[Any]:
+    from cardshop.simulation import GameOutcome, seat_specs
+
+    players = made.players
+    terminations = ("", "finished", "capped")
+    games = made.games_per_match
+    by_shift: dict[int, tuple[str, ...]] = {}
+    result: list[Any] = []
+    append = result.append
+    seat_range = range(players)
+    head = 4 + players
+    tail = 4 + 2 * players
+    for i, (row, game_seed) in enumerate(
+        zip(made.table.tolist(), made.seeds.tolist(), strict=True)
+    ):
+        game = made.start + i
+        shift = game % players if made.rotate else 0
+        seated = by_shift.get(shift)
+        if seated is None:
+            specs = seat_specs(made.bots, players, game, made.rotate)
+            seated = by_shift[shift] = tuple(str(s) for s in specs)
+        ranks = tuple(row[head:tail])
+        append(
+            GameOutcome(
+                game,
+                game_seed,
+                row[0],
+                seated,
+                tuple(row[4:head]),
+                ranks,
+                tuple([s for s in seat_range if ranks[s] == 1]),
+                row[1],
+                row[2],
+                terminations[row[3]],
+                row[2],
+                {"games": games} if games else {},
+            )
+        )
+    return result
+
+
+def histories(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> list[tuple[Any, list[Action]]]:
+    """Like :func:`play`, with each game's actions in order (for differential tests)."""
+    out, seeds, lengths, hist = _run(variant, players, bots, seed, start, stop, rotate, True)
+    assert isinstance(variant, Variant)
+    rules = variant.rules
+    decoded: list[list[Action]] = []
+    pos = 0
+    flat = hist[: int(lengths.sum())].tolist()
+    for length in lengths.tolist():
+        actions = []
+        for code in flat[pos : pos + length]:
+            verb, arg = _VERBS[code >> 10], code & 1023
+            if verb in ("window", "store", "sell"):
+                actions.append(Action(verb, rules.kinds[arg]))
+            elif verb == "buy":
+                actions.append(Action(verb, arg))
+            else:
+                actions.append(Action(verb))
+        decoded.append(actions)
+        pos += length
+    outcomes = Outcomes(variant, players, bots, start, rotate, out, seeds)
+    return list(zip(outcomes, decoded, strict=True))

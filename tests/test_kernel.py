@@ -1,0 +1,221 @@
+"""Differential tests: the Klunker batch kernel against the reference engine.
+
+For the same simulation seed, the kernel and the reference engine must play the same
+games: the same chance (first player, deal, reshuffles, blind payments), the same bot
+choices, so the same action history and the same outcome, game by game. Any
+disagreement is a bug in one of the two (docs/kernel.md).
+
+How many games: ``CARDSHOP_DIFF_GAMES`` games per built-in variant, player count and
+bot line-up (default 12; the deep run of docs/kernel.md uses 10000)::
+
+    CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_kernel.py -k builtin -p no:cacheprovider
+
+Generated variants follow the hypothesis profile (``deep``: 2000 variants).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba", reason="the kernel extra (numba) is not installed")
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cardshop import load_variant
+from cardshop._core import Action
+from cardshop._errors import SetupError
+from cardshop._family import get_family
+from cardshop._variant import VariantBase
+from cardshop.bots import make_bot
+from cardshop.klunker import kernel
+from cardshop.simulation import (
+    AUTO_KERNEL_GAMES,
+    GameOutcome,
+    bot_seed,
+    game_seed,
+    kernel_note,
+    play_game,
+    seat_specs,
+    simulate,
+)
+from cardshop.testing.strategies import variants
+
+GAMES = int(os.environ.get("CARDSHOP_DIFF_GAMES", "12"))
+
+BUILTIN = [
+    (name, n)
+    for name in ("klunker-en", "klunker-es", "klunker-zh")
+    for n in range(load_variant(name).players.min, load_variant(name).players.max + 1)
+]
+LINEUPS = {
+    "random": ("random",),
+    "greedy": ("greedy",),
+    "mixed": ("greedy", "random"),  # greedy in seat 0, random elsewhere; rotated
+}
+
+
+def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
+    if len(lineup) == 1:
+        return lineup
+    return (lineup[0],) + (lineup[1],) * (players - 1)
+
+
+def reference(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
+) -> tuple[GameOutcome, list[Action]]:
+    """Game ``game`` of a simulation, played by the reference engine and its bots."""
+    specs = seat_specs(bots, players, game, rotate)
+    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
+    played = play_game(variant, players, seated, seed=game_seed(seed, game))
+    result = played.result()
+    first = getattr(played, "first_player", None)
+    outcome = GameOutcome(
+        game=game,
+        seed=played.seed,  # type: ignore[attr-defined]
+        first_player=first,
+        bots=tuple(b.name for b in seated),
+        scores=result.scores,
+        ranks=result.ranks,
+        winners=result.winners,
+        rounds=result.rounds,
+        decisions=len(played.moves),
+        termination=result.termination.value,
+        steps=len(played.moves),
+        details=dict(result.details),
+    )
+    return outcome, [m.action for m in played.moves]
+
+
+def check_same(
+    variant: VariantBase,
+    players: int,
+    bots: tuple[str, ...],
+    seed: int,
+    games: int,
+    rotate: bool = True,
+) -> int:
+    """Play ``games`` games both ways and compare them; return the decisions compared."""
+    compared = 0
+    for outcome, actions in kernel.histories(variant, players, bots, seed, 0, games, rotate=rotate):
+        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, rotate)
+        if actions != ref_actions:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
+                min(len(actions), len(ref_actions)),
+            )
+            pytest.fail(
+                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
+                f"histories differ at action {at}: kernel {actions[at : at + 3]}, "
+                f"reference {ref_actions[at : at + 3]}"
+            )
+        assert outcome == ref_outcome, (outcome, ref_outcome)
+        compared += len(actions)
+    return compared
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize(("name", "players"), BUILTIN)
+def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: str) -> None:
+    variant = load_variant(name)
+    bots = _specs(LINEUPS[lineup], players)
+    # Greedy games cost the reference engine ten times a random one: a tenth as many.
+    games = GAMES if lineup == "random" else max(2, GAMES // 10)
+    if variant.match is not None:  # a simulated game is a whole match of several games
+        games = -(-games // (players * variant.match.games_per_player))
+    assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0
+
+
+@given(
+    variant=variants(max_round_cap=12, max_players=5),
+    data=st.data(),
+)
+def test_generated_variants_play_the_same_games(variant: VariantBase, data: Any) -> None:
+    players = data.draw(st.integers(variant.players.min, variant.players.max), label="players")
+    lineup = data.draw(st.sampled_from(sorted(LINEUPS)), label="lineup")
+    seed = data.draw(st.integers(-(2**70), 2**70), label="seed")
+    assert check_same(variant, players, _specs(LINEUPS[lineup], players), seed, games=2) >= 0
+
+
+def test_simulate_gives_the_same_result_on_both_engines() -> None:
+    kwargs: dict[str, Any] = {"bots": "greedy,random,random,random", "seed": 3, "rotate": True}
+    fast = simulate("klunker-es", 4, 30, workers=1, engine="kernel", **kwargs)
+    slow = simulate("klunker-es", 4, 30, workers=1, engine="reference", **kwargs)
+    assert (fast.engine, slow.engine) == ("kernel", "reference")
+    assert fast == slow
+    assert [o.to_dict() for o in fast] == [o.to_dict() for o in slow]
+    assert fast.summary() == slow.summary()
+    # Other processes, chunks of any size: the same games.
+    pooled = simulate("klunker-es", 4, 30, workers=2, chunk_size=7, engine="kernel", **kwargs)
+    assert pooled.engine == "kernel"
+    assert [o.to_dict() for o in pooled] == [o.to_dict() for o in slow]
+
+
+def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
+    many = simulate("klunker-en", 3, AUTO_KERNEL_GAMES, workers=1)
+    assert (many.engine, many.engine_note) == ("kernel", "")
+    few = simulate("klunker-en", 3, AUTO_KERNEL_GAMES - 1, workers=1)
+    assert few.engine == "reference"
+    assert "fewer than" in few.engine_note
+    en, wuhl = load_variant("klunker-en"), load_variant("wuhltisch")
+    assert kernel_note(en, 3, ("random", "greedy", "random"), 0) == ("cardshop.klunker.kernel", "")
+    module, why = kernel_note(en, 3, ("thrifty",), 0)
+    assert module is None
+    assert "not 'thrifty'" in why
+    assert kernel_note(wuhl, 2, ("random",), 0) == (None, "the wuhltisch family has no kernel")
+    forced = simulate("klunker-en", 3, 4, workers=1, engine="reference")
+    assert forced.engine == "reference"
+
+
+@pytest.mark.parametrize(
+    ("variant", "bots", "why"),
+    [
+        ("klunker-en", "ismcts:5", "ismcts:5"),
+        ("klunker-en", "thrifty", "thrifty"),
+        ("wuhltisch", "random", "has no kernel"),
+    ],
+)
+def test_engine_kernel_refuses_what_it_cannot_play(variant: str, bots: str, why: str) -> None:
+    with pytest.raises(SetupError, match="engine 'kernel' cannot play") as caught:
+        simulate(variant, 3 if variant != "wuhltisch" else 2, 2, bots=bots, engine="kernel")
+    assert why in str(caught.value)
+
+
+def test_engine_must_be_known() -> None:
+    with pytest.raises(SetupError, match="engine must be one of auto, kernel, reference"):
+        simulate("klunker-en", 3, 1, engine="fast")
+
+
+def test_the_family_names_its_kernel_and_others_have_none() -> None:
+    assert get_family("klunker").kernel == "cardshop.klunker.kernel"
+    assert get_family("wuhltisch").kernel is None
+    assert get_family("reglamentacja").kernel is None
+
+
+def test_play_arrays_agrees_with_play() -> None:
+    variant = load_variant("klunker-en")
+    table, seeds = kernel.play_arrays(variant, 5, ("random",), 11, 3, 9)
+    outcomes = kernel.play(variant, 5, ("random",), 11, 3, 9)
+    assert (
+        [int(s) for s in seeds]
+        == [o.seed for o in outcomes]
+        == [game_seed(11, i) for i in range(3, 9)]
+    )
+    for row, o in zip(table.tolist(), outcomes, strict=True):
+        assert row == [o.first_player, o.rounds, o.decisions, 1, *o.scores, *o.ranks]
+
+
+def test_the_kernel_checks_its_arguments() -> None:
+    variant = load_variant("klunker-en")
+    with pytest.raises(SetupError, match="one bot for every seat or one per seat"):
+        kernel.play(variant, 4, ("random", "greedy"), 0, 0, 1)
+    with pytest.raises(SetupError, match="played by 3 to 5 players"):
+        kernel.play(variant, 6, ("random",), 0, 0, 1)
+    with pytest.raises(SetupError, match="at most 200 digits"):
+        kernel.play(variant, 4, ("random",), 10**300, 0, 1)
+    with pytest.raises(SetupError, match="start <= stop"):
+        kernel.play(variant, 4, ("random",), 0, 5, 1)
+    assert list(kernel.play(variant, 4, ("random",), 0, 5, 5)) == []
