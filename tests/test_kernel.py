@@ -112,7 +112,7 @@ def check_same(
                 f"histories differ at action {at}: kernel {actions[at : at + 3]}, "
                 f"reference {ref_actions[at : at + 3]}"
             )
-        assert outcome == ref_outcome, (outcome, ref_outcome)
+        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
         compared += len(actions)
     return compared
 

@@ -493,12 +493,17 @@ def _play_one(job: _Job, index: int) -> GameOutcome:
     )
 
 
-def _play_chunk(job: _Job, indices: range) -> Sequence[GameOutcome]:
-    """Play games by index (runs in a worker)."""
+def _as_outcomes(played: Sequence[Any]) -> list[GameOutcome]:
+    """Outcome objects of played games: a kernel reports each as a row of their fields."""
+    return [p if isinstance(p, GameOutcome) else GameOutcome(*p) for p in played]
+
+
+def _play_chunk(job: _Job, indices: range) -> Sequence[Any]:
+    """Play games by index (runs in a worker): outcomes, or a kernel's rows of them."""
     _set_up(job)
     if job.kernel is not None:
         module: Any = importlib.import_module(job.kernel)
-        played: Sequence[GameOutcome] = module.play(
+        played: Sequence[Any] = module.play(
             _variant_of(job),
             job.players,
             job.specs,
@@ -720,7 +725,7 @@ def simulate(
         if kernel is not None:
             step = chunk_size or KERNEL_CHUNK
             for start in range(0, games, step):
-                played = _play_chunk(job, range(start, min(start + step, games)))
+                played = _as_outcomes(_play_chunk(job, range(start, min(start + step, games))))
                 outcomes.extend(played)
                 if progress is not None:
                     progress(len(played))
@@ -740,14 +745,14 @@ def simulate(
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     chunks = (range(start, min(start + size, games)) for start in range(0, games, size))
     pool = _process_pool(slots) if own_pool else _as_executor(executor)
-    pending: set[Future[Sequence[GameOutcome]]] = set()
+    pending: set[Future[Sequence[Any]]] = set()
     try:
         for chunk in itertools.islice(chunks, 2 * slots):
             pending.add(pool.submit(_play_chunk, job, chunk))
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                played = future.result()
+                played = _as_outcomes(future.result())
                 outcomes.extend(played)
                 if progress is not None:
                     progress(len(played))

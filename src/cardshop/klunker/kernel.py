@@ -29,6 +29,7 @@ __all__ = [
     "BOTS",
     "MAX_SEED_TEXT",
     "KernelRules",
+    "OutcomeRow",
     "Outcomes",
     "available",
     "compile_rules",
@@ -230,14 +231,14 @@ def play(
     rotate: bool = False,
 ) -> Outcomes:
     """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
-    rotate=rotate)`` as a sequence of its :class:`~cardshop.simulation.GameOutcome`
-    objects (:class:`Outcomes`: compact arrays until read)."""
+    rotate=rotate)`` as a sequence of :class:`OutcomeRow` (the fields of its
+    ``GameOutcome`` objects; :class:`Outcomes`: compact arrays until read)."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
     return Outcomes(variant, players, bots, start, rotate, out, seeds)
 
 
 class Outcomes(Sequence[Any]):
-    """Games' outcomes kept as the kernel's arrays; :class:`GameOutcome` objects are
+    """Games' outcomes kept as the kernel's arrays; :class:`OutcomeRow` tuples are
     made when the sequence is read. It pickles as the arrays (a few bytes per game),
     so a worker process sends its games back cheaply and the caller makes the objects.
     """
@@ -282,9 +283,34 @@ class Outcomes(Sequence[Any]):
         return self._made
 
 
-def _outcomes(made: Outcomes) -> list[Any]:
-    from cardshop.simulation import GameOutcome, seat_specs
+class OutcomeRow(NamedTuple):
+    """One game as the kernel reports it: the fields of
+    :class:`cardshop.simulation.GameOutcome`, in order (the simulation makes the
+    objects; a family package stays below the tools)."""
 
+    game: int
+    seed: int
+    first_player: int
+    bots: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    rounds: int
+    decisions: int
+    termination: str
+    steps: int
+    details: dict[str, int]
+
+
+def _seating(bots: tuple[str, ...], players: int, game: int, rotate: bool) -> tuple[str, ...]:
+    """Each seat's bot in game ``game``: one bot everywhere, or one per seat turning
+    one seat per game with ``rotate`` (as ``cardshop.simulation.seat_specs``)."""
+    full = bots * players if len(bots) == 1 else bots
+    shift = game % players if rotate else 0
+    return full[-shift:] + full[:-shift] if shift else full
+
+
+def _outcomes(made: Outcomes) -> list[Any]:
     players = made.players
     terminations = ("", "finished", "capped")
     games = made.games_per_match
@@ -301,11 +327,10 @@ def _outcomes(made: Outcomes) -> list[Any]:
         shift = game % players if made.rotate else 0
         seated = by_shift.get(shift)
         if seated is None:
-            specs = seat_specs(made.bots, players, game, made.rotate)
-            seated = by_shift[shift] = tuple(str(s) for s in specs)
+            seated = by_shift[shift] = _seating(made.bots, players, game, made.rotate)
         ranks = tuple(row[head:tail])
         append(
-            GameOutcome(
+            OutcomeRow(
                 game,
                 game_seed,
                 row[0],
