@@ -200,6 +200,8 @@ def _call_simulate(
     kwargs: dict[str, Any] = {"players": players, "games": games, "seed": 1}
     if "workers" in params:
         kwargs["workers"] = workers
+    if "engine" in params:  # the reference engine: the kernel has its own benchmark
+        kwargs["engine"] = "reference"
     if "bots" in params and params["bots"].default is inspect.Parameter.empty:
         kwargs["bots"] = ["random"] * players
     return fn(variant, **kwargs)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import inspect
 import pstats
 import random
 import sys
@@ -142,10 +143,15 @@ def main() -> int:
     simulate, _ = simulate_function()
     if simulate is not None:
         games = max(1, args.games // 4)
+        params = inspect.signature(simulate).parameters
+        reference = {"engine": "reference"} if "engine" in params else {}  # not the kernel
         print(f"\n== simulate(workers=1), random bots, {args.variant} {args.players}p ==")
         print(
             profile(
-                lambda: sum(o.decisions for o in simulate(variant, args.players, games, workers=1)),
+                lambda: sum(
+                    o.decisions
+                    for o in simulate(variant, args.players, games, workers=1, **reference)
+                ),
                 "decision",
                 args.limit,
                 None,
