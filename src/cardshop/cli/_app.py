@@ -13,7 +13,7 @@ from typing import IO, Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from cardshop import __version__
+from cardshop import __version__, compiled
 from cardshop._errors import CardshopError
 
 __all__ = ["app", "atomic_output", "console", "err_console", "fail", "user_errors"]
@@ -35,7 +35,8 @@ R = TypeVar("R")
 
 def _show_version(value: bool) -> None:
     if value:
-        console.print(f"cardshop {__version__}", markup=False)
+        build = "compiled" if compiled else "pure Python"
+        console.print(f"cardshop {__version__} ({build})", markup=False)
         raise typer.Exit(0)
 
 

@@ -977,7 +977,8 @@ class Game(CoreGame):
         g._legal = self._legal  # never mutated in place, so it can be shared
         return g
 
-    __copy__ = clone
+    def __copy__(self) -> Game:  # not `__copy__ = clone`: mypyc compiles no such alias
+        return self.clone()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
