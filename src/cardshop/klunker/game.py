@@ -234,6 +234,17 @@ class Game(CoreGame):
         self._step = 0
         self._run_steps(events)
 
+    @classmethod
+    def _empty(cls, variant: Variant, players: int, seed: int) -> Game:
+        """A game with no card placed, for the readers of game JSON and positions.
+
+        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) only
+        compiled code can create an instance without calling ``__init__``.
+        """
+        game = Game.__new__(Game)
+        game._init_empty(variant, players, seed)
+        return game
+
     def _init_empty(self, variant: Variant, players: int, seed: int) -> None:
         self.variant = variant
         self.rules = variant.rules
