@@ -43,13 +43,14 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "peers.json"
 
 # ------------------------------------------------------------------ the measuring code
-# Run with `python -c WORKER SUBJECT SECONDS`: plays games until SECONDS of CPU time
-# have passed (after one warm-up game), then prints {"decisions", "seconds", "games"}.
+# Run with `python -c WORKER SUBJECT SECONDS SAMPLE`: plays games until SECONDS of CPU
+# time have passed (after one warm-up game), then prints {"decisions", "seconds",
+# "games"}. SAMPLE: how many stepped hearts games give evaluate_bots' decisions per game.
 
-WORKER = r'''
+WORKER = r"""
 import json, random, sys, time
 
-subject, budget = sys.argv[1], float(sys.argv[2])
+subject, budget, sample = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 clock = time.process_time
 
 
@@ -113,8 +114,8 @@ def openspiel_whole_loop(name):
     import pyspiel
     game = pyspiel.load_game(name)
     stepped, _ = openspiel_player(name)
-    sample = [stepped(seed) for seed in range(200)]  # decisions per game, for the rate
-    per_game = sum(sample) / len(sample)
+    counts = [stepped(seed) for seed in range(sample)]  # decisions per game, for the rate
+    per_game = sum(counts) / len(counts)
     players = game.num_players()
 
     def play(seed):
@@ -164,7 +165,7 @@ while clock() - start < budget or games == 0:
     games += 1
 seconds = clock() - start
 print(json.dumps({"decisions": decisions, "seconds": seconds, "games": games, **extra}))
-'''
+"""
 
 # --------------------------------------------------------------------------- subjects
 
@@ -207,9 +208,9 @@ class Runner:
         self.rates: list[float] = []
         self.extra: dict[str, Any] = {}
 
-    def run(self, subject: str, seconds: float) -> None:
+    def run(self, subject: str, seconds: float, sample: int) -> None:
         done = subprocess.run(
-            [self.python, "-c", WORKER, subject, str(seconds)],
+            [self.python, "-c", WORKER, subject, str(seconds), str(sample)],
             capture_output=True,
             text=True,
             env=self.env,
@@ -289,9 +290,7 @@ def ratios(runners: dict[str, tuple[Runner, str]]) -> list[dict[str, Any]]:
         status = ""
         if target:
             status = "PASS" if value >= 1.0 else "MISS"
-        out.append(
-            {"of": top, "to": bottom, "ratio": value, "target": target, "status": status}
-        )
+        out.append({"of": top, "to": bottom, "ratio": value, "target": target, "status": status})
     return out
 
 
@@ -332,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         shift = round_ % max(1, len(keys))
         for key in keys[shift:] + keys[:shift]:
             runner, subject = runners[key]
-            runner.run(subject, args.seconds)
+            runner.run(subject, args.seconds, 5 if args.quick else 500)
         print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     info["load_after"] = os.getloadavg()
     info["wall_seconds"] = time.time() - started

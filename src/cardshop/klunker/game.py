@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from itertools import compress
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from cardshop._core import SEED_LIMIT, Action, Seat, derive_rng, derive_seed, is_seed, shuffle
 from cardshop._errors import (
@@ -1032,7 +1032,7 @@ class Game(CoreGame):
 
     # -------------------------------------------------------------------- JSON
 
-    FORMAT = "cardshop-klunker-game/1"
+    FORMAT: ClassVar[str] = "cardshop-klunker-game/1"  # ClassVar: a class attribute in mypyc
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
