@@ -13,6 +13,10 @@ Environment variables:
 * ``CARDSHOP_REQUIRE_COMPILED=1``: fail the build if the compiled build cannot be made
   (for CI and for packagers who want the fast engine or nothing).
 
+mypyc compiles a copy of ``src/`` in which ``cardshop/_checked.pyi`` makes
+``Checked[T]`` admit any object (see that module): the engine's entry points check
+hostile arguments themselves, so both builds raise the same errors.
+
 Editable installs (``pip install -e .``) are always pure Python: tests patch engine
 internals, and a source edit should take effect without a rebuild.
 
@@ -39,6 +43,15 @@ COMPILED = ("src/cardshop/_core.py", "src/cardshop/klunker/game.py")
 BUILD_REQUIRES = ["mypy>=1.10", "setuptools>=65", "pydantic>=2.6,<3", "PyYAML>=6.0", "types-PyYAML"]
 """What compiling needs in the build environment: mypyc, setuptools to drive the C
 compiler, and what mypy needs to type the modules (their imports, the pydantic plugin)."""
+
+CHECKED_STUB = """from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+Checked = Union[T, Any]
+"""
+"""What mypyc sees of ``cardshop._checked``: ``Checked[T]`` admits any object, so that
+compiled functions leave the checking of such arguments to their own code (which raises
+the library's errors) instead of raising ``TypeError`` on entry."""
 
 PURE = "CARDSHOP_PURE"
 REQUIRE = "CARDSHOP_REQUIRE_COMPILED"
@@ -127,8 +140,12 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         root = Path(self.root)
         self._tmp = tempfile.mkdtemp(prefix="cardshop-mypyc-")
         tmp = Path(self._tmp)
+        # Compile a copy of the sources, with the stub of cardshop._checked beside it.
+        junk = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd")
+        shutil.copytree(root / "src", tmp / "src", ignore=junk)
+        (tmp / "src" / "cardshop" / "_checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
         here = Path.cwd()
-        os.chdir(root)  # mypyc names modules by their paths below src/
+        os.chdir(tmp)  # mypyc names modules by their paths below src/
         try:
             extensions = mypycify(
                 [

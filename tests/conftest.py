@@ -40,15 +40,16 @@ settings.load_profile(
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """On the compiled build (``cardshop.compiled``), skip the ``pure_only`` tests: they
-    patch the engine's classes or module globals, which mypyc fixes at build time."""
+    patch the engine's classes or module globals, which mypyc fixes at build time (or
+    say in ``reason=`` why else they hold only for the pure build)."""
     if not cardshop.compiled:
         return
-    skip = pytest.mark.skip(
-        reason="pure_only: patches engine internals, which the compiled build cannot change"
-    )
+    default = "patches engine internals, which the compiled build cannot change"
     for item in items:
-        if item.get_closest_marker("pure_only"):
-            item.add_marker(skip)
+        marker = item.get_closest_marker("pure_only")
+        if marker is not None:
+            reason = marker.kwargs.get("reason", default)
+            item.add_marker(pytest.mark.skip(reason=f"pure_only: {reason}"))
 
 
 @pytest.fixture

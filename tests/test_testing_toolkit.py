@@ -154,6 +154,7 @@ def test_action_sequences_to_the_end_finish(playthrough: Playthrough) -> None:
 # ------------------------------------------------------------- the machine
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_machine_finds_and_shrinks_an_injected_fault() -> None:
     """CARD-1: a sale that drops a card is found, and the counterexample replays."""

@@ -10,6 +10,7 @@ import hashlib
 import random
 from typing import NamedTuple
 
+from cardshop._checked import Checked
 from cardshop._errors import ActionParseError
 from cardshop._protocol import SupportsGame  # apart: a protocol must not be compiled (mypyc)
 
@@ -60,7 +61,7 @@ class Action(NamedTuple):
         return f"Action.from_text({str(self)!r})"
 
     @classmethod
-    def from_text(cls, text: str) -> Action:
+    def from_text(cls, text: Checked[str]) -> Action:
         """Parse ``"verb"`` or ``"verb arg"``; an argument of ASCII digits becomes an int.
 
         Only ASCII digits make a number: ``"buy ²"`` and ``"buy \u0661"`` are refused, not

@@ -21,6 +21,7 @@ from enum import StrEnum
 from itertools import compress
 from typing import Any, ClassVar, NamedTuple
 
+from cardshop._checked import Checked
 from cardshop._core import SEED_LIMIT, Action, Seat, derive_rng, derive_seed, is_seed, shuffle
 from cardshop._errors import (
     ActionError,
@@ -175,9 +176,9 @@ class Game(CoreGame):
     def __init__(
         self,
         variant: Variant,
-        players: int,
-        seed: int | None = None,
-        first_player: Seat | None = None,
+        players: Checked[int],
+        seed: Checked[int | None] = None,
+        first_player: Checked[Seat | None] = None,
     ) -> None:
         rules = variant.rules
         if (
@@ -320,7 +321,7 @@ class Game(CoreGame):
         """Number of cash cards in ``seat``'s bank: its score. [SCORE-1]"""
         return self._totals[3 * self.n + seat]
 
-    def zone_counts(self, zone: str) -> dict[str, int]:
+    def zone_counts(self, zone: Checked[str]) -> dict[str, int]:
         """Cards of each kind in a zone, e.g. ``zone_counts("safe:1")`` (kinds present only)."""
         z = self._zone_index(zone)
         k = self.rules.k
@@ -357,7 +358,7 @@ class Game(CoreGame):
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Checked[Seat | None] = None) -> list[Action]:
         """The actions the current player may take, sorted by text; empty when over.
 
         ``seat``, if given, must be the current player (the core protocol's form).
@@ -402,7 +403,7 @@ class Game(CoreGame):
             return [rules.sell_actions[i] for i in rules.alpha if counts[base + i] >= size]
         return []
 
-    def is_legal(self, action: Action | str) -> bool:
+    def is_legal(self, action: Checked[Action | str]) -> bool:
         """Whether ``action`` (an action or its text) may be applied now."""
         try:
             parsed = self._as_action(action)
@@ -434,7 +435,7 @@ class Game(CoreGame):
             )
         return action
 
-    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+    def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
 
         Checks the verb and that the argument names a card kind or seat of this game;
@@ -470,7 +471,9 @@ class Game(CoreGame):
 
     # ----------------------------------------------------------------- apply
 
-    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
+    def apply(
+        self, action: Checked[Action | str], seat: Checked[Seat | None] = None
+    ) -> list[Event]:
         """Play ``action`` (an :class:`Action` or its text) for the current player.
 
         Returns the events it caused, including automatic steps that followed (sales,
@@ -924,7 +927,7 @@ class Game(CoreGame):
 
     # ------------------------------------------------------------ observation
 
-    def observation(self, seat: Seat) -> Observation:
+    def observation(self, seat: Checked[Seat]) -> Observation:
         """What ``seat`` may know, and nothing more. [CARD-2]"""
         n = self.n
         if not (isinstance(seat, int) and 0 <= seat < n):
@@ -1077,7 +1080,11 @@ class Game(CoreGame):
 
     @classmethod
     def from_json(
-        cls, text: str | bytes | Mapping[str, Any], *, check_history: bool = True, **options: Any
+        cls,
+        text: Checked[str | bytes | Mapping[str, Any]],
+        *,
+        check_history: bool = True,
+        **options: Any,
     ) -> Game:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`).
 
@@ -1097,7 +1104,9 @@ class Game(CoreGame):
 
     @classmethod
     def from_position(
-        cls, position: Mapping[str, Any] | str, variant: Variant | str | None = None
+        cls,
+        position: Checked[Mapping[str, Any] | str],
+        variant: Checked[Variant | str | None] = None,
     ) -> Game:
         """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
         from cardshop.klunker.position import game_from_position
@@ -1125,10 +1134,10 @@ class Game(CoreGame):
 
 
 def new_game(
-    variant: Variant | str,
-    players: int,
-    seed: int | None = None,
-    first_player: Seat | None = None,
+    variant: Checked[Variant | str],
+    players: Checked[int],
+    seed: Checked[int | None] = None,
+    first_player: Checked[Seat | None] = None,
 ) -> Game:
     """Start a game: shuffle, deal starting cash and hands, and stop at the first decision.
 
@@ -1143,10 +1152,10 @@ def new_game(
 
 
 def replay(
-    variant: Variant | str,
-    players: int,
-    seed: int,
-    first_player: Seat | None,
+    variant: Checked[Variant | str],
+    players: Checked[int],
+    seed: Checked[int],
+    first_player: Checked[Seat | None],
     actions: Iterable[Action | str],
 ) -> Game:
     """Replay a game from its setup and its actions (texts or actions)."""
