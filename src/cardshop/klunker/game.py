@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from itertools import compress
+from types import FunctionType
 from typing import Any, ClassVar, NamedTuple
 
 from cardshop._checked import Checked
@@ -75,6 +76,10 @@ _new = tuple.__new__
 # Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
 # is_legal() look at the argument's type to refuse it.
 _ARG_TYPES = frozenset({int, str, type(None)})
+
+_BLANK: Any = object()
+"""``Game(variant, _BLANK)`` is an empty game (no card placed) for :meth:`Game.clone` and
+:meth:`Game._empty` in the compiled build, whose classes make instances only by a call."""
 
 DONE = Action("done")
 PASS = Action("pass")
@@ -180,6 +185,8 @@ class Game(CoreGame):
         seed: Checked[int | None] = None,
         first_player: Checked[Seat | None] = None,
     ) -> None:
+        if players is _BLANK:
+            return
         rules = variant.rules
         if (
             not isinstance(players, int)
@@ -239,10 +246,10 @@ class Game(CoreGame):
     def _empty(cls, variant: Variant, players: int, seed: int) -> Game:
         """A game with no card placed, for the readers of game JSON and positions.
 
-        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) only
-        compiled code can create an instance without calling ``__init__``.
+        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
+        makes its instances only by a call.
         """
-        game = Game.__new__(Game)
+        game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
         game._init_empty(variant, players, seed)
         return game
 
@@ -333,7 +340,7 @@ class Game(CoreGame):
         names += [f"bank:{s}" for s in range(self.n)]
         return [*names, "deck", "discard"]
 
-    def _zone_index(self, zone: str) -> int:
+    def _zone_index(self, zone: Checked[str]) -> int:
         try:
             return self.zone_names().index(zone)
         except ValueError:
@@ -962,7 +969,7 @@ class Game(CoreGame):
 
     def clone(self) -> Game:
         """An independent copy: playing on it never changes this game."""
-        g = Game.__new__(Game)
+        g = Game.__new__(Game) if _PURE else Game(self.variant, _BLANK)
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -1131,6 +1138,11 @@ class Game(CoreGame):
             totals[z] += 1
         self._counts = counts
         self._totals = totals
+
+
+_PURE = isinstance(Game.__dict__["clone"], FunctionType)
+"""Whether this module runs as Python source (not compiled): ``Game.__new__`` then
+makes an empty game without calling ``__init__``, the fastest way."""
 
 
 def new_game(
