@@ -25,6 +25,8 @@ internals, and a source edit should take effect without a rebuild.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shlex
 import shutil
@@ -146,27 +148,31 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         (tmp / "src" / "cardshop" / "_checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
         here = Path.cwd()
         os.chdir(tmp)  # mypyc names modules by their paths below src/
+        report = io.StringIO()  # mypy's messages: the reason if it stops
         try:
-            extensions = mypycify(
-                [
-                    "--config-file",
-                    str(root / "pyproject.toml"),
-                    "--cache-dir",
-                    str(tmp / "mypy_cache"),
-                    *COMPILED,
-                ],
-                opt_level="3",
-                target_dir=str(tmp / "c"),
-                group_name="cardshop",
-            )
+            with contextlib.redirect_stdout(report), contextlib.redirect_stderr(report):
+                extensions = mypycify(
+                    [
+                        "--config-file",
+                        str(root / "pyproject.toml"),
+                        "--cache-dir",
+                        str(tmp / "mypy_cache"),
+                        *COMPILED,
+                    ],
+                    opt_level="3",
+                    target_dir=str(tmp / "c"),
+                    group_name="cardshop",
+                )
             distribution = Distribution({"name": "cardshop", "ext_modules": extensions})
             command = build_ext(distribution)
             command.build_lib = str(tmp / "lib")
             command.build_temp = str(tmp / "obj")
             command.ensure_finalized()
             command.run()
-        except SystemExit as exc:  # mypy reports type errors by exiting
-            raise RuntimeError(f"mypyc stopped: {exc}") from None
+        except SystemExit:  # mypy reports type errors by exiting
+            errors = [line for line in report.getvalue().splitlines() if "error:" in line]
+            reason = "; ".join(errors[:5] or ["no reason given"])
+            raise RuntimeError(f"mypyc stopped: {reason}") from None
         finally:
             os.chdir(here)
         lib = tmp / "lib"

@@ -1140,7 +1140,7 @@ class Game(CoreGame):
         self._totals = totals
 
 
-_PURE = isinstance(Game.__dict__["clone"], FunctionType)
+_PURE = isinstance(Game.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``Game.__new__`` then
 makes an empty game without calling ``__init__``, the fastest way."""
 
