@@ -18,6 +18,7 @@ __all__ = [
     "MAX_ACTION_TEXT",
     "SEED_LIMIT",
     "Action",
+    "Checked",
     "Seat",
     "SupportsGame",
     "derive_rng",

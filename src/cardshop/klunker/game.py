@@ -22,8 +22,16 @@ from itertools import compress
 from types import FunctionType
 from typing import Any, ClassVar, NamedTuple
 
-from cardshop._checked import Checked
-from cardshop._core import SEED_LIMIT, Action, Seat, derive_rng, derive_seed, is_seed, shuffle
+from cardshop._core import (
+    SEED_LIMIT,
+    Action,
+    Checked,
+    Seat,
+    derive_rng,
+    derive_seed,
+    is_seed,
+    shuffle,
+)
 from cardshop._errors import (
     ActionError,
     ActionParseError,
