@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from itertools import compress
 from types import FunctionType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 from cardshop._core import (
     SEED_LIMIT,
@@ -438,17 +438,20 @@ class Game(CoreGame):
         """
         if isinstance(action, str):
             return self.parse_action(action)
-        if type(action) is not Action:
+        kind = type(action)  # not `type(action) is Action`: see the cast below
+        if kind is not Action:
             raise ActionError(
-                f"an action must be a cardshop Action or its text, not {type(action).__name__}"
+                f"an action must be a cardshop Action or its text, not {kind.__name__}"
             )
-        verb, arg = action
+        # Fields as plain objects: an Action-typed value would have its fields' types
+        # tested on the way in the compiled build (TypeError), before the check here.
+        verb, arg = cast("tuple[object, object]", action)
         if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
             raise ActionParseError(
                 f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
                 f"argument a str, an int or None, not {type(arg).__name__}"
             )
-        return action
+        return cast(Action, action)
 
     def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
@@ -1012,6 +1015,11 @@ class Game(CoreGame):
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle by fields: pickle's default makes the game with Game.__new__, which the
+        # compiled build's classes do not allow.
+        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
+
     def _state(self) -> tuple[Any, ...]:
         return (
             self.rules.content_hash,
@@ -1151,6 +1159,44 @@ class Game(CoreGame):
 _PURE = isinstance(Game.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``Game.__new__`` then
 makes an empty game without calling ``__init__``, the fastest way."""
+
+
+_FIELDS = (
+    "_acted",
+    "_buying",
+    "_chance",
+    "_counts",
+    "_deck",
+    "_decliner",
+    "_from_setup",
+    "_hands",
+    "_held",
+    "_legal",
+    "_next_card",
+    "_phase",
+    "_round",
+    "_seats",
+    "_start",
+    "_step",
+    "_termination",
+    "_totals",
+    "_turn",
+    "_where",
+    "first_player",
+    "history",
+    "n",
+    "rules",
+    "seed",
+    "variant",
+)
+"""Every field of a Game (its ``__slots__``), for pickling."""
+
+
+def _unpickle(variant: Variant, values: tuple[Any, ...]) -> Game:
+    game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
+    for field, value in zip(_FIELDS, values, strict=True):
+        setattr(game, field, value)
+    return game
 
 
 def new_game(
