@@ -136,6 +136,34 @@ def test_cardshop_compiled_names_the_build_in_use() -> None:
         assert not Path(cardshop.__file__).is_relative_to(ROOT / "src"), cardshop.__file__
 
 
+def test_a_game_copies_and_pickles_on_both_builds() -> None:
+    """clone, copy, deepcopy and pickle make equal games that play on alike (the compiled
+    build's classes cannot be made by ``Game.__new__``, which pickle uses by default)."""
+    import copy
+    import pickle
+
+    from cardshop.klunker import game as game_module
+
+    if not cardshop.compiled:  # every field is pickled
+        assert set(game_module._FIELDS) == set(game_module.Game.__slots__)
+    game = cardshop.new_game("klunker-es", 5, seed=3)
+    choose = random.Random(3).random
+    for _ in range(60):
+        actions = game.legal_actions()
+        game.apply(actions[int(choose() * len(actions))])
+    copies = [game.clone(), copy.copy(game), copy.deepcopy(game)]
+    copies.append(pickle.loads(pickle.dumps(game)))
+    for other in copies:
+        assert other == game
+        assert other.history == game.history
+        assert other is not game
+    action = game.legal_actions()[-1]
+    events = game.apply(action)
+    for other in copies:
+        assert other.apply(action) == events
+        assert other == game
+
+
 def _played(variant: str, players: int, seed: int) -> list[object]:
     game = cardshop.new_game(variant, players, seed=seed)
     choose = random.Random(seed).random
