@@ -505,23 +505,25 @@ class Game(CoreGame):
         if legal is None:
             legal = self._legal = self._compute_legal()
         # The fast path: an Action equal to a legal one, with an argument of an exact type.
-        if (
-            action.__class__ is not Action
-            or action not in legal
-            or action[1].__class__ not in _ARG_TYPES
-        ):
-            action = self._as_action(action)
-            if action not in legal:
-                why = self._why_illegal(action) or "not legal now"
+        # The argument's type is looked at before `in legal` (and through `kind`), which
+        # narrow `action` to Action: the compiled build would then test the fields' types
+        # itself and refuse a bad one with TypeError instead of ActionParseError.
+        kind = action.__class__
+        if kind is not Action or action[1].__class__ not in _ARG_TYPES or action not in legal:
+            checked = self._as_action(action)
+            if checked not in legal:
+                why = self._why_illegal(checked) or "not legal now"
                 raise IllegalActionError(
-                    f"illegal action {str(action)!r} for seat {self._turn} in "
+                    f"illegal action {str(checked)!r} for seat {self._turn} in "
                     f"{self.phase.value} phase of round {self._round}: {why}"
                 )
+        else:
+            checked = action
         self._legal = None
         events: list[Event] = []
         self._seats.append(self._turn)
-        self._do(action, events)
-        self.history.append(action)
+        self._do(checked, events)
+        self.history.append(checked)
         return events
 
     def _why_illegal(self, action: Action) -> str | None:
