@@ -12,6 +12,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+import cardshop
 from cardshop.klunker import Game
 from cardshop.klunker.events import Event, Sold
 
@@ -30,9 +31,25 @@ settings.register_profile(
 settings.register_profile(
     "deep", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+
+
 settings.load_profile(
     os.environ.get("CARDSHOP_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """On the compiled build (``cardshop.compiled``), skip the ``pure_only`` tests: they
+    patch the engine's classes or module globals, which mypyc fixes at build time (or
+    say in ``reason=`` why else they hold only for the pure build)."""
+    if not cardshop.compiled:
+        return
+    default = "patches engine internals, which the compiled build cannot change"
+    for item in items:
+        marker = item.get_closest_marker("pure_only")
+        if marker is not None:
+            reason = marker.kwargs.get("reason", default)
+            item.add_marker(pytest.mark.skip(reason=f"pure_only: {reason}"))
 
 
 @pytest.fixture

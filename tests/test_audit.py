@@ -162,6 +162,7 @@ def test_a_variant_that_never_ends_fails_the_audit(capsys: pytest.CaptureFixture
     assert code == 0
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_an_injected_sale_fault_is_caught_by_conservation(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -190,6 +191,7 @@ def test_an_injected_sale_fault_is_caught_by_conservation(
     assert info.value.invariant == "conservation"
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     report = run_audit(cardshop.load_variant(SMALL), games=3, examples=20, seed=1)

@@ -116,3 +116,54 @@ def test_unknown_section_is_a_usage_error() -> None:
     )
     assert done.returncode == 2
     assert "no-such-section" in done.stderr
+
+
+# ------------------------------------------------------------------- the peers
+
+PEERS = ROOT / "benchmarks" / "peers.py"
+
+
+def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
+    """``benchmarks/peers.py --quick``: cardshop's subjects are always measured; the
+    OpenSpiel and RLCard ones (the ``bench`` extra, not in ``dev``: OpenSpiel and SciPy
+    weigh some 150 MB) are measured when installed, else reported as skipped."""
+    import importlib.util
+
+    out = tmp_path / "peers.json"
+    only = "klunker-en,wuhltisch,hearts,uno"
+    done = subprocess.run(
+        [sys.executable, str(PEERS), "--quick", "--only", only, "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text(), parse_constant=_reject_constant)
+    rows = {row["subject"]: row for row in report["rows"]}
+    builds = ["pure", "compiled"] if cardshop.compiled else ["pure"]
+    expected = {f"cardshop {v} 4p {b}" for v in ("klunker-en", "wuhltisch") for b in builds}
+    have = {m: importlib.util.find_spec(m) is not None for m in ("pyspiel", "rlcard")}
+    if have["pyspiel"]:
+        expected |= {"openspiel:hearts", "openspiel-loop:hearts"}
+    else:
+        assert any("pyspiel is not installed" in n for n in report["notes"])
+    if have["rlcard"]:
+        expected.add("rlcard:uno")
+    else:
+        assert any("rlcard is not installed" in n for n in report["notes"])
+    assert set(rows) == expected
+    for row in rows.values():
+        assert row["decisions_per_s"] > 0, row
+        assert row["min"] <= row["decisions_per_s"] <= row["max"]
+        assert row["subject"] in done.stdout or row["label"] in done.stdout
+    assert all(row["compiled"] is (row["subject"].endswith("compiled")) for row in rows.values()
+               if row["subject"].startswith("cardshop"))  # fmt: skip
+    ratios = {(q["of"], q["to"]) for q in report["ratios"]}
+    if have["pyspiel"]:
+        assert ("cardshop klunker-en 4p pure", "openspiel:hearts") in ratios
+    if not cardshop.compiled:
+        assert any("compiled build: skipped" in n for n in report["notes"])
+    if not have["pyspiel"]:
+        assert report["rows"][0]["vs_hearts"] is None

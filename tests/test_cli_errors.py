@@ -99,7 +99,8 @@ def test_version() -> None:
 
     proc = cardshop("--version")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"cardshop {package.__version__}"
+    build = "compiled" if package.compiled else "pure Python"
+    assert proc.stdout.strip() == f"cardshop {package.__version__} ({build})"
 
 
 def test_shell_completion_is_offered() -> None:

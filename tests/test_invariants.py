@@ -136,6 +136,7 @@ def test_checked_game_behaves_like_its_game() -> None:
 # ------------------------------------------------------ injected engine faults
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_conservation_catches_a_sale_that_drops_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """CARD-1: the injected fault is caught at the sale, with actions that replay it."""
@@ -161,6 +162,7 @@ def test_conservation_catches_a_sale_that_drops_a_card(monkeypatch: pytest.Monke
         fixed.apply(text)
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_counterexample_code_replays(monkeypatch: pytest.MonkeyPatch) -> None:
     checked = CheckedGame(cardshop.new_game("klunker-es", 3, seed=2))
@@ -173,6 +175,7 @@ def test_counterexample_code_replays(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Counterexample(**{**data, "actions": tuple(data["actions"])}) == example
 
 
+@pytest.mark.pure_only
 def test_no_unsold_rows_catches_rows_left_in_a_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     """SELL-2: with sales switched off, a completed row stays in the safe."""
     monkeypatch.setattr(Game, "_sell_completed", lambda self, seat, events: True)
@@ -185,6 +188,7 @@ def test_no_unsold_rows_catches_rows_left_in_a_safe(monkeypatch: pytest.MonkeyPa
         check_no_unsold_rows(game)
 
 
+@pytest.mark.pure_only
 def test_sale_payout_catches_a_wrong_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """SELL-3: a sale that always pays the first entry of the table."""
     monkeypatch.setattr(Rules, "pay_for", lambda self, kind, rows: self.payout[0])
@@ -195,6 +199,7 @@ def test_sale_payout_catches_a_wrong_table(monkeypatch: pytest.MonkeyPatch) -> N
     assert "with 3 rows pays 2; the sale paid 4" in found.detail
 
 
+@pytest.mark.pure_only
 def test_end_of_game_catches_a_game_that_ends_too_early(monkeypatch: pytest.MonkeyPatch) -> None:
     """END-4: the deck could refill every hand, but the game ends anyway."""
     monkeypatch.setattr(Game, "_refill", lambda self, events: False)
@@ -204,6 +209,7 @@ def test_end_of_game_catches_a_game_that_ends_too_early(monkeypatch: pytest.Monk
     assert checked.round == 1
 
 
+@pytest.mark.pure_only
 def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -225,6 +231,7 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     assert "IndexError: boom" in found.detail
 
 
+@pytest.mark.pure_only
 def test_setup_is_checked_against_the_variant(monkeypatch: pytest.MonkeyPatch) -> None:
     """SETUP-3, SETUP-4: a deal that gives one card too few of starting cash is caught."""
     for name, players in SETUPS:
@@ -243,6 +250,7 @@ def test_setup_is_checked_against_the_variant(monkeypatch: pytest.MonkeyPatch) -
         CheckedGame(game)
 
 
+@pytest.mark.pure_only
 def test_score_catches_a_wrong_score(monkeypatch: pytest.MonkeyPatch) -> None:
     """SCORE-1: scores() must be the bank sizes."""
     game = cardshop.new_game("klunker-en", 4, seed=3)
@@ -252,6 +260,7 @@ def test_score_catches_a_wrong_score(monkeypatch: pytest.MonkeyPatch) -> None:
         check_score(game)
 
 
+@pytest.mark.pure_only
 def test_score_checks_the_tiebreak_at_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
     """SCORE-2: a result that ignores the tiebreak is caught."""
     for seed in range(40):
@@ -303,6 +312,7 @@ def test_hidden_twin_changes_only_hidden_cards() -> None:
     check_hidden_information(game)
 
 
+@pytest.mark.pure_only
 def test_hidden_information_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
     """CARD-2: an observation that shows the top card of the deck is a leak."""
     game = cardshop.new_game("klunker-en", 3, seed=7)
@@ -315,6 +325,7 @@ def test_hidden_information_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> N
     assert "buying" in found.detail
 
 
+@pytest.mark.pure_only
 def test_determinism_catches_a_bad_clone_and_unseeded_chance(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -448,6 +459,7 @@ def test_invariants_are_named_documented_and_selectable() -> None:
         CheckedGame(game, checks=["nope"])
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_unchecked_invariants_are_not_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     # The dropped cards break conservation and the event log, and the JSON form

@@ -1,10 +1,21 @@
 """Packaging for users: the wheel and sdist build, carry the built-in variants and the
 ``py.typed`` marker, and the wheel installed in a fresh virtual environment (runtime
-dependencies from the package index) runs the quickstart."""
+dependencies from the package index) runs the quickstart.
+
+The builds: without a working C compiler the wheel falls back to pure Python with a
+warning (the wheel here is built so, which is quick); the compiled wheel is built and
+tested by the second stage of ``.ci/run``, which sets ``CARDSHOP_EXPECT_COMPILED=1`` and
+runs this suite against it; both builds must play the recorded games move for move.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.machinery
 import importlib.util
+import json
+import os
+import random
 import re
 import subprocess
 import sys
@@ -22,22 +33,37 @@ ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = sorted(p.name for p in (ROOT / "variants").glob("*.yaml"))
 
 
-def run(*cmd: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
+def run(
+    *cmd: str | Path, cwd: Path = ROOT, timeout: float = 300, env: dict[str, str] | None = None
+) -> str:
     proc = subprocess.run(
-        [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
     assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
+    return proc.stdout + proc.stderr
+
+
+# No C compiler: `CC` names a command that cannot compile (the build hook's probe fails);
+# compiling is asked for (CARDSHOP_COMPILE=1), so the hook must fall back.
+NO_COMPILER = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("CARDSHOP_")},
+    "CC": "/bin/false",
+    "CARDSHOP_COMPILE": "1",
+}
+BUILD_LOG: list[str] = []
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sdist and wheel, built the way `python -m build` does (the wheel from the sdist)."""
+    """sdist and wheel, built the way `python -m build` does (the wheel from the sdist),
+    on a machine without a C compiler."""
     out = tmp_path_factory.mktemp("dist")
     # Without build isolation when the backend is already installed: same build, no
     # download of hatchling into a throwaway environment.
     isolation = ["--no-isolation"] if importlib.util.find_spec("hatchling") else []
-    run(sys.executable, "-m", "build", *isolation, "--outdir", out, ROOT)
+    BUILD_LOG.append(
+        run(sys.executable, "-m", "build", *isolation, "--outdir", out, ROOT, env=NO_COMPILER)
+    )
     return out
 
 
@@ -73,6 +99,116 @@ def test_wheel_ships_variants_and_typing_marker(dist: Path) -> None:
     assert names == ["pydantic", "pyyaml"]
 
 
+def test_without_a_compiler_the_wheel_is_pure_python_with_a_warning(dist: Path) -> None:
+    only(dist, f"cardshop-{cardshop.__version__}-py3-none-any.whl")
+    (log,) = BUILD_LOG
+    assert "the compiled engine cannot be built" in log
+    assert "building the pure-Python wheel instead" in log
+    assert "/bin/false" in log
+
+
+def test_a_required_compiled_build_fails_without_a_compiler(tmp_path: Path) -> None:
+    """CARDSHOP_REQUIRE_COMPILED=1: no silent fallback (the probe fails before mypyc)."""
+    isolation = ["--no-isolation"] if importlib.util.find_spec("hatchling") else []
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", *isolation, "--wheel", "--outdir", tmp_path, ROOT],
+        env={**NO_COMPILER, "CARDSHOP_REQUIRE_COMPILED": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "CARDSHOP_REQUIRE_COMPILED is set, so the build fails" in proc.stdout + proc.stderr
+    assert not list(tmp_path.glob("*.whl"))
+
+
+def test_cardshop_compiled_names_the_build_in_use() -> None:
+    """``cardshop.compiled`` is whether the engine's modules are C extensions; the
+    compiled stage of .ci/run sets CARDSHOP_EXPECT_COMPILED=1 and gets the installed
+    compiled package, not the checkout's src/ (a src layout is not on sys.path)."""
+    import cardshop.klunker.game as game_module
+
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    assert cardshop.compiled is game_module.__file__.endswith(suffixes)
+    assert cardshop.compiled is cardshop._core.__file__.endswith(suffixes)
+    expected = os.environ.get("CARDSHOP_EXPECT_COMPILED")
+    if expected is not None:
+        assert cardshop.compiled is (expected == "1")
+        assert not Path(cardshop.__file__).is_relative_to(ROOT / "src"), cardshop.__file__
+
+
+def test_a_game_copies_and_pickles_on_both_builds() -> None:
+    """clone, copy, deepcopy and pickle make equal games that play on alike (the compiled
+    build's classes cannot be made by ``Game.__new__``, which pickle uses by default)."""
+    import copy
+    import pickle
+
+    from cardshop.klunker import game as game_module
+
+    if not cardshop.compiled:  # every field is pickled
+        assert set(game_module._FIELDS) == set(game_module.Game.__slots__)
+    game = cardshop.new_game("klunker-es", 5, seed=3)
+    choose = random.Random(3).random
+    for _ in range(60):
+        actions = game.legal_actions()
+        game.apply(actions[int(choose() * len(actions))])
+    copies = [game.clone(), copy.copy(game), copy.deepcopy(game)]
+    copies.append(pickle.loads(pickle.dumps(game)))
+    for other in copies:
+        assert other == game
+        assert other.history == game.history
+        assert other is not game
+    action = game.legal_actions()[-1]
+    events = game.apply(action)
+    for other in copies:
+        assert other.apply(action) == events
+        assert other == game
+
+
+def _played(variant: str, players: int, seed: int) -> list[object]:
+    game = cardshop.new_game(variant, players, seed=seed)
+    choose = random.Random(seed).random
+    while not game.is_over:
+        actions = game.legal_actions()
+        game.apply(actions[int(choose() * len(actions))])
+    assert type(game).from_json(game.to_json()) == game
+    texts = " ".join(f"{m.seat}:{m.action}" for m in game.moves)
+    result = game.result()
+    return [
+        hashlib.sha256(texts.encode()).hexdigest()[:16],
+        len(game.moves),
+        list(result.scores),
+        result.termination.value,
+    ]
+
+
+GAMES = ROOT / "tests" / "fixtures" / "klunker-games.json"
+"""Random games of every Klunker variant recorded with the pure build: history digest,
+length, scores, termination. Rewrite with ``python tests/test_packaging.py --record``
+(only after a deliberate change of the rules)."""
+
+
+def _record() -> dict[str, list[object]]:
+    games: dict[str, list[object]] = {}
+    for name in ("klunker-en", "klunker-es", "klunker-zh"):
+        rules = cardshop.load_variant(name).rules
+        for players in range(rules.min_players, rules.max_players + 1):
+            for seed in range(20):
+                games[f"{name} {players} {seed}"] = _played(name, players, seed)
+    return games
+
+
+def test_both_builds_play_the_recorded_games_move_for_move() -> None:
+    """The compiled and the pure build give the same histories and results."""
+    recorded = json.loads(GAMES.read_text(encoding="utf-8"))
+    played = _record()
+    assert len(played) == 200  # 3 variants, 10 player counts, 20 seeds
+    assert played.keys() == recorded.keys()
+    for key, game in played.items():
+        assert game == recorded[key], key
+
+
 def test_sdist_holds_sources_variants_and_docs(dist: Path) -> None:
     sdist = only(dist, f"cardshop-{cardshop.__version__}.tar.gz")
     top = f"cardshop-{cardshop.__version__}"
@@ -85,6 +221,7 @@ def test_sdist_holds_sources_variants_and_docs(dist: Path) -> None:
         "mkdocs.yml",
         "src/cardshop/py.typed",
         "src/cardshop/envs/__init__.py",
+        "hatch_build.py",
         *(f"variants/{v}" for v in VARIANTS),
     ):
         assert f"{top}/{needed}" in names, f"{needed} is missing from the sdist"
@@ -150,7 +287,8 @@ def test_wheel_with_the_cli_extra_alone_gives_a_working_command(dist: Path, tmp_
     work = tmp_path / "elsewhere"
     work.mkdir()
     command = venv / "bin" / "cardshop"
-    assert run(command, "--version", cwd=work).strip() == f"cardshop {cardshop.__version__}"
+    version = run(command, "--version", cwd=work).strip()
+    assert version == f"cardshop {cardshop.__version__} (pure Python)"
     demo = run(command, "demo", "klunker-en", "--players", "3", "--seed", "1", cwd=work)
     assert "3 players, seed 1" in demo.splitlines()[0]
     assert re.search(r"Game (finished|capped) after \d+ rounds\.", demo)
@@ -161,3 +299,12 @@ def test_wheel_with_the_cli_extra_alone_gives_a_working_command(dist: Path, tmp_
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("cardshop: error: Invalid value for '--players'")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--record"]:
+        sys.exit("usage: python tests/test_packaging.py --record")
+    if cardshop.compiled:
+        sys.exit("record with the pure build (an editable install)")
+    lines = [f"{json.dumps(key)}: {json.dumps(game)}" for key, game in _record().items()]
+    GAMES.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")

@@ -138,6 +138,7 @@ def test_action_sequences_replay(playthrough: Playthrough) -> None:
     assert repr(playthrough).startswith("Playthrough('klunker-es', players=")
 
 
+@pytest.mark.pure_only(reason="OPEN BUG: the compiled build segfaults here (docs/performance.md)")
 @given(games("klunker-en", players=3, max_actions=30))
 def test_games_are_legal_positions_of_the_variant(game: Game) -> None:
     assert game.variant.name == "klunker-en"
@@ -154,6 +155,7 @@ def test_action_sequences_to_the_end_finish(playthrough: Playthrough) -> None:
 # ------------------------------------------------------------- the machine
 
 
+@pytest.mark.pure_only
 @pytest.mark.usefixtures("sale_drops_a_card")
 def test_the_machine_finds_and_shrinks_an_injected_fault() -> None:
     """CARD-1: a sale that drops a card is found, and the counterexample replays."""

@@ -15,9 +15,10 @@ A family's own names (its observation, phases, events) live in its package, e.g.
 
 import importlib
 import warnings
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
-from cardshop import bots
+from cardshop import _core, bots
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import (
     ActionError,
@@ -41,6 +42,10 @@ from cardshop.records import GameRecord, Recorder, read_record, record_game, rep
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
 
 __version__ = "0.1.0"
+
+compiled: bool = _core.__file__.endswith(tuple(EXTENSION_SUFFIXES))
+"""Whether the compiled build of the engine is in use (its hot modules built by mypyc
+into C extensions), rather than pure Python; see docs/performance.md."""
 
 __all__ = [
     "Action",
@@ -73,6 +78,7 @@ __all__ = [
     "bots",
     "builtin_variants",
     "check_variant",
+    "compiled",
     "derive_seed",
     "families",
     "get_family",

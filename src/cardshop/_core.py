@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple
 
+from cardshop._checked import Checked
 from cardshop._errors import ActionParseError
+from cardshop._protocol import SupportsGame  # apart: a protocol must not be compiled (mypyc)
 
 __all__ = [
     "MAX_ACTION_TEXT",
     "SEED_LIMIT",
     "Action",
+    "Checked",
     "Seat",
     "SupportsGame",
     "derive_rng",
@@ -59,7 +62,7 @@ class Action(NamedTuple):
         return f"Action.from_text({str(self)!r})"
 
     @classmethod
-    def from_text(cls, text: str) -> Action:
+    def from_text(cls, text: Checked[str]) -> Action:
         """Parse ``"verb"`` or ``"verb arg"``; an argument of ASCII digits becomes an int.
 
         Only ASCII digits make a number: ``"buy ²"`` and ``"buy \u0661"`` are refused, not
@@ -124,18 +127,3 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
         while j >= n:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
-
-
-@runtime_checkable
-class SupportsGame(Protocol):
-    """What every game of every family offers; bots, simulation and audits use only this."""
-
-    @property
-    def current_player(self) -> Seat | None: ...
-
-    @property
-    def is_over(self) -> bool: ...
-
-    def legal_actions(self) -> list[Action]: ...
-
-    def parse_action(self, text: str) -> Action: ...

@@ -9,7 +9,7 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from cardshop import __version__
+from cardshop import __version__, compiled
 from cardshop._errors import CardshopError
 from cardshop._files import atomic_output
 
@@ -32,7 +32,8 @@ R = TypeVar("R")
 
 def _show_version(value: bool) -> None:
     if value:
-        console.print(f"cardshop {__version__}", markup=False)
+        build = "compiled" if compiled else "pure Python"
+        console.print(f"cardshop {__version__} ({build})", markup=False)
         raise typer.Exit(0)
 
 

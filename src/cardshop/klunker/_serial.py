@@ -238,8 +238,7 @@ def game_from_data(
         if phase in (PURCHASE, SELL) and len(st.held) == n and st.buying != st.held[turn]:
             raise bad("state.buying", f"{st.buying} is not the card of seat {turn}")
 
-    game = cls.__new__(cls)
-    game._init_empty(variant, n, doc.seed)
+    game = cls._empty(variant, n, doc.seed)
     game._where = list(st.where)
     game._check_counts()
     counts = game._counts

@@ -19,9 +19,19 @@ import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from itertools import compress
-from typing import Any, NamedTuple
+from types import FunctionType
+from typing import Any, ClassVar, NamedTuple, cast
 
-from cardshop._core import SEED_LIMIT, Action, Seat, derive_rng, derive_seed, is_seed, shuffle
+from cardshop._core import (
+    SEED_LIMIT,
+    Action,
+    Checked,
+    Seat,
+    derive_rng,
+    derive_seed,
+    is_seed,
+    shuffle,
+)
 from cardshop._errors import (
     ActionError,
     ActionParseError,
@@ -74,6 +84,10 @@ _new = tuple.__new__
 # Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
 # is_legal() look at the argument's type to refuse it.
 _ARG_TYPES = frozenset({int, str, type(None)})
+
+_BLANK: Any = object()
+"""``Game(variant, _BLANK)`` is an empty game (no card placed) for :meth:`Game.clone` and
+:meth:`Game._empty` in the compiled build, whose classes make instances only by a call."""
 
 DONE = Action("done")
 PASS = Action("pass")
@@ -175,10 +189,12 @@ class Game(CoreGame):
     def __init__(
         self,
         variant: Variant,
-        players: int,
-        seed: int | None = None,
-        first_player: Seat | None = None,
+        players: Checked[int],
+        seed: Checked[int | None] = None,
+        first_player: Checked[Seat | None] = None,
     ) -> None:
+        if players is _BLANK:
+            return
         rules = variant.rules
         if (
             not isinstance(players, int)
@@ -233,6 +249,17 @@ class Game(CoreGame):
         self._round = 1
         self._step = 0
         self._run_steps(events)
+
+    @classmethod
+    def _empty(cls, variant: Variant, players: int, seed: int) -> Game:
+        """A game with no card placed, for the readers of game JSON and positions.
+
+        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
+        makes its instances only by a call.
+        """
+        game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
+        game._init_empty(variant, players, seed)
+        return game
 
     def _init_empty(self, variant: Variant, players: int, seed: int) -> None:
         self.variant = variant
@@ -309,7 +336,7 @@ class Game(CoreGame):
         """Number of cash cards in ``seat``'s bank: its score. [SCORE-1]"""
         return self._totals[3 * self.n + seat]
 
-    def zone_counts(self, zone: str) -> dict[str, int]:
+    def zone_counts(self, zone: Checked[str]) -> dict[str, int]:
         """Cards of each kind in a zone, e.g. ``zone_counts("safe:1")`` (kinds present only)."""
         z = self._zone_index(zone)
         k = self.rules.k
@@ -321,7 +348,7 @@ class Game(CoreGame):
         names += [f"bank:{s}" for s in range(self.n)]
         return [*names, "deck", "discard"]
 
-    def _zone_index(self, zone: str) -> int:
+    def _zone_index(self, zone: Checked[str]) -> int:
         try:
             return self.zone_names().index(zone)
         except ValueError:
@@ -346,7 +373,7 @@ class Game(CoreGame):
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Checked[Seat | None] = None) -> list[Action]:
         """The actions the current player may take, sorted by text; empty when over.
 
         ``seat``, if given, must be the current player (the core protocol's form).
@@ -391,7 +418,7 @@ class Game(CoreGame):
             return [rules.sell_actions[i] for i in rules.alpha if counts[base + i] >= size]
         return []
 
-    def is_legal(self, action: Action | str) -> bool:
+    def is_legal(self, action: Checked[Action | str]) -> bool:
         """Whether ``action`` (an action or its text) may be applied now."""
         try:
             parsed = self._as_action(action)
@@ -411,19 +438,22 @@ class Game(CoreGame):
         """
         if isinstance(action, str):
             return self.parse_action(action)
-        if type(action) is not Action:
+        kind = type(action)  # not `type(action) is Action`: see the cast below
+        if kind is not Action:
             raise ActionError(
-                f"an action must be a cardshop Action or its text, not {type(action).__name__}"
+                f"an action must be a cardshop Action or its text, not {kind.__name__}"
             )
-        verb, arg = action
+        # Fields as plain objects: an Action-typed value would have its fields' types
+        # tested on the way in the compiled build (TypeError), before the check here.
+        verb, arg = cast("tuple[object, object]", action)
         if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
             raise ActionParseError(
                 f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
                 f"argument a str, an int or None, not {type(arg).__name__}"
             )
-        return action
+        return cast(Action, action)
 
-    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+    def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action's text form (``"window shoes"``, ``"buy 2"``) for this game.
 
         Checks the verb and that the argument names a card kind or seat of this game;
@@ -459,7 +489,9 @@ class Game(CoreGame):
 
     # ----------------------------------------------------------------- apply
 
-    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
+    def apply(
+        self, action: Checked[Action | str], seat: Checked[Seat | None] = None
+    ) -> list[Event]:
         """Play ``action`` (an :class:`Action` or its text) for the current player.
 
         Returns the events it caused, including automatic steps that followed (sales,
@@ -473,23 +505,25 @@ class Game(CoreGame):
         if legal is None:
             legal = self._legal = self._compute_legal()
         # The fast path: an Action equal to a legal one, with an argument of an exact type.
-        if (
-            action.__class__ is not Action
-            or action not in legal
-            or action[1].__class__ not in _ARG_TYPES
-        ):
-            action = self._as_action(action)
-            if action not in legal:
-                why = self._why_illegal(action) or "not legal now"
+        # The argument's type is looked at before `in legal` (and through `kind`), which
+        # narrow `action` to Action: the compiled build would then test the fields' types
+        # itself and refuse a bad one with TypeError instead of ActionParseError.
+        kind = action.__class__
+        if kind is not Action or action[1].__class__ not in _ARG_TYPES or action not in legal:
+            checked = self._as_action(action)
+            if checked not in legal:
+                why = self._why_illegal(checked) or "not legal now"
                 raise IllegalActionError(
-                    f"illegal action {str(action)!r} for seat {self._turn} in "
+                    f"illegal action {str(checked)!r} for seat {self._turn} in "
                     f"{self.phase.value} phase of round {self._round}: {why}"
                 )
+        else:
+            checked = action
         self._legal = None
         events: list[Event] = []
         self._seats.append(self._turn)
-        self._do(action, events)
-        self.history.append(action)
+        self._do(checked, events)
+        self.history.append(checked)
         return events
 
     def _why_illegal(self, action: Action) -> str | None:
@@ -913,7 +947,7 @@ class Game(CoreGame):
 
     # ------------------------------------------------------------ observation
 
-    def observation(self, seat: Seat) -> Observation:
+    def observation(self, seat: Checked[Seat]) -> Observation:
         """What ``seat`` may know, and nothing more. [CARD-2]"""
         n = self.n
         if not (isinstance(seat, int) and 0 <= seat < n):
@@ -948,7 +982,7 @@ class Game(CoreGame):
 
     def clone(self) -> Game:
         """An independent copy: playing on it never changes this game."""
-        g = Game.__new__(Game)
+        g = Game.__new__(Game) if _PURE else Game(self.variant, _BLANK)
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -977,10 +1011,16 @@ class Game(CoreGame):
         g._legal = self._legal  # never mutated in place, so it can be shared
         return g
 
-    __copy__ = clone
+    def __copy__(self) -> Game:  # not `__copy__ = clone`: mypyc compiles no such alias
+        return self.clone()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle by fields: pickle's default makes the game with Game.__new__, which the
+        # compiled build's classes do not allow.
+        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
 
     def _state(self) -> tuple[Any, ...]:
         return (
@@ -1020,7 +1060,7 @@ class Game(CoreGame):
 
     # -------------------------------------------------------------------- JSON
 
-    FORMAT = "cardshop-klunker-game/1"
+    FORMAT: ClassVar[str] = "cardshop-klunker-game/1"  # ClassVar: a class attribute in mypyc
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
@@ -1065,7 +1105,11 @@ class Game(CoreGame):
 
     @classmethod
     def from_json(
-        cls, text: str | bytes | Mapping[str, Any], *, check_history: bool = True, **options: Any
+        cls,
+        text: Checked[str | bytes | Mapping[str, Any]],
+        *,
+        check_history: bool = True,
+        **options: Any,
     ) -> Game:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`).
 
@@ -1085,7 +1129,9 @@ class Game(CoreGame):
 
     @classmethod
     def from_position(
-        cls, position: Mapping[str, Any] | str, variant: Variant | str | None = None
+        cls,
+        position: Checked[Mapping[str, Any] | str],
+        variant: Checked[Variant | str | None] = None,
     ) -> Game:
         """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
         from cardshop.klunker.position import game_from_position
@@ -1112,11 +1158,54 @@ class Game(CoreGame):
         self._totals = totals
 
 
+_PURE = isinstance(Game.clone, FunctionType)
+"""Whether this module runs as Python source (not compiled): ``Game.__new__`` then
+makes an empty game without calling ``__init__``, the fastest way."""
+
+
+_FIELDS = (
+    "_acted",
+    "_buying",
+    "_chance",
+    "_counts",
+    "_deck",
+    "_decliner",
+    "_from_setup",
+    "_hands",
+    "_held",
+    "_legal",
+    "_next_card",
+    "_phase",
+    "_round",
+    "_seats",
+    "_start",
+    "_step",
+    "_termination",
+    "_totals",
+    "_turn",
+    "_where",
+    "first_player",
+    "history",
+    "n",
+    "rules",
+    "seed",
+    "variant",
+)
+"""Every field of a Game (its ``__slots__``), for pickling."""
+
+
+def _unpickle(variant: Variant, values: tuple[Any, ...]) -> Game:
+    game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
+    for field, value in zip(_FIELDS, values, strict=True):
+        setattr(game, field, value)
+    return game
+
+
 def new_game(
-    variant: Variant | str,
-    players: int,
-    seed: int | None = None,
-    first_player: Seat | None = None,
+    variant: Checked[Variant | str],
+    players: Checked[int],
+    seed: Checked[int | None] = None,
+    first_player: Checked[Seat | None] = None,
 ) -> Game:
     """Start a game: shuffle, deal starting cash and hands, and stop at the first decision.
 
@@ -1131,10 +1220,10 @@ def new_game(
 
 
 def replay(
-    variant: Variant | str,
-    players: int,
-    seed: int,
-    first_player: Seat | None,
+    variant: Checked[Variant | str],
+    players: Checked[int],
+    seed: Checked[int],
+    first_player: Checked[Seat | None],
     actions: Iterable[Action | str],
 ) -> Game:
     """Replay a game from its setup and its actions (texts or actions)."""

@@ -219,8 +219,7 @@ def game_from_position(
     taken = [c for c in held if c]
 
     # Assign card ids: listed zones first, then the unplaced pool (shuffled with the seed).
-    game = cls.__new__(cls)
-    game._init_empty(var, n, pos.seed)
+    game = cls._empty(var, n, pos.seed)
     game.first_player = pos.start_player
     where = [-1] * rules.n_cards
     nxt = list(rules.kind_start[:-1])

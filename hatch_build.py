@@ -1,0 +1,202 @@
+"""Build hook: compile the engine's hot modules with mypyc, or fall back to pure Python.
+
+hatchling runs this hook for every wheel it builds (``pip install .``, ``python -m
+build``). It compiles :data:`COMPILED` with mypyc (which ships with mypy) into C
+extensions that sit beside the ``.py`` files in the wheel; Python imports an extension
+before a source file of the same name. Where that cannot be done (no working C
+compiler or Python headers, or mypyc refuses the code), the hook warns and the wheel
+is the pure-Python one: an install never fails for want of a compiler.
+
+Compiling is opt-in while the compiled build has an open crash (docs/performance.md,
+"Known bug"): without a variable the wheel is pure Python. Environment variables:
+
+* ``CARDSHOP_COMPILE=1``: try to compile; fall back to pure Python with a warning.
+* ``CARDSHOP_REQUIRE_COMPILED=1``: compile, and fail the build if that cannot be done
+  (for CI and for packagers who want the fast engine or nothing).
+* ``CARDSHOP_PURE=1``: build the pure-Python wheel, whatever else is set.
+
+mypyc compiles a copy of ``src/`` in which ``cardshop/_checked.pyi`` makes
+``Checked[T]`` admit any object (see that module): the engine's entry points check
+hostile arguments themselves, so both builds raise the same errors.
+
+Editable installs (``pip install -e .``) are always pure Python: tests patch engine
+internals, and a source edit should take effect without a rebuild.
+
+``cardshop.compiled`` tells at run time which build is in use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+COMPILED = ("src/cardshop/_core.py", "src/cardshop/klunker/game.py")
+"""The modules compiled: the engine's hot path (actions and chance, the Klunker game)."""
+
+BUILD_REQUIRES = ["mypy>=1.10", "setuptools>=65", "pydantic>=2.6,<3", "PyYAML>=6.0", "types-PyYAML"]
+"""What compiling needs in the build environment: mypyc, setuptools to drive the C
+compiler, and what mypy needs to type the modules (their imports, the pydantic plugin)."""
+
+CHECKED_STUB = """from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+Checked = Union[T, Any]
+"""
+"""What mypyc sees of ``cardshop._checked``: ``Checked[T]`` admits any object, so that
+compiled functions leave the checking of such arguments to their own code (which raises
+the library's errors) instead of raising ``TypeError`` on entry."""
+
+PURE = "CARDSHOP_PURE"
+COMPILE = "CARDSHOP_COMPILE"
+REQUIRE = "CARDSHOP_REQUIRE_COMPILED"
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def compiler_problem() -> str | None:
+    """Why no C extension can be built here, or None: compiles a file that includes
+    ``Python.h`` with the compiler setuptools would use (``$CC``, else Python's own)."""
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    include = sysconfig.get_paths()["include"]
+    with tempfile.TemporaryDirectory(prefix="cardshop-cc-") as tmp:
+        source = Path(tmp) / "probe.c"
+        source.write_text("#include <Python.h>\nint cardshop_probe(void) { return 0; }\n")
+        command = [
+            *shlex.split(cc),
+            f"-I{include}",
+            "-c",
+            str(source),
+            "-o",
+            str(Path(tmp) / "p.o"),
+        ]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"no C compiler: {shlex.join(command[:1])} cannot run ({exc})"
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            tail = f": {detail[-1]}" if detail else ""
+            return f"the C compiler {cc!r} cannot build a Python extension{tail}"
+    return None
+
+
+class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    """Compiles :data:`COMPILED` into the wheel, or leaves the wheel pure Python."""
+
+    PLUGIN_NAME = "custom"
+
+    def _mode(self) -> str:
+        if _flag(PURE):
+            return "pure"
+        if _flag(REQUIRE):
+            return "require"
+        return "auto" if _flag(COMPILE) else "pure"
+
+    def dependencies(self) -> list[str]:
+        # Called before a build to install what it needs; nothing extra for a pure one.
+        if self._mode() == "pure" or (self._mode() == "auto" and compiler_problem()):
+            return []
+        return list(BUILD_REQUIRES)
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        self._tmp: str | None = None
+        mode = self._mode()
+        if version == "editable" or self.target_name != "wheel":
+            return
+        if mode == "pure":
+            self.app.display_info(
+                f"cardshop: building the pure-Python wheel (set {COMPILE}=1 to compile the engine)"
+            )
+            return
+        try:
+            problem = compiler_problem()
+            if problem is not None:
+                raise RuntimeError(problem)
+            built = self._compile()
+        except Exception as exc:  # any failure: fall back, unless compiled is required
+            message = f"cardshop: the compiled engine cannot be built ({exc})"
+            if mode == "require":
+                raise RuntimeError(f"{message}; {REQUIRE} is set, so the build fails") from exc
+            self.app.display_warning(
+                f"WARNING: {message}; building the pure-Python wheel instead, which works "
+                f"the same but plays more slowly. Set {PURE}=1 to skip the attempt."
+            )
+            return
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+        build_data.setdefault("force_include", {}).update(built)
+        self.app.display_info(f"cardshop: compiled {', '.join(built.values())}")
+
+    def _compile(self) -> dict[str, str]:
+        """mypyc the modules; returns {built extension file: its path in the wheel}."""
+        from mypyc.build import mypycify
+        from setuptools import Distribution
+        from setuptools.command.build_ext import build_ext
+
+        root = Path(self.root)
+        self._tmp = tempfile.mkdtemp(prefix="cardshop-mypyc-")
+        tmp = Path(self._tmp)
+        # Compile a copy of the sources, with the stub of cardshop._checked beside it.
+        junk = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd")
+        shutil.copytree(root / "src", tmp / "src", ignore=junk)
+        (tmp / "src" / "cardshop" / "_checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
+        here = Path.cwd()
+        os.chdir(tmp)  # mypyc names modules by their paths below src/
+        report = io.StringIO()  # mypy's messages: the reason if it stops
+        try:
+            with contextlib.redirect_stdout(report), contextlib.redirect_stderr(report):
+                extensions = mypycify(
+                    [
+                        "--config-file",
+                        str(root / "pyproject.toml"),
+                        "--cache-dir",
+                        str(tmp / "mypy_cache"),
+                        *COMPILED,
+                    ],
+                    opt_level="3",
+                    target_dir=str(tmp / "c"),
+                    group_name="cardshop",
+                )
+            distribution = Distribution({"name": "cardshop", "ext_modules": extensions})
+            command = build_ext(distribution)
+            command.build_lib = str(tmp / "lib")
+            command.build_temp = str(tmp / "obj")
+            command.ensure_finalized()
+            command.run()
+        except SystemExit:  # mypy reports type errors by exiting
+            errors = [line for line in report.getvalue().splitlines() if "error:" in line]
+            reason = "; ".join(errors[:5] or ["no reason given"])
+            raise RuntimeError(f"mypyc stopped: {reason}") from None
+        finally:
+            os.chdir(here)
+        lib = tmp / "lib"
+        built = {
+            str(p): p.relative_to(lib).as_posix() for p in sorted(lib.rglob("*")) if p.is_file()
+        }
+        expected = {Path(m).relative_to("src").with_suffix("").as_posix() for m in COMPILED}
+        found = {name.split(".")[0] for name in built.values()}
+        if not expected <= found:
+            raise RuntimeError(f"mypyc built {sorted(found)}, not all of {sorted(expected)}")
+        return built
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        if getattr(self, "_tmp", None):
+            shutil.rmtree(str(self._tmp), ignore_errors=True)
+
+
+if __name__ == "__main__":  # `python hatch_build.py`: can this machine compile?
+    print(compiler_problem() or "a C compiler that builds Python extensions is available")
+    sys.exit(0)
