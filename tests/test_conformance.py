@@ -59,8 +59,9 @@ class TestWuhltisch(FamilyTests):
     """A simultaneous family: every seat searches the heap in each tick."""
 
     variants = ("wuhltisch",)
+    players = (2, 5)  # the fewest and the most; tests/test_wuhltisch_*.py cover 3 and 4
     seeds = (0,)
-    check_every = 50  # random searchers play some ten thousand ticks a game
+    check_every = 200  # random searchers play some ten thousand ticks a game
     # Its positions name the cards found by kind, while observations show card ids.
     positions_keep_observations = False
 
