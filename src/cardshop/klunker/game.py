@@ -1191,7 +1191,9 @@ _FIELDS = (
     "seed",
     "variant",
 )
-"""Every field of a Game (its ``__slots__``), for pickling."""
+"""Every field of a Game (its ``__slots__``), for pickling. Written out because the
+compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
+lists agree on the pure build."""
 
 
 def _unpickle(variant: Variant, values: tuple[Any, ...]) -> Game:
