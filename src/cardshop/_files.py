@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_output", "write_text_atomic"]
+__all__ = ["atomic_output", "read_text_bounded", "write_text_atomic"]
 
 
 def _file_mode(path: Path) -> int:
@@ -48,3 +49,46 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through :func:`atomic_output`. Raises ``OSError``."""
     with atomic_output(path) as f:
         f.write(text)
+
+
+def read_text_bounded(
+    path: str | os.PathLike[str],
+    limit: int,
+    error: Callable[[str], Exception],
+    *,
+    what: str,
+    kind: str,
+    too_large: str,
+) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes.
+
+    Never blocks on a FIFO (opened non-blocking, then refused by ``fstat``) and never
+    reads more than ``limit + 1`` bytes. Every problem raises ``error(message)``, the
+    message starting with the path (cut to 200 characters): "cannot read {what}",
+    "not a regular file; {kind} a JSON Lines file", "{too_large} is larger than
+    {limit} bytes", or "not a text file".
+    """
+    name = str(path)[:200]
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise error(f"{name}: cannot read {what}: {why}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{name}: not a regular file; {kind} a JSON Lines file")
+        if info.st_size > limit:
+            raise error(f"{name}: {too_large} is larger than {limit} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{name}: cannot read {what}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise error(f"{name}: {too_large} is larger than {limit} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{name}: not a text file (UTF-8 JSON Lines expected)") from None

@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +46,7 @@ from typing import Any
 
 from cardshop._core import Action, derive_seed
 from cardshop._errors import CardshopError
+from cardshop._files import read_text_bounded
 from cardshop._stats import Z95, wilson
 
 __all__ = [
@@ -1145,27 +1144,14 @@ def read_games(path: str | Path) -> list[GamesSection]:
     :data:`MAX_GAMES_BYTES`; any problem raises :class:`GamesFileError` naming the line.
     """
     name = str(path)[:200]
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else str(exc)
-        raise GamesFileError(f"{name}: cannot read the saved games: {why}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise GamesFileError(f"{name}: not a regular file; saved games are a JSON Lines file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_GAMES_BYTES + 1)
-    except OSError as exc:
-        raise GamesFileError(f"{name}: cannot read the saved games: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_GAMES_BYTES:
-        raise GamesFileError(f"{name}: the file is larger than {MAX_GAMES_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise GamesFileError(f"{name}: not a text file (UTF-8 JSON Lines expected)") from None
+    text = read_text_bounded(
+        path,
+        MAX_GAMES_BYTES,
+        GamesFileError,
+        what="the saved games",
+        kind="saved games are",
+        too_large="the file",
+    )
     sections: list[GamesSection] = []
     count = 0
     for number, line in enumerate(text.splitlines(), start=1):

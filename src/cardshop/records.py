@@ -28,8 +28,6 @@ not replay raises :class:`~cardshop.RecordError` naming the file and line.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +37,7 @@ from cardshop import driver
 from cardshop._core import Action, Seat, is_seed
 from cardshop._errors import ActionError, CardshopError, GameStateError, RecordError
 from cardshop._family import Family, game_options, get_family, new_game
-from cardshop._files import write_text_atomic
+from cardshop._files import read_text_bounded, write_text_atomic
 from cardshop._game import Event, Game
 from cardshop._loader import builtin_variants, load_variant, variant_from_data
 from cardshop._series import family_for
@@ -374,29 +372,14 @@ class GameRecord:
     @classmethod
     def read(cls, path: str | Path) -> GameRecord:
         """Read a record file: a regular file of at most :data:`MAX_RECORD_BYTES`."""
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        except (OSError, ValueError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) else str(exc)
-            raise RecordError(f"{str(path)[:200]}: cannot read the record: {why}") from None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise RecordError(f"{path}: not a regular file; a record is a JSON Lines file")
-            if info.st_size > MAX_RECORD_BYTES:
-                raise RecordError(f"{path}: record is larger than {MAX_RECORD_BYTES} bytes")
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                raw = f.read(MAX_RECORD_BYTES + 1)
-        except OSError as exc:
-            raise RecordError(f"{path}: cannot read the record: {exc.strerror}") from None
-        finally:
-            os.close(fd)
-        if len(raw) > MAX_RECORD_BYTES:
-            raise RecordError(f"{path}: record is larger than {MAX_RECORD_BYTES} bytes")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RecordError(f"{path}: not a text file (UTF-8 JSON Lines expected)") from None
+        text = read_text_bounded(
+            path,
+            MAX_RECORD_BYTES,
+            RecordError,
+            what="the record",
+            kind="a record is",
+            too_large="record",
+        )
         return cls.loads(text, str(path))
 
     # -------------------------------------------------------------- replaying
