@@ -7,10 +7,11 @@ before a source file of the same name. Where that cannot be done (no working C
 compiler or Python headers, or mypyc refuses the code), the hook warns and the wheel
 is the pure-Python one: an install never fails for want of a compiler.
 
-Compiling is opt-in while the compiled build has an open crash (docs/performance.md,
-"Known bug"): without a variable the wheel is pure Python. Environment variables:
+By default a wheel build tries to compile and falls back to pure Python with a warning.
+Environment variables:
 
-* ``CARDSHOP_COMPILE=1``: try to compile; fall back to pure Python with a warning.
+* ``CARDSHOP_COMPILE=1``: the default, said explicitly: compile where possible, else
+  fall back to pure Python with a warning.
 * ``CARDSHOP_REQUIRE_COMPILED=1``: compile, and fail the build if that cannot be done
   (for CI and for packagers who want the fast engine or nothing).
 * ``CARDSHOP_PURE=1``: build the pure-Python wheel, whatever else is set.
@@ -30,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -93,6 +95,36 @@ def compiler_problem() -> str | None:
     return None
 
 
+_WEAKREF_MEMBER = re.compile(r'^[ \t]*\{"__weakref__", T_OBJECT_EX, [^\n]*\},\n', re.M)
+_WEAKLIST_OFFSET = re.compile(r"\.tp_weaklistoffset = [^,\n]+,")
+
+
+def _no_weakrefs(c_dir: Path) -> int:
+    """Make the compiled classes refuse weak references, as the pure-Python ones do.
+
+    On Python 3.11 and earlier, mypyc gives a compiled class with a Python base class
+    (the engine's ``Game`` derives from the core's ``Game``, an ``abc.ABC``) a list of
+    weak references, but its deallocator never clears that list and releases its head
+    as if it owned it: dropping a game that something weakly references frees the weak
+    reference under its holder, and the interpreter crashes later, in the garbage
+    collector (mypyc issue 1102; hypothesis weakly references the values it draws).
+    The pure-Python classes have ``__slots__`` without ``__weakref__`` and refuse weak
+    references; this makes the compiled ones do the same, by zeroing
+    ``tp_weaklistoffset`` and dropping the ``__weakref__`` member in the generated C.
+    (From Python 3.12 mypyc sets no weak reference list, and nothing matches.)
+    Returns the number of classes changed.
+    """
+    changed = 0
+    for path in sorted(c_dir.rglob("*.c")):
+        text = path.read_text(encoding="utf-8")
+        new, count = _WEAKLIST_OFFSET.subn(".tp_weaklistoffset = 0,", text)
+        new = _WEAKREF_MEMBER.sub("", new)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed += count
+    return changed
+
+
 class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     """Compiles :data:`COMPILED` into the wheel, or leaves the wheel pure Python."""
 
@@ -103,7 +135,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return "pure"
         if _flag(REQUIRE):
             return "require"
-        return "auto" if _flag(COMPILE) else "pure"
+        return "auto"  # CARDSHOP_COMPILE=1 says the same
 
     def dependencies(self) -> list[str]:
         # Called before a build to install what it needs; nothing extra for a pure one.
@@ -117,9 +149,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if version == "editable" or self.target_name != "wheel":
             return
         if mode == "pure":
-            self.app.display_info(
-                f"cardshop: building the pure-Python wheel (set {COMPILE}=1 to compile the engine)"
-            )
+            self.app.display_info(f"cardshop: building the pure-Python wheel, as {PURE} asks")
             return
         try:
             problem = compiler_problem()
@@ -170,6 +200,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                     target_dir=str(tmp / "c"),
                     group_name="cardshop",
                 )
+            _no_weakrefs(tmp / "c")
             distribution = Distribution({"name": "cardshop", "ext_modules": extensions})
             command = build_ext(distribution)
             command.build_lib = str(tmp / "lib")

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import random
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -177,6 +178,19 @@ def test_clone_is_equal_and_independent(name: str) -> None:
         # and the clone follows the same action to the same state
         twin = game.clone()
         assert twin.apply(action) == game.clone().apply(action)
+
+
+def test_a_game_refuses_weak_references_on_both_builds() -> None:
+    """A game's ``__slots__`` have no ``__weakref__``; the compiled class must agree.
+
+    mypyc's own weak reference support frees the reference when the game dies while
+    its holder still has it (hatch_build.py, ``_no_weakrefs``); hypothesis weakly
+    references every value it draws, so that crashed the interpreter."""
+    game = cardshop.klunker.new_game("klunker-en", 3, seed=1)
+    with pytest.raises(TypeError, match="weak reference"):
+        weakref.ref(game)
+    with pytest.raises(TypeError, match="weak reference"):
+        weakref.ref(game.clone())
 
 
 @pytest.mark.parametrize(("name", "players"), [("klunker-en", 3), ("klunker-es", 5)])

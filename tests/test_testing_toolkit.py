@@ -138,7 +138,6 @@ def test_action_sequences_replay(playthrough: Playthrough) -> None:
     assert repr(playthrough).startswith("Playthrough('klunker-es', players=")
 
 
-@pytest.mark.pure_only(reason="OPEN BUG: the compiled build segfaults here (docs/performance.md)")
 @given(games("klunker-en", players=3, max_actions=30))
 def test_games_are_legal_positions_of_the_variant(game: Game) -> None:
     assert game.variant.name == "klunker-en"
