@@ -303,6 +303,17 @@ def test_play_wuhltisch_ticks_join_the_person_and_the_bots() -> None:
     assert not game.is_over
     assert get_family("wuhltisch").render(game, 2) in out  # the table as seat 2 sees it
     assert get_family("wuhltisch").render(game, None) not in out  # others' cards hidden
+    # Events as seat 2 may know them: its own cards by face, nobody else's at all.
+    events = [line.strip() for line in out.splitlines() if line.startswith("    seat ")]
+    others = [e for e in events if not e.startswith("seat 2 ")]
+    assert any("looks at a card" in e for e in others)
+    assert not [e for e in others if "#" in e]
+    wuhl = load_variant("wuhltisch")
+    own = [e for e in events if e.startswith("seat 2 looks at #")]
+    assert own
+    for line in own:
+        card = int(line.split("#")[1].split(" ")[0])
+        assert line == f"seat 2 looks at #{card} ({wuhl.rules.describe(card)})"
 
 
 def test_play_reglamentacja_summarises_thousands_of_actions() -> None:

@@ -29,6 +29,7 @@ from cardshop.records import (
     replay_record,
 )
 from cardshop.simulation import play_game
+from cardshop.wuhltisch import WuhltischGame
 
 NAMES = ["greedy", "random", "greedy"]
 TINY = Path(__file__).parent / "tinyfamily"
@@ -499,3 +500,20 @@ def test_the_replay_command_prints_a_simultaneous_game_tick_by_tick(tmp_path: Pa
     broken = runner.invoke(app, ["replay", str(path)])
     assert broken.exit_code == 2
     assert f"{path}:2:" in " ".join(broken.stderr.split())
+
+
+def test_replay_moves_names_the_cards_of_a_family_that_describes_its_events(
+    tmp_path: Path,
+) -> None:
+    """Wühltisch events hold card numbers; ``replay --moves`` follows each with its face."""
+    variant = load_variant("wuhltisch").model_copy(update={"round_ticks": 60, "rounds": 1})
+    game, record = play_recorded(variant, 2, seed=4)
+    path = tmp_path / "wt.jsonl"
+    record.write(path)
+    result = runner.invoke(app, ["replay", str(path), "--recorded-variant", "--moves"])
+    assert result.exit_code == 0, result.output
+    named = re.findall(r"#(\d+) \(([^)]*)\)", result.stdout)
+    assert named
+    assert isinstance(game, WuhltischGame)
+    for number, words in named:
+        assert words == game.describe(int(number)).removeprefix("list:")

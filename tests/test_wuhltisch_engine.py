@@ -249,3 +249,32 @@ def test_the_core_driver_plays_it_with_greedy_bots_and_the_tick_buffer() -> None
     assert type(events[0]).__name__ == "Looked"
     assert game.tick == 1
     assert game.observation(1).view >= 0
+
+
+def test_events_in_words_hide_other_seats_private_cards() -> None:
+    """``describe_event``: everything for ``None``; for a seat, its own cards by face and
+    another seat's private cards (looked at, held, thrown, laid down) not at all."""
+    from cardshop import driver, load_variant, new_game
+    from cardshop.bots import RandomBot
+    from cardshop.wuhltisch import events as ev
+
+    variant = load_variant("wuhltisch")
+    game = new_game(variant, 3, seed=11)
+    seen: list[Any] = []
+    bots = [RandomBot(s) for s in range(3)]
+    while not game.is_over and len(seen) < 3000:
+        seen.extend(driver.step(game, bots).events)
+    private = (ev.Looked, ev.Kept, ev.Swapped, ev.Threw, ev.Dropped, ev.LaidDown, ev.ReturnedToHeap)
+    kinds = {type(e) for e in seen}
+    assert {ev.Looked, ev.Kept, ev.Threw, ev.FoundLostProperty} <= kinds
+    describe = get_family("wuhltisch").describe_event
+    assert describe is ev.describe_event
+    for event in seen:
+        everything = describe(variant, event, None)
+        assert everything.count("#") == str(event).count("#")
+        for seat in range(3):
+            text = describe(variant, event, seat)
+            if isinstance(event, private) and event.seat != seat:
+                assert "#" not in text, text
+            else:
+                assert text == everything

@@ -20,6 +20,7 @@ from cardshop.wuhltisch.search import STRIDE, estimates, evaluate, progress
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = re.compile(r"^  tick (\d+): (.*)$")
+CARD = re.compile(r"#(\d+) \(([^)]*)\)")
 ROUND = re.compile(
     r"^ +round (\d) \((called by \[[\d, ]*\]|capped), (\d+) ticks\) scores \[(.*)\]$"
 )
@@ -78,6 +79,12 @@ def test_demo_prints_every_tick_and_the_round_scores_in_a_real_process() -> None
         assert line in lines
     assert sum(map(sum, printed_rounds)) == sum(result.scores)
     assert f"  details: capped_rounds 0, ticks {game.ticks}" in lines
+    # Events name each card by its number and its face (lists without their prefix).
+    named = [m.groups() for line in lines for m in CARD.finditer(line)]
+    assert len(named) > 100
+    for number, words in named:
+        assert words == game.describe(int(number)).removeprefix("list:")
+    assert not re.search(r"#\d+\b(?! \()", "\n".join(line for line in lines if "  seat " in line))
 
 
 # ------------------------------------------------------------------ ISMCTS

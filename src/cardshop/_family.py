@@ -123,6 +123,12 @@ class Family:
     event_from_dict: Callable[[Mapping[str, Any]], Event]
     render: Callable[[Game, Seat | None], str]
     """The table as text, as ``seat`` may see it (``None``: everything)."""
+    describe_event: Callable[[VariantBase, Event, Seat | None], str] | None = None
+    """Optional: ``describe_event(variant, event, seat)``, an event in words as ``seat``
+    may know it (``cardshop play``), or for a reader who sees everything when ``seat`` is
+    None (``cardshop demo``, ``cardshop replay --moves``): cards named by their faces
+    where the event holds only their numbers, and another seat's private cards left
+    out. Without it, ``str(event)``, which suits a family whose events are public."""
     invariants: Sequence[Invariant] = ()
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
     sampler: Callable[[Any, VariantBase, random.Random], Game] | None = None
@@ -154,6 +160,14 @@ class Family:
 
     def __repr__(self) -> str:
         return f"<Family {self.name!r} ({self.dynamics.value})>"
+
+
+def event_text(family: Family, variant: VariantBase, event: Event, seat: Seat | None) -> str:
+    """``event`` in words as ``seat`` may know it (``None``: everything): the family's
+    :attr:`Family.describe_event`, or ``str(event)``."""
+    if family.describe_event is None:
+        return str(event)
+    return family.describe_event(variant, event, seat)
 
 
 _lock = threading.Lock()

@@ -19,9 +19,9 @@ import yaml
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
-from cardshop._family import ENTRY_POINT_GROUP, Family, families, game_options
+from cardshop._family import ENTRY_POINT_GROUP, Family, event_text, families, game_options
 from cardshop._family import new_game as new_family_game
-from cardshop._game import Dynamics, Event, Game, Result
+from cardshop._game import Dynamics, Game, Result
 from cardshop._loader import builtin_variants, inspect_variant, load_variant
 from cardshop._loader import schema as variant_schema
 from cardshop._series import family_for
@@ -168,17 +168,13 @@ def demo(
         console.print(
             "  " + step_lines(number, done.actions, game.dynamics, label=phase), markup=False
         )
-        _print_events(done.events)
+        for event in done.events:  # all of them: an action may have no echo event of its own
+            console.print(f"           {event_text(family, loaded, event, None)}", markup=False)
         number += 1
     console.print("", markup=False)
     console.print(family.render(game, None), markup=False)
     for line in result_lines(game.result()):
         console.print(line, markup=False)
-
-
-def _print_events(events: Sequence[Event], indent: str = "           ") -> None:
-    for event in events:  # all of them: an action may have no echo event of its own
-        console.print(f"{indent}{event}", markup=False)
 
 
 EXTENDS_ANYWHERE_HELP = (

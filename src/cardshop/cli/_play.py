@@ -25,6 +25,7 @@ import typer
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
+from cardshop._family import event_text
 from cardshop._family import new_game as new_family_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
@@ -124,8 +125,9 @@ class Session:
         elif done.actions:
             ((s, action),) = done.actions.items()
             console.print(f"seat {s} ({self.who(s)}): {action}", markup=False)
-        for event in done.events:
-            console.print(f"    {event}", markup=False)
+        for event in done.events:  # as the person's seat may know them
+            text = event_text(self.family, self.game.variant, event, self.seat)
+            console.print(f"    {text}", markup=False)
 
     def show(self, again: bool = True) -> None:
         """Draw the table as the person's seat sees it (unless drawn for this state)."""

@@ -8,26 +8,30 @@ from typing import Annotated, Any
 
 import typer
 
-from cardshop._family import Family
+from cardshop._family import Family, event_text
 from cardshop._game import Dynamics
 from cardshop._series import family_for
+from cardshop._variant import VariantBase
 from cardshop.cli._app import app, console, user_errors
 from cardshop.records import GameRecord, RecordedStep
 
 
-def _event_text(family: Family, event: dict[str, Any]) -> str:
-    """An event's readable line (the family's ``str``), or its JSON if it has none."""
+def _event_text(family: Family, variant: VariantBase, event: dict[str, Any]) -> str:
+    """An event's readable line (the family's words for it), or its JSON if it has none."""
     try:
-        return str(family.event_from_dict(event))
+        return event_text(family, variant, family.event_from_dict(event), None)
     except Exception:  # a verified record's events read back; never fail the listing
         return json.dumps(event, separators=(",", ":"))
 
 
-def step_lines(family: Family, n: int, step: RecordedStep, simultaneous: bool) -> list[str]:
+def step_lines(
+    family: Family, variant: VariantBase, n: int, step: RecordedStep, simultaneous: bool
+) -> list[str]:
     """A step as text: its actions on one line (a tick's seats together), then its events."""
     actions = "; ".join(f"seat {seat}: {text}" for seat, text in step.actions)
     head = f"tick {n:>4}  {actions}" if simultaneous else f"{n:>4}  {actions}"
-    return [head, *(f"        {_event_text(family, event)}" for event in step.events)]
+    events = (f"        {_event_text(family, variant, event)}" for event in step.events)
+    return [head, *events]
 
 
 @app.command()
@@ -57,7 +61,7 @@ def replay(
         family = family_for(game.variant)
         simultaneous = game.dynamics is Dynamics.SIMULTANEOUS
         for n, step in enumerate(record.steps):
-            for line in step_lines(family, n, step, simultaneous):
+            for line in step_lines(family, game.variant, n, step, simultaneous):
                 console.print(line, markup=False)
     if game.is_over:
         result = game.result()

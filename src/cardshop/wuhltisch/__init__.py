@@ -15,7 +15,12 @@ from cardshop._family import Family
 from cardshop._game import Dynamics
 from cardshop._variant import VariantBase
 from cardshop.wuhltisch.checks import INVARIANTS, state_problems
-from cardshop.wuhltisch.events import WuhltischEvent, event_from_dict, event_to_dict
+from cardshop.wuhltisch.events import (
+    WuhltischEvent,
+    describe_event,
+    event_from_dict,
+    event_to_dict,
+)
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation, new_game
 from cardshop.wuhltisch.greedy import WuhltischGreedyBot
 from cardshop.wuhltisch.sampling import sample
@@ -82,6 +87,7 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=event_from_dict,
     render=render,
+    describe_event=describe_event,
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,

@@ -3,13 +3,18 @@
 Events are the omniscient log (a ``Looked`` event names the card looked at); what a
 seat may see is ``game.observation(seat)``. Each event is a small named tuple with a
 one-line text form and a plain-data form (:func:`event_to_dict`). Cards are named by
-id; ``WuhltischRules.describe`` gives a card in words.
+id; ``WuhltischRules.describe`` gives a card in words, and :func:`describe_event` an
+event with its cards in words (for ``cardshop demo`` and ``replay --moves``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from cardshop._variant import VariantBase
 
 __all__ = [
     "Dropped",
@@ -27,6 +32,7 @@ __all__ = [
     "Swapped",
     "Threw",
     "WuhltischEvent",
+    "describe_event",
     "event_from_dict",
     "event_to_dict",
 ]
@@ -269,3 +275,52 @@ def event_from_dict(data: Mapping[str, Any]) -> WuhltischEvent:
         args[key] = value
     event: WuhltischEvent = cls(**args)
     return event
+
+
+_CARD = re.compile(r"#(\d+)")
+
+
+def _hidden(event: Any) -> str | None:
+    """``event`` as the other seats know it, if it involves a seat's private cards
+    (the card it looks at, the shirts it holds, its lists and sets before scoring)."""
+    seat = f"seat {event.seat}"
+    if isinstance(event, Looked):
+        return f"{seat} looks at a card"
+    if isinstance(event, Kept):
+        return f"{seat} keeps the card in view"
+    if isinstance(event, Swapped):
+        return f"{seat} throws back a held shirt and keeps the card in view"
+    if isinstance(event, Threw):
+        return f"{seat} throws the card in view back into the heap"
+    if isinstance(event, Dropped):
+        return f"{seat} drops a held shirt back into the heap"
+    if isinstance(event, LaidDown):
+        when = " at the round's end" if event.at_end else ""
+        return f"{seat} lays down a set of {len(event.shirts)} shirts face down{when}"
+    if isinstance(event, ReturnedToHeap):
+        return f"{seat} throws back {len(event.cards)} card(s)"
+    return None
+
+
+def describe_event(variant: VariantBase, event: Any, seat: int | None) -> str:
+    """An event in words as ``seat`` may know it (``None``: everything).
+
+    Card numbers are followed by the card in words (``seat 0 looks at #59
+    (dots/blue/s/long@20)``); another seat's private cards are left out (``seat 1
+    looks at a card``), as the rulings' "What each seat may know" says.
+    """
+    from cardshop.wuhltisch.variant import as_wuhltisch
+
+    if seat is not None and getattr(event, "seat", seat) != seat:
+        hidden = _hidden(event)
+        if hidden is not None:
+            return hidden
+    names = as_wuhltisch(variant).rules.card_name
+
+    def named(match: re.Match[str]) -> str:
+        card = int(match.group(1))
+        if card >= len(names):
+            return match.group(0)
+        return f"#{card} ({names[card].removeprefix('list:')})"
+
+    return _CARD.sub(named, str(event))
