@@ -18,6 +18,7 @@ import json
 import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
+from hashlib import blake2b
 from itertools import compress
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
@@ -28,7 +29,6 @@ from cardshop._core import (
     Checked,
     Seat,
     derive_rng,
-    derive_seed,
     is_seed,
     shuffle,
 )
@@ -85,10 +85,11 @@ S_TAX: Final = 3
 S_RESHUFFLE: Final = 4
 S_REFILL: Final = 5
 _TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
+_ENDINGS: Final = ("", Termination.FINISHED.value, Termination.CAPPED.value)
 
 # Events on the hot path are built with tuple.__new__ directly: the same named tuples,
 # without the generated __new__'s extra call (about half the cost).
-_new = tuple.__new__
+_new: Final = tuple.__new__
 
 # The exact types an action's argument may have. ``True == 1`` and ``1.0 == 1`` in
 # Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
@@ -114,12 +115,24 @@ VERBS = {
 }
 
 
+def _holds(legal: list[Action], action: object) -> bool:
+    """Whether ``action`` is one of the objects in ``legal`` (by identity)."""
+    return any(known is action for known in legal)
+
+
 def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
     """``where.index(zone, lo, hi)`` as a loop, faster in the compiled build."""
     for card in range(lo, hi):
         if where[card] == zone:
             return card
     raise ValueError(f"no card of zone {zone} among {lo}..{hi - 1}")
+
+
+def _pay_seed(seed: int, chance: int, draw: int) -> int:
+    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the text
+    hashed is the repr of that tuple of ints and a str, written out directly."""
+    text = f"({seed}, 'pay', {chance}, {draw})"
+    return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 def _short(value: object) -> str:
@@ -549,7 +562,11 @@ class Game(CoreGame):
         # narrow `action` to Action: the compiled build would then test the fields' types
         # itself and refuse a bad one with TypeError instead of ActionParseError.
         kind = type(action)
-        if kind is not Action or type(action[1]) not in _ARG_TYPES or action not in legal:
+        if _PURE:
+            fast = kind is Action and type(action[1]) in _ARG_TYPES and action in legal
+        else:  # compiled: one of the legal actions themselves (what bots pass), natively
+            fast = _holds(legal, action)
+        if not fast:
             checked = self._as_action(action)
             if checked not in legal:
                 why = self._why_illegal(checked) or "not legal now"
@@ -558,7 +575,7 @@ class Game(CoreGame):
                     f"{self.phase.value} phase of round {self._round}: {why}"
                 )
         else:
-            checked = action
+            checked = cast(Action, action)
         self._legal = None
         events: list[Event] = []
         self._seats.append(self._turn)
@@ -714,7 +731,7 @@ class Game(CoreGame):
         base = src * k
         paid: list[int] = []
         for _ in range(count):
-            j = derive_seed(seed, "pay", chance, len(paid)) % self._totals[src]
+            j = _pay_seed(seed, chance, len(paid)) % self._totals[src]
             kind = 0
             while j >= counts[base + kind]:
                 j -= counts[base + kind]
@@ -795,8 +812,11 @@ class Game(CoreGame):
         base = (3 * seat + 2) * k
         counts = self._counts
         while True:
-            row = counts[base : base + k]
-            done = [i for i, c in enumerate(row) if c >= size] if max(row) >= size else []
+            if _PURE:
+                row = counts[base : base + k]
+                done = [i for i, c in enumerate(row) if c >= size] if max(row) >= size else []
+            else:  # compiled: a native loop beats the slice and max()
+                done = [i for i in range(k) if counts[base + i] >= size]
             if not done:
                 if self._phase == SELL:
                     self._phase = PURCHASE
@@ -952,7 +972,7 @@ class Game(CoreGame):
         self._turn = -1
         n = self.n
         scores = tuple(self._totals[3 * n : 4 * n])
-        events.append(GameEnded(_TERMINATIONS[termination].value, scores))  # type: ignore[union-attr]
+        events.append(_new(GameEnded, (_ENDINGS[termination], scores)))
 
     # ---------------------------------------------------------------- results
 

@@ -31,7 +31,6 @@ from cardshop._variant import (
 )
 from cardshop.klunker.rules import STEP_CODES, Rules
 
-
 __all__ = [
     "LIMITS",
     "SCHEMA_ID",
