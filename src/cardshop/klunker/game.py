@@ -703,11 +703,14 @@ class Game(CoreGame):
         where[card] = dst
         k = rules.k
         counts = self._counts
-        counts[src * k + kind] -= 1
-        counts[dst * k + kind] += 1
+        # `x[i] = x[i] - 1`, not `x[i] -= 1`: the compiled build does the first natively.
+        i = src * k + kind
+        counts[i] = counts[i] - 1
+        i = dst * k + kind
+        counts[i] = counts[i] + 1
         totals = self._totals
-        totals[src] -= 1
-        totals[dst] += 1
+        totals[src] = totals[src] - 1
+        totals[dst] = totals[dst] + 1
         return card
 
     def _pay(self, src: int, dst: int, count: int) -> tuple[int, ...]:
@@ -771,8 +774,10 @@ class Game(CoreGame):
             card = deck.pop()
             where[card] = zone
             kind = kind_of[card]
-            counts[deck_base + kind] -= 1
-            counts[base + kind] += 1
+            i = deck_base + kind
+            counts[i] = counts[i] - 1  # not -=, as in _move
+            i = base + kind
+            counts[i] = counts[i] + 1
             cards.append(card)
         self._totals[4 * self.n] -= count
         self._totals[zone] += count
