@@ -131,7 +131,7 @@ def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
 def _pay_seed(seed: int, chance: int, draw: int) -> int:
     """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the text
     hashed is the repr of that tuple of ints and a str, written out directly."""
-    text = f"({seed}, 'pay', {chance}, {draw})"
+    text = f"({seed!r}, 'pay', {chance}, {draw})"
     return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
@@ -557,14 +557,15 @@ class Game(CoreGame):
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        # The fast path: an Action equal to a legal one, with an argument of an exact type.
+        # The fast path: an Action equal to a legal one, with an argument of an exact type
+        # (compiled: one of the legal Action objects itself, found by a native loop).
         # The argument's type is looked at before `in legal` (and through `kind`), which
         # narrow `action` to Action: the compiled build would then test the fields' types
         # itself and refuse a bad one with TypeError instead of ActionParseError.
         kind = type(action)
         if _PURE:
             fast = kind is Action and type(action[1]) in _ARG_TYPES and action in legal
-        else:  # compiled: one of the legal actions themselves (what bots pass), natively
+        else:  # an action from legal_actions() (what bots and loops pass) is found fast
             fast = _holds(legal, action)
         if not fast:
             checked = self._as_action(action)
@@ -1228,7 +1229,10 @@ class Game(CoreGame):
 
 _PURE: Final = isinstance(Game.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``Game.__new__`` then
-makes an empty game without calling ``__init__``, the fastest way."""
+makes an empty game without calling ``__init__``, the fastest way. The hot path also
+branches on it where the fastest code differs: C-level library calls (``list.index``,
+``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
+branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
 
 
 _FIELDS = (
