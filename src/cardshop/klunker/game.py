@@ -29,6 +29,7 @@ from cardshop._core import (
     Checked,
     Seat,
     derive_rng,
+    derive_seed,
     is_seed,
     shuffle,
 )
@@ -131,7 +132,9 @@ def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
 def _pay_seed(seed: int, chance: int, draw: int) -> int:
     """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the text
     hashed is the repr of that tuple of ints and a str, written out directly."""
-    text = f"({seed!r}, 'pay', {chance}, {draw})"
+    if type(seed) is not int:  # an int subclass, whose repr may not be its digits
+        return derive_seed(seed, "pay", chance, draw)
+    text = f"({seed}, 'pay', {chance}, {draw})"
     return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
@@ -333,7 +336,7 @@ class Game(CoreGame):
     def moves(self) -> list[Move]:
         """Every action applied to this game object, with the seat that took it."""
         return [
-            Move(i, seat, action)
+            _new(Move, (i, seat, action))  # as the events: without Move's Python __new__
             for i, (seat, action) in enumerate(zip(self._seats, self.history, strict=True))
         ]
 
