@@ -128,9 +128,11 @@ def test_cardshop_compiled_names_the_build_in_use() -> None:
     compiled stage of .ci/run sets CARDSHOP_EXPECT_COMPILED=1 and gets the installed
     compiled package, not the checkout's src/ (a src layout is not on sys.path)."""
     import cardshop.klunker.game as game_module
+    import cardshop.klunker.rules as rules_module
 
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     assert cardshop.compiled is game_module.__file__.endswith(suffixes)
+    assert cardshop.compiled is rules_module.__file__.endswith(suffixes)
     assert cardshop.compiled is cardshop._core.__file__.endswith(suffixes)
     expected = os.environ.get("CARDSHOP_EXPECT_COMPILED")
     if expected is not None:
