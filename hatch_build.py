@@ -43,8 +43,13 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-COMPILED = ("src/cardshop/_core.py", "src/cardshop/klunker/game.py")
-"""The modules compiled: the engine's hot path (actions and chance, the Klunker game)."""
+COMPILED = (
+    "src/cardshop/_core.py",
+    "src/cardshop/klunker/rules.py",
+    "src/cardshop/klunker/game.py",
+)
+"""The modules compiled: the engine's hot path (actions and chance, the Klunker game's
+compiled rules and the game itself)."""
 
 BUILD_REQUIRES = ["mypy>=1.10", "setuptools>=65", "pydantic>=2.6,<3", "PyYAML>=6.0", "types-PyYAML"]
 """What compiling needs in the build environment: mypyc, setuptools to drive the C

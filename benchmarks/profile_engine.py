@@ -1,7 +1,10 @@
 """Profile the engine with cProfile: ``python benchmarks/profile_engine.py [--games N]``.
 
-First, without a profiler, the cost of ``apply`` by action verb (window, store, buy...)
-weighted by how often each verb is played, and of a first ``legal_actions``. Then it plays
+First, without a profiler, the parts of the public random-play loop (setup, ``apply``,
+``legal_actions``, the random choice), which also holds for the compiled build, whose
+engine a profiler does not see into; then the cost of ``apply`` by action verb (window,
+store, buy...) weighted by how often each verb is played, and of a first
+``legal_actions``. Then it plays
 random klunker-en games (4 players by default) through the public API under
 cProfile and prints where the time of one decision goes, function by function (own
 time and cumulative time, in microseconds per decision), then does the same for
@@ -57,6 +60,59 @@ def profile(fn: Callable[[], int], unit: str, limit: int, keep: Path | None) -> 
     return _table(pstats.Stats(prof), count, unit, limit)
 
 
+def loop_parts(variant: cardshop.Variant, players: int, games: int, rounds: int = 5) -> str:
+    """The public random-play loop taken apart, in microseconds per decision (no profiler).
+
+    Four loops over the same seeded games, in turns, best of ``rounds`` each: setup alone
+    (``new_game``); setup and the recorded actions applied; the same with a
+    ``legal_actions()`` call before each; the whole loop with its random choice. The
+    differences are the parts.
+    """
+    seeds = range(games)
+    plays = [[a for _, a in record_moves(variant, players, seed)] for seed in seeds]
+    decisions = sum(len(p) for p in plays)
+
+    def setup() -> None:
+        for seed in seeds:
+            cardshop.new_game(variant, players, seed=seed)
+
+    def replay() -> None:
+        for seed, actions in zip(seeds, plays, strict=True):
+            game = cardshop.new_game(variant, players, seed=seed)
+            for action in actions:
+                game.apply(action)
+
+    def replay_asking() -> None:
+        for seed, actions in zip(seeds, plays, strict=True):
+            game = cardshop.new_game(variant, players, seed=seed)
+            for action in actions:
+                game.legal_actions()
+                game.apply(action)
+
+    def loop() -> None:
+        play_random(variant, players, seeds)
+
+    loops = (setup, replay, replay_asking, loop)
+    times: list[list[float]] = [[] for _ in loops]
+    for _ in range(rounds):  # in turns, so that all four see the same machine
+        for fn, kept in zip(loops, times, strict=True):
+            start = CLOCK()
+            fn()
+            kept.append(CLOCK() - start)
+    t_setup, t_replay, t_asking, t_loop = (1e6 * min(t) / decisions for t in times)
+    rows = [
+        ("new_game (setup, per decision)", t_setup),
+        ("apply, its legal actions included", t_replay - t_setup),
+        ("legal_actions() (a copy of the cached list)", t_asking - t_replay),
+        ("the random choice and the loop", t_loop - t_asking),
+    ]
+    build = "compiled" if cardshop.compiled else "pure"
+    lines = [f"{decisions / games:.1f} decisions per game; {build} build"]
+    lines += [f"{name:45} {us:7.3f} us" for name, us in rows]
+    lines.append(f"{'whole loop':45} {t_loop:7.3f} us = {1 / t_loop:,.3f}M decisions/s")
+    return "\n".join(lines)
+
+
 def cost_by_verb(variant: cardshop.Variant, players: int, games: int, rounds: int = 9) -> str:
     """Cost of ``apply`` by action verb (no profiler), and of a first ``legal_actions``.
 
@@ -106,6 +162,10 @@ def main() -> int:
     variant = cardshop.load_variant(args.variant)
     play_random(variant, args.players, range(20))  # warm-up
 
+    print(f"== the public loop's parts, {args.variant} {args.players}p, no profiler ==")
+    print(loop_parts(variant, args.players, 200))
+
+    print()
     print(f"== apply() by verb and legal_actions(), {args.variant} {args.players}p, no profiler ==")
     print(cost_by_verb(variant, args.players, 60))
 

@@ -128,9 +128,11 @@ def test_cardshop_compiled_names_the_build_in_use() -> None:
     compiled stage of .ci/run sets CARDSHOP_EXPECT_COMPILED=1 and gets the installed
     compiled package, not the checkout's src/ (a src layout is not on sys.path)."""
     import cardshop.klunker.game as game_module
+    import cardshop.klunker.rules as rules_module
 
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     assert cardshop.compiled is game_module.__file__.endswith(suffixes)
+    assert cardshop.compiled is rules_module.__file__.endswith(suffixes)
     assert cardshop.compiled is cardshop._core.__file__.endswith(suffixes)
     expected = os.environ.get("CARDSHOP_EXPECT_COMPILED")
     if expected is not None:
@@ -207,6 +209,38 @@ def test_both_builds_play_the_recorded_games_move_for_move() -> None:
     assert played.keys() == recorded.keys()
     for key, game in played.items():
         assert game == recorded[key], key
+
+
+@pytest.mark.pure_only(reason="runs the compiled build's code paths as Python source")
+def test_the_compiled_builds_code_paths_play_the_recorded_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the compiled build takes native loops instead of the pure build's C-level
+    calls (``_PURE`` in klunker/game.py), it plays the same games: those paths, run as
+    Python on the pure build, replay a sample of the recorded games, take an action equal
+    to a legal one but not the same object, and refuse an illegal one alike."""
+    from cardshop.klunker import game as game_module
+
+    recorded = json.loads(GAMES.read_text(encoding="utf-8"))
+    monkeypatch.setattr(game_module, "_PURE", False)
+    sample = [key for key in recorded if int(key.split()[2]) < 4]
+    assert len(sample) == 40
+    for key in sample:
+        name, players, seed = key.split()
+        assert _played(name, int(players), int(seed)) == recorded[key], key
+    game = cardshop.new_game("klunker-en", 4, seed=1)
+    with pytest.raises(cardshop.IllegalActionError, match="the actions are window / done"):
+        game.apply(cardshop.Action("buy", 0))
+    with pytest.raises(cardshop.ActionParseError, match="the argument a str, an int or None"):
+        game.apply(cardshop.Action("buy", 0.0))  # type: ignore[arg-type]
+    first = game.legal_actions()[-1]
+    twin = cardshop.Action(str(first.verb), first.arg)
+    assert twin is not first
+    events = game.apply(twin)
+    assert game.history == [twin]
+    monkeypatch.setattr(game_module, "_PURE", True)
+    again = cardshop.new_game("klunker-en", 4, seed=1)
+    assert again.apply(first) == events
 
 
 def test_sdist_holds_sources_variants_and_docs(dist: Path) -> None:

@@ -18,9 +18,10 @@ import json
 import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
+from hashlib import blake2b
 from itertools import compress
 from types import FunctionType
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop._core import (
     SEED_LIMIT,
@@ -72,26 +73,37 @@ class Phase(StrEnum):
 
 
 _PHASES = (Phase.FILL, Phase.STORE, Phase.PURCHASE, Phase.SELL, Phase.OVER)
-FILL, STORE, PURCHASE, SELL, OVER = range(5)
-S_FILL, S_STORE, S_PURCHASE, S_TAX, S_RESHUFFLE, S_REFILL = range(6)
+# Final: the compiled build reads them as constants, not from the module's namespace.
+FILL: Final = 0
+STORE: Final = 1
+PURCHASE: Final = 2
+SELL: Final = 3
+OVER: Final = 4
+S_FILL: Final = 0
+S_STORE: Final = 1
+S_PURCHASE: Final = 2
+S_TAX: Final = 3
+S_RESHUFFLE: Final = 4
+S_REFILL: Final = 5
 _TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
+_ENDINGS: Final = ("", Termination.FINISHED.value, Termination.CAPPED.value)
 
 # Events on the hot path are built with tuple.__new__ directly: the same named tuples,
 # without the generated __new__'s extra call (about half the cost).
-_new = tuple.__new__
+_new: Final = tuple.__new__
 
 # The exact types an action's argument may have. ``True == 1`` and ``1.0 == 1`` in
 # Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
 # is_legal() look at the argument's type to refuse it.
-_ARG_TYPES = frozenset({int, str, type(None)})
+_ARG_TYPES: Final = frozenset({int, str, type(None)})
 
 _BLANK: Any = object()
 """``Game(variant, _BLANK)`` is an empty game (no card placed) for :meth:`Game.clone` and
 :meth:`Game._empty` in the compiled build, whose classes make instances only by a call."""
 
-DONE = Action("done")
-PASS = Action("pass")
-DECLINE = Action("decline")
+DONE: Final = Action("done")
+PASS: Final = Action("pass")
+DECLINE: Final = Action("decline")
 
 VERBS = {
     "window": "window KIND  (fill: put a hand card in your window)",
@@ -102,6 +114,28 @@ VERBS = {
     "decline": "decline  (purchase: buy nothing; only with an empty window)",
     "sell": "sell KIND  (sell: choose which completed row to sell first)",
 }
+
+
+def _holds(legal: list[Action], action: object) -> bool:
+    """Whether ``action`` is one of the objects in ``legal`` (by identity)."""
+    return any(known is action for known in legal)
+
+
+def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
+    """``where.index(zone, lo, hi)`` as a loop, faster in the compiled build."""
+    for card in range(lo, hi):
+        if where[card] == zone:
+            return card
+    raise ValueError(f"no card of zone {zone} among {lo}..{hi - 1}")
+
+
+def _pay_seed(seed: int, chance: int, draw: int) -> int:
+    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the text
+    hashed is the repr of that tuple of ints and a str, written out directly."""
+    if type(seed) is not int:  # an int subclass, whose repr may not be its digits
+        return derive_seed(seed, "pay", chance, draw)
+    text = f"({seed}, 'pay', {chance}, {draw})"
+    return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 def _short(value: object) -> str:
@@ -242,10 +276,10 @@ class Game(CoreGame):
         for i in range(players):  # SETUP-3
             s = (first_player + i) % players
             if cash:
-                events.append(Dealt(s, "bank", self._deal(3 * players + s, cash)))
+                events.append(_new(Dealt, (s, "bank", self._deal(3 * players + s, cash))))
         for i in range(players):  # SETUP-4
             s = (first_player + i) % players
-            events.append(Dealt(s, "hand", self._deal(3 * s, rules.hand_size)))
+            events.append(_new(Dealt, (s, "hand", self._deal(3 * s, rules.hand_size))))
         self._round = 1
         self._step = 0
         self._run_steps(events)
@@ -302,7 +336,7 @@ class Game(CoreGame):
     def moves(self) -> list[Move]:
         """Every action applied to this game object, with the seat that took it."""
         return [
-            Move(i, seat, action)
+            _new(Move, (i, seat, action))  # as the events: without Move's Python __new__
             for i, (seat, action) in enumerate(zip(self._seats, self.history, strict=True))
         ]
 
@@ -392,11 +426,15 @@ class Game(CoreGame):
         counts = self._counts
         k = rules.k
         if phase == FILL:
+            if not _PURE:  # compiled: a native loop beats the C-level calls below
+                return self._native_hand_actions(rules.place_actions, DONE)
             acts = list(compress(rules.place_alpha, self._hands[turn](counts)))
             if self._totals[3 * turn + 1] or not acts:  # FILL-2
                 acts.insert(0, DONE)
             return acts
         if phase == STORE:
+            if not _PURE:
+                return self._native_hand_actions(rules.store_actions, PASS)
             acts = [PASS]
             acts += compress(rules.store_alpha, self._hands[turn](counts))
             return acts
@@ -417,6 +455,24 @@ class Game(CoreGame):
             size = rules.set_size
             return [rules.sell_actions[i] for i in rules.alpha if counts[base + i] >= size]
         return []
+
+    def _native_hand_actions(self, by_kind: tuple[Action, ...], first: Action) -> list[Action]:
+        """The fill or store actions, as :meth:`_compute_legal` makes them, for the
+        compiled build: ``first`` (done or pass), then one action per kind in hand in
+        alphabetical order. ``done`` is left out while the window is empty and the hand
+        is not (FILL-2); ``pass`` is always there."""
+        turn = self._turn
+        rules = self.rules
+        counts = self._counts
+        base = 3 * turn * rules.k
+        always = first is PASS or self._totals[3 * turn + 1] > 0
+        acts: list[Action] = [first] if always else []
+        for i in rules.alpha:
+            if counts[base + i]:
+                acts.append(by_kind[i])
+        if not acts:
+            acts.append(first)
+        return acts
 
     def is_legal(self, action: Checked[Action | str]) -> bool:
         """Whether ``action`` (an action or its text) may be applied now."""
@@ -504,12 +560,17 @@ class Game(CoreGame):
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        # The fast path: an Action equal to a legal one, with an argument of an exact type.
+        # The fast path: an Action equal to a legal one, with an argument of an exact type
+        # (compiled: one of the legal Action objects itself, found by a native loop).
         # The argument's type is looked at before `in legal` (and through `kind`), which
         # narrow `action` to Action: the compiled build would then test the fields' types
         # itself and refuse a bad one with TypeError instead of ActionParseError.
-        kind = action.__class__
-        if kind is not Action or action[1].__class__ not in _ARG_TYPES or action not in legal:
+        kind = type(action)
+        if _PURE:
+            fast = kind is Action and type(action[1]) in _ARG_TYPES and action in legal
+        else:  # an action from legal_actions() (what bots and loops pass) is found fast
+            fast = _holds(legal, action)
+        if not fast:
             checked = self._as_action(action)
             if checked not in legal:
                 why = self._why_illegal(checked) or "not legal now"
@@ -518,7 +579,7 @@ class Game(CoreGame):
                     f"{self.phase.value} phase of round {self._round}: {why}"
                 )
         else:
-            checked = action
+            checked = cast(Action, action)
         self._legal = None
         events: list[Event] = []
         self._seats.append(self._turn)
@@ -621,7 +682,7 @@ class Game(CoreGame):
         elif verb == "buy":
             self._buy(turn, arg, events)  # type: ignore[arg-type]
         elif verb == "decline":  # BUY-5
-            events.append(Declined(turn))
+            events.append(_new(Declined, (turn,)))
             if self._decliner < 0:
                 self._decliner = turn
             if rules.decline_ends_phase:
@@ -639,15 +700,21 @@ class Game(CoreGame):
         """Move one card of ``kind`` from zone ``src`` to ``dst``; return its id."""
         rules = self.rules
         where = self._where
-        card = where.index(src, rules.kind_start[kind], rules.kind_start[kind + 1])
+        if _PURE:
+            card = where.index(src, rules.kind_start[kind], rules.kind_start[kind + 1])
+        else:  # compiled: a native scan beats the method call
+            card = _index(where, src, rules.kind_start[kind], rules.kind_start[kind + 1])
         where[card] = dst
         k = rules.k
         counts = self._counts
-        counts[src * k + kind] -= 1
-        counts[dst * k + kind] += 1
+        # `x[i] = x[i] - 1`, not `x[i] -= 1`: the compiled build does the first natively.
+        i = src * k + kind
+        counts[i] = counts[i] - 1
+        i = dst * k + kind
+        counts[i] = counts[i] + 1
         totals = self._totals
-        totals[src] -= 1
-        totals[dst] += 1
+        totals[src] = totals[src] - 1
+        totals[dst] = totals[dst] + 1
         return card
 
     def _pay(self, src: int, dst: int, count: int) -> tuple[int, ...]:
@@ -671,7 +738,7 @@ class Game(CoreGame):
         base = src * k
         paid: list[int] = []
         for _ in range(count):
-            j = derive_seed(seed, "pay", chance, len(paid)) % self._totals[src]
+            j = _pay_seed(seed, chance, len(paid)) % self._totals[src]
             kind = 0
             while j >= counts[base + kind]:
                 j -= counts[base + kind]
@@ -711,8 +778,10 @@ class Game(CoreGame):
             card = deck.pop()
             where[card] = zone
             kind = kind_of[card]
-            counts[deck_base + kind] -= 1
-            counts[base + kind] += 1
+            i = deck_base + kind
+            counts[i] = counts[i] - 1  # not -=, as in _move
+            i = base + kind
+            counts[i] = counts[i] + 1
             cards.append(card)
         self._totals[4 * self.n] -= count
         self._totals[zone] += count
@@ -738,7 +807,7 @@ class Game(CoreGame):
         if rules.unpaid_to_deck:
             for card in gone:
                 self._to_deck(card, discard)
-        events.append(Sold(seat, rules.kinds[kind], rows, pay, cash, gone))
+        events.append(_new(Sold, (seat, rules.kinds[kind], rows, pay, cash, gone)))
 
     def _sell_completed(self, seat: Seat, events: list[Event]) -> bool:
         """Sell completed rows while there is no choice to make. [SELL-2, SELL-6]
@@ -752,8 +821,11 @@ class Game(CoreGame):
         base = (3 * seat + 2) * k
         counts = self._counts
         while True:
-            row = counts[base : base + k]
-            done = [i for i, c in enumerate(row) if c >= size] if max(row) >= size else []
+            if _PURE:
+                row = counts[base : base + k]
+                done = [i for i, c in enumerate(row) if c >= size] if max(row) >= size else []
+            else:  # compiled: a native loop beats the slice and max()
+                done = [i for i in range(k) if counts[base + i] >= size]
             if not done:
                 if self._phase == SELL:
                     self._phase = PURCHASE
@@ -791,7 +863,7 @@ class Game(CoreGame):
                 counts[safe * k + kind] += c
                 lo, hi = start[kind], start[kind + 1]
                 for _ in range(c):
-                    card = where.index(window, lo, hi)
+                    card = where.index(window, lo, hi) if _PURE else _index(where, window, lo, hi)
                     where[card] = safe
                     moved_cards.append(card)
                     lo = card + 1
@@ -805,7 +877,7 @@ class Game(CoreGame):
             price = min(rules.price, self._totals[3 * n + seat])
             if price:
                 paid = self._pay(3 * n + seat, 3 * n + owner, price)
-        events.append(Bought(seat, owner, cards, price, paid))
+        events.append(_new(Bought, (seat, owner, cards, price, paid)))
         if self._sell_completed(seat, events):
             self._next_buyer(events)
 
@@ -837,7 +909,7 @@ class Game(CoreGame):
         n = self.n
         while True:
             if self._step == len(steps):
-                events.append(RoundEnded(self._round, self._start))
+                events.append(_new(RoundEnded, (self._round, self._start)))
                 if self._round >= rules.round_cap:  # TERM-1
                     self._end_game(2, events)
                     return
@@ -872,7 +944,7 @@ class Game(CoreGame):
                             if rules.tax_to_deck:
                                 for card in paid:
                                     self._to_deck(card, 4 * n + 1)
-                        events.append(Taxed(seat, paid))
+                        events.append(_new(Taxed, (seat, paid)))
             elif code == S_RESHUFFLE:  # END-3
                 self._reshuffle(events)
             elif code == S_REFILL and not self._refill(events):  # END-4, END-5
@@ -887,7 +959,7 @@ class Game(CoreGame):
             self._to_deck(card, discard_zone)
         self._chance += 1
         shuffle(derive_rng(self.seed, "reshuffle", self._chance), self._deck)
-        events.append(Reshuffled(len(self._deck)))
+        events.append(_new(Reshuffled, (len(self._deck),)))
 
     def _refill(self, events: list[Event]) -> bool:
         n = self.n
@@ -900,7 +972,7 @@ class Game(CoreGame):
             seat = (self._start + i) % n
             missing = size - totals[3 * seat]
             if missing > 0:
-                events.append(Dealt(seat, "hand", self._deal(3 * seat, missing)))
+                events.append(_new(Dealt, (seat, "hand", self._deal(3 * seat, missing))))
         return True
 
     def _end_game(self, termination: int, events: list[Event]) -> None:
@@ -909,7 +981,7 @@ class Game(CoreGame):
         self._turn = -1
         n = self.n
         scores = tuple(self._totals[3 * n : 4 * n])
-        events.append(GameEnded(_TERMINATIONS[termination].value, scores))  # type: ignore[union-attr]
+        events.append(_new(GameEnded, (_ENDINGS[termination], scores)))
 
     # ---------------------------------------------------------------- results
 
@@ -1158,9 +1230,12 @@ class Game(CoreGame):
         self._totals = totals
 
 
-_PURE = isinstance(Game.clone, FunctionType)
+_PURE: Final = isinstance(Game.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``Game.__new__`` then
-makes an empty game without calling ``__init__``, the fastest way."""
+makes an empty game without calling ``__init__``, the fastest way. The hot path also
+branches on it where the fastest code differs: C-level library calls (``list.index``,
+``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
+branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
 
 
 _FIELDS = (

@@ -2,23 +2,18 @@
 
 Each key maps to one named piece of behaviour; the clause IDs in brackets refer to
 the rules digest (docs/rules.md). The engine reads the compiled :class:`Rules`, a
-plain frozen object of ints and tuples, never the pydantic model.
+plain object of ints and tuples (``cardshop.klunker.rules``, re-exported here), never
+the pydantic model.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
-from operator import itemgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 from pydantic.config import JsonDict
 
-from cardshop._core import Action
 from cardshop._errors import SetupError
 from cardshop._variant import (
     MAX_DESCRIPTION,
@@ -34,10 +29,12 @@ from cardshop._variant import (
     Slug,
     VariantBase,
 )
+from cardshop.klunker.rules import STEP_CODES, Rules
 
 __all__ = [
     "LIMITS",
     "SCHEMA_ID",
+    "STEP_CODES",
     "Match",
     "Players",
     "Purchase",
@@ -312,137 +309,3 @@ def as_klunker(variant: VariantBase) -> Variant:
             f"{variant.name!r} is a variant of the {variant.family!r} family, not of 'klunker'"
         )
     return variant
-
-
-STEP_CODES: dict[str, int] = {
-    "fill": 0,
-    "store": 1,
-    "purchase": 2,
-    "tax": 3,
-    "reshuffle": 4,
-    "refill": 5,
-}
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Rules:
-    """A variant compiled for the engine: kinds as indices, tables as tuples."""
-
-    variant: Variant
-    name: str
-    kinds: tuple[str, ...]
-    k: int  # number of kinds
-    kind_index: dict[str, int]
-    kind_start: tuple[int, ...]  # first card id of each kind; ids are contiguous per kind
-    kind_of: tuple[int, ...]  # card id -> kind index
-    n_cards: int
-    min_players: int
-    max_players: int
-    hand_size: int
-    starting_cash: dict[int, int]
-    steps: tuple[int, ...]
-    set_size: int
-    payout: tuple[int, ...]
-    override: tuple[int, ...]  # per kind: fixed payout, or -1
-    unpaid_to_deck: bool
-    price: int
-    broke_may_buy: bool
-    decline_ends_phase: bool
-    tax: dict[int, int]
-    tax_to_deck: bool
-    tiebreak: tuple[str, ...]
-    games_per_player: int | None
-    round_cap: int
-    content_hash: str
-    # Interned actions and the alphabetical order of kinds, for sorted legal actions.
-    alpha: tuple[int, ...]
-    place_alpha: tuple[Action, ...]  # place and store actions in alphabetical order
-    store_alpha: tuple[Action, ...]
-    place_actions: tuple[Action, ...]
-    store_actions: tuple[Action, ...]
-    sell_actions: tuple[Action, ...]
-    buy_actions: tuple[Action, ...]
-    actions_by_text: dict[str, Action]  # every action of the variant, by its text form
-    text_of: dict[Action, str]  # and the other way round
-    variant_json: str  # the resolved variant as canonical JSON (its hash is content_hash)
-    _getters: dict[int, Any] = field(default_factory=dict)  # hand_getters cache, by players
-
-    @classmethod
-    def compile(cls, v: Variant) -> Rules:
-        kinds = tuple(v.cards)
-        start: list[int] = []
-        kind_of: list[int] = []
-        for i, kind in enumerate(kinds):
-            start.append(len(kind_of))
-            kind_of.extend([i] * v.cards[kind])
-        data = v.to_data()
-        canonical = json.dumps(data, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
-        simple = (Action("done"), Action("pass"), Action("decline"))
-        place = tuple(Action("window", k) for k in kinds)
-        store = tuple(Action("store", k) for k in kinds)
-        sell = tuple(Action("sell", k) for k in kinds)
-        buy = tuple(Action("buy", s) for s in range(v.players.max))
-        alpha = tuple(sorted(range(len(kinds)), key=kinds.__getitem__))
-        return cls(
-            variant=v,
-            name=v.name,
-            kinds=kinds,
-            k=len(kinds),
-            kind_index={k: i for i, k in enumerate(kinds)},
-            kind_start=(*start, len(kind_of)),
-            kind_of=tuple(kind_of),
-            n_cards=len(kind_of),
-            min_players=v.players.min,
-            max_players=v.players.max,
-            hand_size=v.hand_size,
-            starting_cash=dict(v.starting_cash),
-            steps=tuple(STEP_CODES[s] for s in v.steps),
-            set_size=v.sale.set_size,
-            payout=tuple(v.sale.payout),
-            override=tuple(v.sale.overrides.get(k, -1) for k in kinds),
-            unpaid_to_deck=v.sale.unpaid_to == "deck",
-            price=v.purchase.price,
-            broke_may_buy=v.purchase.broke_may_buy,
-            decline_ends_phase=v.purchase.decline == "ends_phase",
-            tax=dict(v.tax.per_player_count),
-            tax_to_deck=v.tax.to == "deck",
-            tiebreak=tuple(v.tiebreak),
-            games_per_player=v.match.games_per_player if v.match else None,
-            round_cap=v.round_cap,
-            content_hash=digest,
-            alpha=alpha,
-            place_alpha=tuple(place[i] for i in alpha),
-            store_alpha=tuple(store[i] for i in alpha),
-            place_actions=place,
-            store_actions=store,
-            sell_actions=sell,
-            buy_actions=buy,
-            actions_by_text={str(a): a for a in (*simple, *place, *store, *sell, *buy)},
-            text_of={a: str(a) for a in (*simple, *place, *store, *sell, *buy)},
-            variant_json=canonical,
-        )
-
-    def hand_getters(self, players: int) -> tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]:
-        """Per seat, a function of the counts list giving its hand in alphabetical kind order.
-
-        Used to build sorted legal actions with C-level calls only (a hot path).
-        """
-        getters = self._getters.get(players)
-        if getters is None:
-            k = self.k
-            made: list[Callable[[Sequence[int]], tuple[int, ...]]] = []
-            for seat in range(players):
-                idx = [3 * seat * k + i for i in self.alpha]
-                # itemgetter of one index returns a value, not a tuple: add a dummy 0.
-                made.append(itemgetter(*idx) if k > 1 else itemgetter(idx[0], 0))
-            getters = self._getters[players] = tuple(made)
-        return getters
-
-    def pay_for(self, kind: int, rows: int) -> int:
-        """Cash paid for a row of ``kind`` sold while the safe holds ``rows`` rows. [SELL-3/5]"""
-        fixed = self.override[kind]
-        if fixed >= 0:
-            return fixed
-        table = self.payout
-        return table[rows - 1] if rows <= len(table) else table[-1]
