@@ -57,12 +57,15 @@ def test_generators_seeded_together_are_random_random(count: int) -> None:
 def test_a_pool_of_kernel_workers_gives_the_reference_result_in_game_order() -> None:
     variant = load_variant("klunker-en")
     games = 30
-    pooled = simulate(variant, 4, games, "greedy,random,random,random", seed=11, workers=2, chunk_size=7,
-                      rotate=True, engine="kernel")  # fmt: skip
+    bots = "greedy,random,random,random"
+    pooled = simulate(
+        variant, 4, games, bots, seed=11, workers=2, chunk_size=7, rotate=True, engine="kernel"
+    )
     assert pooled.engine == "kernel"
     assert len(pooled) == games  # known before the outcomes are made
-    reference = simulate(variant, 4, games, "greedy,random,random,random", seed=11, workers=1, rotate=True,
-                         engine="reference")  # fmt: skip
+    reference = simulate(
+        variant, 4, games, bots, seed=11, workers=1, rotate=True, engine="reference"
+    )
     assert [o.game for o in pooled] == list(range(games))
     assert pooled == reference
     assert pooled.outcomes == reference.outcomes
