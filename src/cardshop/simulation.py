@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+import multiprocessing
 import os
 import signal
 import threading
@@ -263,9 +264,42 @@ class SimulationResult(Sequence[GameOutcome]):
         self.variant = variant
         self.players = players
         self.seed = seed
-        self.outcomes: list[GameOutcome] = list(outcomes)
+        self._outcomes: list[GameOutcome] | None = list(outcomes)
+        self._rows: list[Sequence[Any]] = []
+        self._count = len(self._outcomes)
         self.engine = engine
         self.engine_note = engine_note
+
+    @classmethod
+    def _from_rows(
+        cls,
+        variant: VariantBase,
+        players: int,
+        seed: int,
+        chunks: Sequence[Sequence[Any]],
+        *,
+        engine: str,
+        engine_note: str,
+    ) -> SimulationResult:
+        """A result whose outcomes are a kernel's rows (chunks of them, in game order),
+        made into :class:`GameOutcome` objects when first read: a simulation on the
+        kernel then costs the calling process hardly anything per game (docs/kernel.md)."""
+        made = cls(variant, players, seed, (), engine=engine, engine_note=engine_note)
+        made._outcomes = None
+        made._rows = list(chunks)
+        made._count = sum(len(c) for c in made._rows)
+        return made
+
+    @property
+    def outcomes(self) -> list[GameOutcome]:
+        """The games' outcomes in game order."""
+        if self._outcomes is None:
+            made: list[GameOutcome] = []
+            for chunk in self._rows:
+                made.extend(_as_outcomes(chunk))
+            self._outcomes = made
+            self._rows = []
+        return self._outcomes
 
     @overload
     def __getitem__(self, index: int) -> GameOutcome: ...
@@ -277,7 +311,7 @@ class SimulationResult(Sequence[GameOutcome]):
         return self.outcomes[index]
 
     def __len__(self) -> int:
-        return len(self.outcomes)
+        return self._count
 
     def __iter__(self) -> Iterator[GameOutcome]:
         return iter(self.outcomes)
@@ -561,6 +595,18 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _prepare_kernel(kernel: str, variant: VariantBase, players: int) -> None:
+    """Before a pool of forked processes starts: load the kernel's compiled code here
+    (its optional ``prepare(variant, players)``), so every worker inherits it instead
+    of loading it again (about 1.5 s of CPU each for Klunker's). Spawned workers
+    inherit nothing: there it would only cost this process time."""
+    if multiprocessing.get_context().get_start_method() != "fork":
+        return
+    prepare = getattr(importlib.import_module(kernel), "prepare", None)
+    if callable(prepare):
+        prepare(variant, players)
+
+
 def _process_pool(workers: int) -> Executor:
     from concurrent.futures import ProcessPoolExecutor  # imported only when used
 
@@ -715,8 +761,14 @@ def simulate(
         var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup, kernel
     )
     outcomes: list[GameOutcome] = []
+    chunks: list[tuple[int, Sequence[Any]]] = []  # a kernel's rows: (first game, rows)
 
     def result() -> SimulationResult:
+        if kernel is not None:
+            chunks.sort(key=lambda chunk: chunk[0])
+            return SimulationResult._from_rows(
+                var, players, seed, [c for _, c in chunks], engine=used, engine_note=note
+            )
         return SimulationResult(var, players, seed, outcomes, engine=used, engine_note=note)
 
     if executor is None and (workers == 1 or games <= 1):
@@ -725,8 +777,8 @@ def simulate(
         if kernel is not None:
             step = chunk_size or KERNEL_CHUNK
             for start in range(0, games, step):
-                played = _as_outcomes(_play_chunk(job, range(start, min(start + step, games))))
-                outcomes.extend(played)
+                played = _play_chunk(job, range(start, min(start + step, games)))
+                chunks.append((start, played))
                 if progress is not None:
                     progress(len(played))
             return result()
@@ -743,29 +795,42 @@ def simulate(
     if own_pool:
         slots = min(slots, math.ceil(games / size))  # no idle processes
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
-    chunks = (range(start, min(start + size, games)) for start in range(0, games, size))
+    ranges = (range(start, min(start + size, games)) for start in range(0, games, size))
+    if own_pool and kernel is not None:
+        _prepare_kernel(kernel, var, players)
     pool = _process_pool(slots) if own_pool else _as_executor(executor)
     pending: set[Future[Sequence[Any]]] = set()
+    starts: dict[Future[Sequence[Any]], int] = {}
+
+    def submit(chunk: range) -> None:
+        future = pool.submit(_play_chunk, job, chunk)
+        starts[future] = chunk.start
+        pending.add(future)
+
     try:
-        for chunk in itertools.islice(chunks, 2 * slots):
-            pending.add(pool.submit(_play_chunk, job, chunk))
+        for chunk in itertools.islice(ranges, 2 * slots):
+            submit(chunk)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                played = _as_outcomes(future.result())
-                outcomes.extend(played)
+                played = future.result()
+                if kernel is not None:
+                    chunks.append((starts.pop(future), played))
+                else:
+                    outcomes.extend(_as_outcomes(played))
                 if progress is not None:
                     progress(len(played))
-            for chunk in itertools.islice(chunks, len(done)):
-                pending.add(pool.submit(_play_chunk, job, chunk))
+            for chunk in itertools.islice(ranges, len(done)):
+                submit(chunk)
     except BrokenProcessPool:
         if own_pool:
             _stop_workers(pool)
-        lost = games - len(outcomes)
+        played_games = len(outcomes) + sum(len(c) for _, c in chunks)
+        lost = games - played_games
         raise WorkerLostError(
             f"a worker process died (killed, or out of memory) during the simulation: "
-            f"{len(outcomes):,} of {games:,} games were played and {lost:,} lost",
-            played=len(outcomes),
+            f"{played_games:,} of {games:,} games were played and {lost:,} lost",
+            played=played_games,
             lost=lost,
         ) from None
     except BaseException:

@@ -41,23 +41,6 @@ _IV = np.array(
     ],
     dtype=np.uint64,
 )
-_SIGMA = np.array(
-    [
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
-        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
-        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
-        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
-        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
-        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
-        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
-        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-    ],
-    dtype=np.int64,
-)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -67,48 +50,148 @@ def _rotr(x, n):
 
 
 @njit(cache=True, inline="always")
-def _g(v, a, b, c, d, x, y):
-    v[a] = v[a] + v[b] + x
-    v[d] = _rotr(v[d] ^ v[a], 32)
-    v[c] = v[c] + v[d]
-    v[b] = _rotr(v[b] ^ v[c], 24)
-    v[a] = v[a] + v[b] + y
-    v[d] = _rotr(v[d] ^ v[a], 16)
-    v[c] = v[c] + v[d]
-    v[b] = _rotr(v[b] ^ v[c], 63)
+def _gq(a, b, c, d, x, y):
+    """BLAKE2b's mixing function G on four state words held in registers."""
+    a = a + b + x
+    d = _rotr(d ^ a, 32)
+    c = c + d
+    b = _rotr(b ^ c, 24)
+    a = a + b + y
+    d = _rotr(d ^ a, 16)
+    c = c + d
+    b = _rotr(b ^ c, 63)
+    return a, b, c, d
 
 
 @njit(cache=True)
-def _compress(h, m, v, t, last):
-    for i in range(8):
-        v[i] = h[i]
-        v[i + 8] = _IV[i]
-    v[12] = v[12] ^ np.uint64(t)
-    if last:
-        v[14] = v[14] ^ _ALL
-    for r in range(12):
-        s = _SIGMA[r]
-        _g(v, 0, 4, 8, 12, m[s[0]], m[s[1]])
-        _g(v, 1, 5, 9, 13, m[s[2]], m[s[3]])
-        _g(v, 2, 6, 10, 14, m[s[4]], m[s[5]])
-        _g(v, 3, 7, 11, 15, m[s[6]], m[s[7]])
-        _g(v, 0, 5, 10, 15, m[s[8]], m[s[9]])
-        _g(v, 1, 6, 11, 12, m[s[10]], m[s[11]])
-        _g(v, 2, 7, 8, 13, m[s[12]], m[s[13]])
-        _g(v, 3, 4, 9, 14, m[s[14]], m[s[15]])
-    for i in range(8):
-        h[i] = h[i] ^ v[i] ^ v[i + 8]
+def _compress(h, m, t, last):
+    """One BLAKE2b compression of block ``m`` (uint64[16]) into ``h`` (uint64[8]).
+
+    The sixteen working words are local variables and the twelve rounds are written
+    out with BLAKE2b's message schedule (sigma) as constant word names, so the state
+    stays in registers (about twice as fast as the same with arrays and a loop)."""
+    m0, m1, m2, m3, m4, m5, m6, m7 = m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]
+    m8, m9, m10, m11, m12, m13, m14, m15 = m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15]
+    v0, v1, v2, v3, v4, v5, v6, v7 = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    v8, v9, v10, v11 = _IV[0], _IV[1], _IV[2], _IV[3]
+    v12 = _IV[4] ^ np.uint64(t)
+    v13 = _IV[5]
+    v14 = _IV[6] ^ _ALL if last else _IV[6]
+    v15 = _IV[7]
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m11, m8)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m12, m0)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m5, m2)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m15, m13)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m10, m14)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m3, m6)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m7, m1)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m9, m4)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m7, m9)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m3, m1)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m13, m12)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m11, m14)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m2, m6)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m5, m10)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m4, m0)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m15, m8)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m9, m0)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m5, m7)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m2, m4)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m10, m15)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m14, m1)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m11, m12)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m6, m8)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m3, m13)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m2, m12)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m6, m10)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m0, m11)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m8, m3)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m4, m13)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m7, m5)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m15, m14)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m1, m9)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m12, m5)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m1, m15)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m14, m13)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m4, m10)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m0, m7)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m6, m3)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m9, m2)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m8, m11)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m13, m11)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m7, m14)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m12, m1)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m3, m9)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m5, m0)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m15, m4)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m8, m6)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m2, m10)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m6, m15)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m14, m9)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m11, m3)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m0, m8)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m12, m2)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m13, m7)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m1, m4)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m10, m5)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m10, m2)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m8, m4)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m7, m6)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m1, m5)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m15, m11)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m9, m14)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m3, m12)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m13, m0)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+    h[0] ^= v0 ^ v8
+    h[1] ^= v1 ^ v9
+    h[2] ^= v2 ^ v10
+    h[3] ^= v3 ^ v11
+    h[4] ^= v4 ^ v12
+    h[5] ^= v5 ^ v13
+    h[6] ^= v6 ^ v14
+    h[7] ^= v7 ^ v15
 
 
 @njit(cache=True)
 def _blake64(msg, length, work):
     """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
 
-    ``work`` is a uint64 scratch array of at least 40 entries.
+    ``work`` is a uint64 scratch array of at least 24 entries.
     """
     h = work[0:8]
     m = work[8:24]
-    v = work[24:40]
     for i in range(8):
         h[i] = _IV[i]
     h[0] = h[0] ^ np.uint64(0x01010008)
@@ -116,13 +199,12 @@ def _blake64(msg, length, work):
     for b in range(blocks):
         for i in range(16):
             m[i] = np.uint64(0)
-        for i in range(128):
-            idx = b * 128 + i
-            if idx < length:
-                m[i // 8] = m[i // 8] | (np.uint64(msg[idx]) << np.uint64(8 * (i % 8)))
+        end = min(length - b * 128, 128)
+        for i in range(end):
+            m[i >> 3] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
         last = b == blocks - 1
         t = length if last else (b + 1) * 128
-        _compress(h, m, v, t, last)
+        _compress(h, m, t, last)
     x = h[0]
     r = np.uint64(0)
     for i in range(8):
@@ -235,6 +317,115 @@ def _mt_seed(mt, seed):
         k -= 1
     mt[0] = 0x80000000
     mt[_N] = _N
+
+
+_INIT32 = _INIT.astype(np.uint32)
+_CHAINS = 96  # generators seeded in one interleaved pass (a block of games' worth)
+
+
+@njit(cache=True)
+def _mt_seed_block(st, lo, hi1, count):
+    """Seed generators ``0 .. count-1`` at once, column ``c`` of ``st`` (uint32[624,
+    chains]) as ``random.Random(seed_c)`` for a seed of two 32-bit words: ``lo[c]``
+    and ``hi1[c]`` (its high word plus one; uint32 arrays).
+
+    ``init_by_array`` is a chain of about 1,250 dependent steps per generator; here
+    each step runs for all the generators of the block in one inner loop over a row
+    of ``st`` (words ``[i, :]`` are contiguous), which LLVM vectorizes, so the CPU
+    runs many chains at once instead of waiting on one. Same words as
+    :func:`_mt_seed` (tests/test_kernel_parts.py); seeds whose high word is zero
+    (a key of one word) are seeded by :func:`_mt_seed` instead (:func:`_seed_chains`).
+    """
+    row = st[0]
+    for c in range(count):
+        row[c] = 19650218
+    for i in range(1, _N):  # init_by_array's first loop: key word j = (i - 1) % 2
+        prev = st[i - 1]
+        cur = st[i]
+        key = lo if i & 1 else hi1
+        init = np.int64(_INIT32[i])
+        for c in range(count):
+            p = np.int64(prev[c])
+            cur[c] = (init ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(key[c])
+    prev = st[_N - 1]  # wrap: word 0 is word 623, then the loop's last step at word 1
+    cur = st[1]
+    for c in range(count):
+        p = np.int64(prev[c])
+        cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(hi1[c])
+    for i in range(2, _N):  # the second loop
+        prev = st[i - 1]
+        cur = st[i]
+        for c in range(count):
+            p = np.int64(prev[c])
+            cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - i
+    prev = st[_N - 1]
+    cur = st[1]
+    row = st[0]
+    for c in range(count):
+        p = np.int64(prev[c])
+        cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - 1
+        row[c] = 0x80000000
+
+
+@njit(cache=True)
+def _seed_chains(st, pos, seeds, lo, hi1, count, one):
+    """Seed column ``c`` of ``st`` as ``random.Random(seeds[c])`` for ``c < count``
+    and set its position (``pos[c]``) to the start. ``lo``, ``hi1``: uint32 scratch
+    arrays; ``one``: an int64[625] scratch generator."""
+    for c in range(count):
+        x = seeds[c]
+        lo[c] = np.uint32(x & np.uint64(_MASK))
+        hi1[c] = np.uint32((x >> np.uint64(32)) + np.uint64(1))
+        pos[c] = _N
+    _mt_seed_block(st, lo, hi1, count)
+    for c in range(count):
+        if seeds[c] >> np.uint64(32) == np.uint64(0):  # a one-word key: seeded alone
+            _mt_seed(one, seeds[c])
+            for i in range(_N):
+                st[i, c] = one[i]
+
+
+@njit(cache=True)
+def _genrand_col(st, pos, c):
+    """:func:`_genrand` for generator ``c`` of a block (column ``c`` of ``st``,
+    position ``pos[c]``)."""
+    i = pos[c]
+    if i >= _N:
+        i = 0
+    j = i + 1 if i + 1 < _N else 0
+    m = i + 397 if i + 397 < _N else i + 397 - _N
+    y = (np.int64(st[i, c]) & 0x80000000) | (np.int64(st[j, c]) & 0x7FFFFFFF)
+    y = np.int64(st[m, c]) ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    st[i, c] = y
+    pos[c] = i + 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+@njit(cache=True)
+def _randbelow_col(st, pos, c, n):
+    """:func:`_randbelow` with generator ``c`` of a block."""
+    k = 0
+    x = n
+    while x:
+        k += 1
+        x >>= 1
+    r = _genrand_col(st, pos, c) >> (32 - k)
+    while r >= n:
+        r = _genrand_col(st, pos, c) >> (32 - k)
+    return r
+
+
+@njit(cache=True)
+def _shuffle_col(st, pos, c, deck, length):
+    for i in range(length - 1, 0, -1):
+        j = _randbelow_col(st, pos, c, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
 
 
 @njit(cache=True)
@@ -646,7 +837,15 @@ def play(
     totals = np.zeros(zones, np.int64)
     deck = np.zeros(n_cards + 1, np.int64)
     held = np.zeros(n, np.int64)
-    mts = np.zeros((n, _N + 1), np.int64)
+    n_sub = match_games if match_games > 0 else 1
+    per_game = n + (match_games if match_games > 0 else 2)  # generators seeded at the start
+    block = max(1, _CHAINS // per_game)  # games whose generators are seeded together
+    st = np.zeros((_N, block * per_game), np.uint32)
+    mpos = np.zeros(block * per_game, np.int64)
+    cseeds = np.zeros(block * per_game, np.uint64)
+    lo = np.zeros(block * per_game, np.uint32)
+    hi1 = np.zeros(block * per_game, np.uint32)
+    sub_seeds = np.zeros((block, n_sub), np.uint64)
     chance_mt = np.zeros(_N + 1, np.int64)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
@@ -670,25 +869,55 @@ def play(
     overflow = False
 
     for g in range(count):
+        b = g % block
+        if b == 0:
+            # ---- seeds of the next block of games: each game's seed, then the
+            # generators known at its start (the bots', the first player's and the
+            # deal's; a match's deals), all seeded in one interleaved pass
+            nb = min(block, count - g)
+            for bb in range(nb):
+                game = first_game + g + bb
+                pos = _seed_head(buf, seed_text)
+                pos = _put(buf, pos, _L_GAME)
+                pos = _put_int(buf, pos, game)
+                gseed = _finish(buf, pos, work)
+                seeds_out[g + bb] = gseed
+                chain = bb * per_game
+                for s in range(n):
+                    pos = _seed_head(buf, seed_text)
+                    pos = _put(buf, pos, _L_BOT)
+                    pos = _put_int(buf, pos, game)
+                    pos = _put_int(buf, pos, s)
+                    cseeds[chain + s] = _finish(buf, pos, work)
+                glen = _put_uint(gtext, 0, gseed)
+                gt = gtext[:glen]
+                if match_games > 0:  # game ``sub`` of a match: its own seed and deal
+                    for sub in range(n_sub):
+                        pos = _seed_head(gbuf, gt)
+                        pos = _put(gbuf, pos, _L_GAME)
+                        pos = _put_int(gbuf, pos, sub)
+                        sseed = _finish(gbuf, pos, work)
+                        sub_seeds[bb, sub] = sseed
+                        slen = _put_uint(stext, 0, sseed)
+                        pos = _seed_head(gbuf, stext[:slen])
+                        pos = _put(gbuf, pos, _L_DEAL)
+                        cseeds[chain + n + sub] = _finish(gbuf, pos, work)
+                else:
+                    pos = _seed_head(gbuf, gt)
+                    pos = _put(gbuf, pos, _L_FIRST)
+                    cseeds[chain + n] = _finish(gbuf, pos, work)
+                    pos = _seed_head(gbuf, gt)
+                    pos = _put(gbuf, pos, _L_DEAL)
+                    cseeds[chain + n + 1] = _finish(gbuf, pos, work)
+            _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
-        # ---- seeds: game seed, and the bots' generators
-        pos = _seed_head(buf, seed_text)
-        pos = _put(buf, pos, _L_GAME)
-        pos = _put_int(buf, pos, game)
-        gseed = _finish(buf, pos, work)
-        seeds_out[g] = gseed
-        glen = _put_uint(gtext, 0, gseed)
+        glen = _put_uint(gtext, 0, seeds_out[g])
         gt = gtext[:glen]
+        mbase = b * per_game  # this game's generators: bots, then chance
         shift = game % n if rotate else 0
         for s in range(n):
             bots[s] = seat_bots[(s - shift) % n]
-            pos = _seed_head(buf, seed_text)
-            pos = _put(buf, pos, _L_BOT)
-            pos = _put_int(buf, pos, game)
-            pos = _put_int(buf, pos, s)
-            _mt_seed(mts[s], _finish(buf, pos, work))
         game_start = hpos
-        n_sub = match_games if match_games > 0 else 1
         m_rounds = 0
         decisions = 0
         capped = False
@@ -697,27 +926,20 @@ def play(
         for sub in range(n_sub):
             # ---- setup (SETUP-1..4)
             if match_games > 0:  # game ``sub`` of a match: its own seed, seat sub starts
-                pos = _seed_head(gbuf, gtext[:glen])
-                pos = _put(gbuf, pos, _L_GAME)
-                pos = _put_int(gbuf, pos, sub)
-                slen = _put_uint(stext, 0, _finish(gbuf, pos, work))
+                slen = _put_uint(stext, 0, sub_seeds[b, sub])
                 gt = stext[:slen]
                 start = sub % n
+                deal_chain = mbase + n + sub
             else:
-                pos = _seed_head(gbuf, gt)
-                pos = _put(gbuf, pos, _L_FIRST)
-                _mt_seed(chance_mt, _finish(gbuf, pos, work))
-                first_player = _randbelow(chance_mt, n)
+                first_player = _randbelow_col(st, mpos, mbase + n, n)
                 start = first_player
+                deal_chain = mbase + n + 1
             dlen = 0
             for kind in range(k):
                 for _ in range(kind_count[kind]):
                     deck[dlen] = kind
                     dlen += 1
-            pos = _seed_head(gbuf, gt)
-            pos = _put(gbuf, pos, _L_DEAL)
-            _mt_seed(chance_mt, _finish(gbuf, pos, work))
-            _shuffle(chance_mt, deck, dlen)
+            _shuffle_col(st, mpos, deal_chain, deck, dlen)
             counts[:] = 0
             totals[:] = 0
             totals[deck_zone] = dlen
@@ -857,9 +1079,8 @@ def play(
                             nl += 1
 
                 # ------------------------------------------------ the bot's choice
-                mt = mts[turn]
                 if bots[turn] == RANDOM_BOT:
-                    action = legal[_randbelow(mt, nl)]
+                    action = legal[_randbelow_col(st, mpos, mbase + turn, nl)]
                 elif nl == 1:
                     action = legal[0]
                 else:
@@ -877,7 +1098,9 @@ def play(
                         if scores[i] >= best - 1e-9:
                             legal[top] = legal[i]
                             top += 1
-                    action = legal[0] if top == 1 else legal[_randbelow(mt, top)]
+                    action = (
+                        legal[0] if top == 1 else legal[_randbelow_col(st, mpos, mbase + turn, top)]
+                    )
                 decisions += 1
                 if record:
                     if hpos < hist.shape[0]:

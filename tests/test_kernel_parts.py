@@ -1,0 +1,71 @@
+"""The kernel's chance, part by part, against the standard library it reproduces:
+BLAKE2b-64 (``derive_seed``) against :mod:`hashlib`, and the Mersenne Twisters seeded
+in one interleaved pass against :class:`random.Random` (docs/kernel.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+
+pytest.importorskip("numba", reason="the kernel extra (numba) is not installed")
+
+import numpy as np
+
+from cardshop import load_variant, simulate
+from cardshop.klunker import _kernel_jit
+
+# Seeds at the edges of init_by_array's key: a zero high word (a one-word key, seeded
+# apart), zero low word, all ones, high word all ones (its +1 wraps), small ints.
+EDGE_SEEDS = [0, 1, 2**32 - 1, 2**32, 2**33 + 5, 2**64 - 1, 0xFFFFFFFF00000000, 12345]
+
+
+def test_blake64_is_hashlib_blake2b_with_an_8_byte_digest() -> None:
+    rng = random.Random(3)
+    work = np.zeros(40, np.uint64)
+    for length in [*range(0, 140), 255, 256, 257, 300]:
+        data = bytes(rng.randrange(256) for _ in range(length))
+        msg = np.frombuffer(data + b"\0", dtype=np.uint8).copy()
+        want = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+        assert int(_kernel_jit._blake64(msg, length, work)) == want, length
+
+
+@pytest.mark.parametrize("count", [1, 7, 40, 96])
+def test_generators_seeded_together_are_random_random(count: int) -> None:
+    rng = random.Random(count)
+    seeds = (EDGE_SEEDS + [rng.randrange(2**64) for _ in range(count)])[:count]
+    chains = 96
+    st = np.zeros((624, chains), np.uint32)
+    pos = np.zeros(chains, np.int64)
+    lo = np.zeros(chains, np.uint32)
+    hi1 = np.zeros(chains, np.uint32)
+    one = np.zeros(625, np.int64)
+    _kernel_jit._seed_chains(
+        st, pos, np.array(seeds, dtype=np.uint64), lo, hi1, count, one
+    )  # fmt: skip
+    for c, seed in enumerate(seeds):
+        ref = random.Random(seed)
+        assert [int(x) for x in st[:, c]] == list(ref.getstate()[1][:624]), seed
+        # 700 outputs: past the first regeneration of the state's words
+        drawn = [int(_kernel_jit._genrand_col(st, pos, c)) for _ in range(700)]
+        assert drawn == [ref.getrandbits(32) for _ in range(700)], seed
+        below = [int(_kernel_jit._randbelow_col(st, pos, c, n)) for n in (1, 2, 3, 94, 1000)]
+        assert below == [ref.randrange(n) for n in (1, 2, 3, 94, 1000)], seed
+
+
+def test_a_pool_of_kernel_workers_gives_the_reference_result_in_game_order() -> None:
+    variant = load_variant("klunker-en")
+    games = 30
+    bots = "greedy,random,random,random"
+    pooled = simulate(
+        variant, 4, games, bots, seed=11, workers=2, chunk_size=7, rotate=True, engine="kernel"
+    )
+    assert pooled.engine == "kernel"
+    assert len(pooled) == games  # known before the outcomes are made
+    reference = simulate(
+        variant, 4, games, bots, seed=11, workers=1, rotate=True, engine="reference"
+    )
+    assert [o.game for o in pooled] == list(range(games))
+    assert pooled == reference
+    assert pooled.outcomes == reference.outcomes
