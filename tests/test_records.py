@@ -506,7 +506,9 @@ def test_replay_moves_names_the_cards_of_a_family_that_describes_its_events(
     tmp_path: Path,
 ) -> None:
     """Wühltisch events hold card numbers; ``replay --moves`` follows each with its face."""
-    variant = load_variant("wuhltisch").model_copy(update={"round_ticks": 60, "rounds": 1})
+    variant = cardshop.parse_variant(
+        "extends: wuhltisch\nname: wuhltisch-short\nrounds: 1\nround_ticks: 60\n"
+    )
     game, record = play_recorded(variant, 2, seed=4)
     path = tmp_path / "wt.jsonl"
     record.write(path)
