@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import cardshop
 from cardshop import Action, Game, IllegalActionError, PositionError
@@ -439,3 +441,16 @@ def test_match_and_replay_refuse_bad_seeds() -> None:
 def test_replay_reports_a_bad_action_as_an_action_error() -> None:
     with pytest.raises(cardshop.IllegalActionError, match="action 1"):
         cardshop.replay("klunker-en", 3, 1, 0, [None])  # type: ignore[list-item]
+
+
+@given(
+    st.integers(-(2**64) + 1, 2**64 - 1),
+    st.integers(0, 10**6),
+    st.integers(0, 200),
+)
+def test_the_payment_draw_seed_is_derive_seed(seed: int, chance: int, draw: int) -> None:
+    """The engine writes the text of ``derive_seed(seed, "pay", chance, draw)`` itself,
+    for speed; it must hash to the same seed (records and the kernel depend on it)."""
+    from cardshop.klunker.game import _pay_seed
+
+    assert _pay_seed(seed, chance, draw) == cardshop.derive_seed(seed, "pay", chance, draw)
