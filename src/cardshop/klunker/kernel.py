@@ -248,6 +248,11 @@ def play(
     return Outcomes(variant, players, bots, start, rotate, out, seeds)
 
 
+_new = tuple.__new__
+"""Builds an :class:`OutcomeRow` from a tuple of its fields without the named tuple's
+Python-level ``__new__`` (a third of the time of making the rows)."""
+
+
 class Outcomes(Sequence[Any]):
     """Games' outcomes kept as the kernel's arrays; :class:`OutcomeRow` tuples are
     made when the sequence is read. It pickles as the arrays (a few bytes per game),
@@ -341,19 +346,22 @@ def _outcomes(made: Outcomes) -> list[Any]:
             seated = by_shift[shift] = _seating(made.bots, players, game, made.rotate)
         ranks = tuple(row[head:tail])
         append(
-            OutcomeRow(
-                game,
-                game_seed,
-                row[0],
-                seated,
-                tuple(row[4:head]),
-                ranks,
-                tuple([s for s in seat_range if ranks[s] == 1]),
-                row[1],
-                row[2],
-                terminations[row[3]],
-                row[2],
-                {"games": games} if games else {},
+            _new(  # OutcomeRow(...) without its Python-level __new__
+                OutcomeRow,
+                (
+                    game,
+                    game_seed,
+                    row[0],
+                    seated,
+                    tuple(row[4:head]),
+                    ranks,
+                    tuple([s for s in seat_range if ranks[s] == 1]),
+                    row[1],
+                    row[2],
+                    terminations[row[3]],
+                    row[2],
+                    {"games": games} if games else {},
+                ),
             )
         )
     return result
