@@ -13,10 +13,12 @@ use wall time.
 
 from __future__ import annotations
 
+import platform
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["CLOCK", "Budget", "Rate", "measure_per_call", "measure_rate"]
 
@@ -94,3 +96,15 @@ def measure_per_call(
         "us_max": 1e6 / rate.low,
         "calls_per_run": rate.units_per_run,
     }
+
+
+def cpu_model() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo), for the machine line of a
+    benchmark's report."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _harness import cpu_model
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "peers.json"
 
@@ -328,14 +330,7 @@ def ratios(runners: dict[str, tuple[Runner, str]]) -> list[dict[str, Any]]:
 
 
 def machine() -> dict[str, Any]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     return {
         "nproc": os.cpu_count(),
         "cpu": cpu,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 # The script's folder is on sys.path when run as `python benchmarks/run.py`.
-from _harness import Budget
+from _harness import Budget, cpu_model
 from _sections import SECTIONS, Context, Data, dumps
 
 import cardshop
@@ -329,14 +329,7 @@ def render(report: Data) -> str:
 
 def machine() -> Data:
     """What the figures were measured on."""
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor() or "unknown"
+    cpu = cpu_model()
     commit, dirty = None, None
     try:
         commit = subprocess.run(
