@@ -29,6 +29,7 @@ from cardshop.audit import (
 ROOT = Path(__file__).parent.parent
 GENTLE = str(ROOT / "docs" / "examples" / "klunker-gentle.yaml")
 TWO_PLAYERS = "extends: wuhltisch\nname: wuhltisch-two\nplayers: {min: 2, max: 2}\n"
+MANY_PLAYERS = "extends: wuhltisch\nname: wuhltisch-many\nplayers: {min: 3, max: 5}\n"
 SHORT_WUHLTISCH = "extends: wuhltisch\nname: wuhltisch-short\nrounds: 2\n"
 SMALL = ["--players", "3", "--games", "4", "--examples", "0", "--seed", "4", "--quiet"]
 
@@ -119,10 +120,15 @@ def test_comparison_as_a_library_function() -> None:
     text = report.to_text()
     assert "B-A" in text
     assert text.rstrip().endswith("Result: ok")
-    # Variants that share no player count cannot be compared.
+    # Variants that share no player count, or of two families, cannot be compared.
     two = cardshop_lib.parse_variant(TWO_PLAYERS)
+    many = cardshop_lib.parse_variant(MANY_PLAYERS)
     with pytest.raises(AuditError, match="share no player count"):
+        run_comparison(two, many, games=1, examples=0)
+    with pytest.raises(AuditError, match="wuhltisch-two a wuhltisch variant: only variants of one"):
         run_comparison("klunker-en", two, games=1, examples=0)
+    with pytest.raises(AuditError, match="compared at 3 to 5 players, not 2, 6"):
+        run_comparison("klunker-en", "klunker-es", players=[2, 3, 6], games=1, examples=0)
 
 
 @pytest.mark.parametrize(
@@ -158,16 +164,31 @@ def test_the_measures_of_every_family(variant: str, players: int, ticks: bool) -
         (["--from-games", "a", "--save-games", "b"], "do not go together"),
         (["--from-games", "missing.jsonl"], "missing.jsonl: cannot read the saved games"),
         (["--from-games", "bad.jsonl"], "bad.jsonl:1: not JSON"),
-        (["klunker-en", "two.yaml", "--games", "1"], "share no player count"),
+        (["two.yaml", "many.yaml", "--games", "1"], "share no player count"),
+        (["missing.yaml"], "missing.yaml: invalid variant: file not found"),
+        (["klunker-en", "missing.yaml"], "missing.yaml: invalid variant: file not found"),
+        (["klunker-en", "reglamentacja", "--games", "1"], "only variants of one family"),
+        (
+            ["klunker-es", "klunker-en", "--players", "6", "--games", "1"],
+            "can be compared at 3 to 5 players, not 6",
+        ),
+        (["klunker-en", "--players", "9", "--games", "1"], "3 to 5 players, not 9"),
+        (["klunker-en", "--html", "nowhere/r.html"], "--html nowhere/r.html: cannot write there"),
+        (["klunker-en", "--html", "."], "--html .: cannot write there: it is a folder"),
+        (["klunker-en", "--save-games", "no/g.jsonl"], "--save-games no/g.jsonl: cannot write"),
     ],
 )
 def test_user_errors_exit_2_in_one_paragraph(args: list[str], message: str, tmp_path: Path) -> None:
+    """Refused before any game is played (an output path is tried first, then the
+    default 1000 games a player count would take minutes)."""
     (tmp_path / "bad.jsonl").write_text("{oops\n")
     (tmp_path / "two.yaml").write_text(TWO_PLAYERS)
+    (tmp_path / "many.yaml").write_text(MANY_PLAYERS)
     proc = cardshop("audit", *args, "--examples", "0", "-q", cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert message in one_paragraph(proc.stderr)
     assert proc.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "many.yaml", "two.yaml"]
 
 
 BLOCK_REPORT = """

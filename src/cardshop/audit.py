@@ -941,17 +941,33 @@ def run_comparison(
 
     ``players`` defaults to the player counts both variants allow; ``options`` are
     those of :func:`run_audit` (games, seed, examples, bots, ...), the same for both.
+    Both variants must be of one family (the same bots, comparable rounds) and allow
+    every player count asked for; either problem raises :class:`AuditError` before
+    any game is played.
     """
     va, vb = load_variant(a), load_variant(b)
+    if va.family != vb.family:
+        raise AuditError(
+            f"{va.name} is a {va.family} variant and {vb.name} a {vb.family} variant: "
+            "only variants of one family can be compared (the same bots on the same "
+            "seeds); audit each one on its own"
+        )
+    low = max(va.players.min, vb.players.min)
+    high = min(va.players.max, vb.players.max)
+    if low > high:
+        raise AuditError(
+            f"{va.name} ({va.players.min}-{va.players.max} players) and {vb.name} "
+            f"({vb.players.min}-{vb.players.max}) share no player count to compare"
+        )
     if players is None:
-        low = max(va.players.min, vb.players.min)
-        high = min(va.players.max, vb.players.max)
-        if low > high:
-            raise AuditError(
-                f"{va.name} ({va.players.min}-{va.players.max} players) and {vb.name} "
-                f"({vb.players.min}-{vb.players.max}) share no player count to compare"
-            )
         players = range(low, high + 1)
+    bad = sorted({n for n in players if not low <= n <= high})
+    if bad:
+        raise AuditError(
+            f"{va.name} ({va.players.min}-{va.players.max} players) and {vb.name} "
+            f"({vb.players.min}-{vb.players.max}) can be compared at {low} to {high} "
+            f"players, not {', '.join(map(str, bad))}"
+        )
     say = progress or (lambda _line: None)
     reports = []
     for tag, source, loaded in (("A", a, va), ("B", b, vb)):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,6 +34,22 @@ def _html_writer(path: Path) -> Any:
             f"--html {path}: {exc}; or leave out --html and use --json or --markdown"
         ) from None
     return html
+
+
+def _check_writable(option: str, path: Path) -> None:
+    """Fail now, before any game is played, if ``path`` cannot be written.
+
+    The report is written as :func:`cardshop._files.atomic_output` does: a new file
+    beside ``path`` that replaces it; so a file is made there and removed again.
+    """
+    if path.is_dir():
+        raise fail(f"{option} {path}: cannot write there: it is a folder; name a file")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:
+        raise fail(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def _write_html(writer: Any, report: dict[str, Any], path: Path) -> None:
@@ -152,6 +170,9 @@ def audit(
         raise fail("--from-games and --save-games do not go together")
 
     writer = _html_writer(html) if html is not None else None
+    for option, path in (("--html", html), ("--save-games", save_games)):
+        if path is not None:
+            _check_writable(option, path)
 
     def progress(line: str) -> None:
         if not quiet:
