@@ -93,6 +93,9 @@ def _player_count(rng: random.Random, players: int, games: int, ticks: bool) -> 
                 }
                 for i in range(20)
             ],
+            "branching_histogram": [
+                {"actions": a, "decisions": rng.randint(1, 50)} for a in range(1, 12)
+            ],
         },
     }
 
@@ -184,9 +187,9 @@ def test_page_holds_header_tables_and_one_container_per_chart() -> None:
         for key in MEASURES:
             section = page.split(f'id="players-{n}"')[1].split("</section>")[0]
             assert f'data-measure="{key}"' in section
-    # 7 charts per player count, each with a spec of the same key
+    # 8 charts per player count, each with a spec of the same key
     containers = re.findall(r'data-spec="([^"]+)"', page)
-    assert len(containers) == 14
+    assert len(containers) == 16
     assert sorted(containers) == sorted(_specs(page))
     assert "Comparison" not in page
 
@@ -262,6 +265,34 @@ def test_every_chart_spec_is_valid_for_plotly() -> None:
             assert spec["data"], key
 
 
+def test_the_branching_distribution_is_a_share_of_decisions_per_count_of_actions() -> None:
+    report = sample_report(counts=(3,))
+    charts = report["variants"][0]["player_counts"][0]["charts"]
+    charts["branching_histogram"] = [
+        {"actions": 3, "decisions": 5},
+        {"actions": 1, "decisions": 2},
+        {"actions": 2, "decisions": 13},
+    ]
+    (trace,) = _specs(render_html(report))["3-choices"]["data"]
+    assert (trace["x"], trace["y"]) == ([1, 2, 3], [2, 13, 5])  # sorted by legal actions
+    assert (trace["histfunc"], trace["histnorm"]) == ("sum", "probability")
+    assert trace["xbins"] == {"start": 0.5, "end": 3.5, "size": 1}  # one bar per count
+    # Thousands of legal actions apart: plotly picks the bins.
+    charts["branching_histogram"] = [
+        {"actions": 1, "decisions": 9},
+        {"actions": 4000, "decisions": 1},
+    ]
+    (wide,) = _specs(render_html(report))["3-choices"]["data"]
+    assert "xbins" not in wide
+    # A report without the series (it is optional in the schema) draws an empty chart.
+    del charts["branching_histogram"]
+    (empty,) = _specs(render_html(report))["3-choices"]["data"]
+    assert empty["x"] == []
+    charts["branching_histogram"] = [{"actions": 0, "decisions": 1}]
+    with pytest.raises(ReportError, match=r"branching_histogram\[0\]\.actions: 0 is outside"):
+        render_html(report)
+
+
 def test_extra_keys_are_ignored() -> None:
     report = sample_report(counts=(4,))
     report["extra"] = {"anything": [1, 2]}
@@ -289,9 +320,11 @@ def test_a_player_count_without_games_renders_empty_charts() -> None:
         "lead_changes": [],
         "drama": [],
         "branching": [{"progress": 0.5, "mean": 1.0, "low": None, "high": None}],
+        "branching_histogram": [],
     }
     specs = _specs(render_html(report))
-    assert len(specs) == 7
+    assert len(specs) == 8
+    assert specs["4-choices"]["data"][0]["x"] == []
     assert specs["4-scores"]["data"] == []
     assert specs["4-win_seat"]["data"][0]["x"] == []
     assert len(specs["4-branching"]["data"]) == 1  # the mean, and no band without bounds

@@ -27,7 +27,7 @@ from cardshop.report import render_html, write_html
 from test_report import HOSTILE, sample_report
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHARTS_PER_COUNT = 7
+CHARTS_PER_COUNT = 8
 
 
 def _chromium() -> str | None:

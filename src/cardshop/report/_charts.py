@@ -31,6 +31,7 @@ CHARTS: tuple[tuple[str, str], ...] = (
     ("lead_changes", "Lead changes per game"),
     ("drama", "Drama: how far behind the eventual winner was"),
     ("branching", "Branching factor over the course of a game"),
+    ("choices", "Legal actions per decision"),
 )
 """The charts of one player count, in page order: (id, title)."""
 
@@ -242,6 +243,40 @@ def _branching(series: Sequence[Series]) -> dict[str, Any]:
     return {"data": data, "layout": layout}
 
 
+NARROW = 60
+"""A branching histogram whose legal actions span at most this many gets a bar per count."""
+
+
+def _choices(series: Sequence[Series]) -> dict[str, Any]:
+    """The distribution of the number of legal actions at a decision, as shares."""
+    data = []
+    for i, s in enumerate(series):
+        counts = s.charts.branching_histogram
+        trace: dict[str, Any] = {
+            "type": "histogram",
+            "name": _esc(s.name),
+            "x": [actions for actions, _ in counts],
+            "y": [decisions for _, decisions in counts],
+            "histfunc": "sum",
+            "histnorm": "probability",
+            "marker": {"color": COLOURS[i % 2]},
+            "opacity": 0.6 if len(series) > 1 else 0.85,
+        }
+        data.append(trace)
+    values = [a for s in series for a, _ in s.charts.branching_histogram]
+    if values and max(values) - min(values) <= NARROW:
+        for trace in data:  # one bar per number of legal actions
+            trace["xbins"] = {"start": min(values) - 0.5, "end": max(values) + 0.5, "size": 1}
+    layout = _base(
+        "Legal actions per decision",
+        "legal actions at a decision (1: forced)",
+        "share of decisions",
+        barmode="overlay",
+    )
+    layout["yaxis"]["tickformat"] = ".0%"
+    return {"data": data, "layout": layout}
+
+
 def chart_specs(series: Sequence[Series]) -> dict[str, dict[str, Any]]:
     """The figure spec of every chart in :data:`CHARTS` for one player count.
 
@@ -264,4 +299,5 @@ def chart_specs(series: Sequence[Series]) -> dict[str, dict[str, Any]]:
             None,
         ),
         "branching": _branching(series),
+        "choices": _choices(series),
     }

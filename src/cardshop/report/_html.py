@@ -248,6 +248,8 @@ CAPTIONS = {
     "led by the winner throughout.",
     "branching": "Mean legal actions per decision at each stage of the game, with its "
     "95% band; 1 means a forced move.",
+    "choices": "How the decisions of all games spread over the number of legal actions "
+    "offered; the bar at 1 is the share of forced decisions.",
 }
 
 

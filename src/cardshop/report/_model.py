@@ -43,6 +43,7 @@ MAX_SEATS = 64
 MAX_BOTS = 64
 MAX_INVARIANTS = 1_000
 MAX_BINS = 1_000
+MAX_ACTION_COUNTS = 100_000  # distinct numbers of legal actions in a branching histogram
 MAX_NUMBERS = 2_000_000  # numbers in all chart series of one report together
 
 Path = tuple[str | int, ...]
@@ -101,6 +102,8 @@ class Charts:
     lead_changes: tuple[float, ...]
     drama: tuple[float, ...]
     branching: tuple[Branch, ...]
+    branching_histogram: tuple[tuple[int, int], ...] = ()
+    """(legal actions, decisions that had that many), by legal actions; () if absent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +398,21 @@ def _charts(r: _Reader, value: object, path: Path) -> Charts:
                 high=r.maybe(d.get("high"), (*ip, "high")),
             )
         )
+    hp = (*path, "branching_histogram")
+    histogram = []
+    raw_histogram = r.list(c.get("branching_histogram", []), hp, MAX_ACTION_COUNTS)
+    r.numbers += 2 * len(raw_histogram)
+    if r.numbers > MAX_NUMBERS:
+        r.fail(hp, f"the chart series hold more than {MAX_NUMBERS} numbers in all")
+    for i, item in enumerate(raw_histogram):
+        ip = (*hp, i)
+        d = r.obj(item, ip)
+        histogram.append(
+            (
+                r.integer(r.key(d, "actions", ip), (*ip, "actions"), 1, 2**53),
+                r.integer(r.key(d, "decisions", ip), (*ip, "decisions"), 0, 2**53),
+            )
+        )
     return Charts(
         scores_by_seat=tuple(scores),
         rounds=r.series(r.key(length, "rounds", lp), (*lp, "rounds")),
@@ -405,6 +423,7 @@ def _charts(r: _Reader, value: object, path: Path) -> Charts:
         lead_changes=r.series(r.key(c, "lead_changes", path), (*path, "lead_changes")),
         drama=r.series(r.key(c, "drama", path), (*path, "drama")),
         branching=tuple(branching),
+        branching_histogram=tuple(sorted(histogram)),
     )
 
 
