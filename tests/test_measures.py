@@ -334,6 +334,39 @@ def test_summaries_round_trip_through_a_games_file(tmp_path: Path) -> None:
     assert section.header == header
 
 
+def test_saved_games_report_each_bots_win_rate_in_every_form(tmp_path: Path) -> None:
+    """The report of hand-built games, recomputed from a saved file: the per-bot win
+    rates (greedy won 2 of its 6 seat-games, random 1 of 3) in text, Markdown and JSON."""
+    from cardshop.audit import AuditReport, report_from_games
+
+    bots = ("greedy", "random", "greedy")
+    games = [
+        game([(5, 1, 2)], bots=bots),
+        game([(1, 4, 3)], bots=bots),
+        game([(2, 0, 6)], bots=bots),
+    ]
+    header = {
+        "variant": "x", "name": "x", "family": "klunker", "title": "X", "content_hash": "ab",
+        "seed": 0, "games": 3, "bots": ["greedy", "random"], "players": [3],
+    }  # fmt: skip
+    path = tmp_path / "games.jsonl"
+    write_games([GamesSection(header, games)], path)
+    report = report_from_games(path)
+    assert isinstance(report, AuditReport)
+    greedy, random_ = str(wilson(2, 6)), str(wilson(1, 3))
+    text = report.to_text()
+    assert f"greedy  {greedy}" in text
+    assert f"random  {random_}" in text
+    assert f"| 3 | {greedy} | {random_} |" in report.to_markdown()
+    (pc,) = report.to_dict()["variants"][0]["player_counts"]
+    rates = {r["bot"]: (r["rate"], r["low"], r["high"]) for r in pc["charts"]["win_rate_by_bot"]}
+    assert rates["greedy"] == pytest.approx(_iv(2, 6), abs=1e-6)
+    # One bot on every seat: no per-bot lines.
+    header["bots"] = ["random"]
+    write_games([GamesSection(header, [game([(1, 0, 0)])])], path)
+    assert "each bot" not in report_from_games(path).to_text()
+
+
 def _line(**changes: Any) -> dict[str, Any]:
     data = game([(1, 0), (3, 2)]).to_dict()
     data.update(changes)

@@ -406,6 +406,11 @@ class AuditReport:
             for pos, rate in enumerate(pc.win_rate_by_position):
                 label = "first start player" if pos == 0 else f"+{pos} clockwise"
                 out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
+            rates = _bot_rates(pc)
+            if rates:
+                out.append("  win rate per seat of each bot (95% Wilson interval):")
+                width = max(len(name) for name, _ in rates)
+                out += [f"    {name:<{width}}  {rate}" for name, rate in rates]
             out += _measure_lines(pc.measures)
         out += ["", "Result: " + ("ok" if self.ok else "FAILED")]
         return "\n".join(out)
@@ -476,6 +481,16 @@ class AuditReport:
             [f"seat {i}" for i in range(most)],
             "win_rate_by_seat",
         )
+        bots = list(dict.fromkeys(self.bots))
+        if len(bots) > 1:
+            out += ["", "Win rate per seat of each bot (95% Wilson interval):", ""]
+            out += [f"| Players | {' | '.join(f'`{b}`' for b in bots)} |"]
+            out.append("| --- |" + " --- |" * len(bots))
+            for pc in self.player_counts:
+                by_bot = dict(_bot_rates(pc))
+                out.append(
+                    f"| {pc.players} | " + " | ".join(by_bot.get(b, "") for b in bots) + " |"
+                )
         out += ["", "### Game-quality measures", ""]
         out += _measure_table(self.player_counts)
         return "\n".join(out)
@@ -776,6 +791,14 @@ def report_schema() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------- presentation
+
+
+def _bot_rates(pc: PlayerCountReport) -> list[tuple[str, str]]:
+    """Each bot's win rate per seat it played, as text, when the seats play two or more."""
+    rows = pc.charts.get("win_rate_by_bot", [])
+    if len(rows) < 2:
+        return []
+    return [(r["bot"], str(Interval(r["rate"], r["low"], r["high"]))) for r in rows]
 
 
 def _measure_lines(measures: Mapping[str, Measure]) -> list[str]:
