@@ -187,7 +187,8 @@ def test_a_shared_win_counts_one_kth_to_each_winner() -> None:
     measures = measure_all(games)
     assert measures["win_share_0"].value == 0.75
     assert measures["win_share_1"].value == 0.25
-    assert measures["ties"].value == 0.5
+    ties = measures["ties"]
+    assert (ties.value, ties.low, ties.high) == pytest.approx(_iv(1, 2))  # 1 of 2 shared
     assert sum(r["rate"] for r in charts(games)["win_rate_by_seat"]) == pytest.approx(1)
 
 
@@ -219,9 +220,14 @@ def test_ends_and_lengths() -> None:
         game([(0, 1)], rounds=6, legal=(1, 1), termination="capped", ticks=20),
     ]
     measures = measure_all(games)
-    assert measures["capped"].value == 0.5
-    assert measures["completion"].value == 0.5
+    capped, completion = measures["capped"], measures["completion"]
+    assert (capped.value, capped.low, capped.high) == pytest.approx(_iv(1, 2))
+    assert (completion.value, completion.low, completion.high) == pytest.approx(_iv(1, 2))
     assert measures["rounds"].value == 5
+    # Means of two games: the mean +- 1.96 standard errors (sd of 4, 6 is sqrt(2)).
+    assert (measures["rounds"].low, measures["rounds"].high) == pytest.approx(
+        (5 - Z95 * math.sqrt(2) / math.sqrt(2), 5 + Z95 * math.sqrt(2) / math.sqrt(2))
+    )
     assert measures["decisions"].value == 2.5
     assert measures["ticks"].value == 15
     assert "ticks" not in measure_all([game([(1, 0)], ticks=None)])
