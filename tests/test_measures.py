@@ -373,6 +373,32 @@ def test_saved_games_report_each_bots_win_rate_in_every_form(tmp_path: Path) -> 
     assert "each bot" not in report_from_games(path).to_text()
 
 
+def test_a_saved_comparison_marks_its_significant_differences(tmp_path: Path) -> None:
+    """Two sections of hand-built games: B's games last 4 rounds longer, seat 0 wins
+    every game in both; only the first difference is marked, in text and Markdown."""
+    from cardshop.audit import ComparisonReport, report_from_games
+
+    header = {
+        "variant": "a", "name": "a", "family": "klunker", "title": "A", "content_hash": "ab",
+        "seed": 0, "games": 30, "bots": ["random"], "players": [2],
+    }  # fmt: skip
+    a = [game([(1, 0)], rounds=4 + i % 2) for i in range(30)]
+    b = [game([(1, 0)], rounds=8 + i % 2) for i in range(30)]
+    path = tmp_path / "both.jsonl"
+    write_games([GamesSection(header, a), GamesSection({**header, "variant": "b"}, b)], path)
+    report = report_from_games(path)
+    assert isinstance(report, ComparisonReport)
+    lines = report.to_text().splitlines()
+    (rounds,) = [line for line in lines if "Rounds" in line]
+    (share,) = [line for line in lines if "Win share, first player  " in line]
+    assert rounds.startswith("  * Rounds")
+    assert "B-A 4.00 [" in rounds
+    assert share.startswith("    Win share")  # 100% in both: no mark
+    markdown = report.to_markdown()
+    assert "| Rounds | 4.50 | 8.50 | **4.00 [" in markdown
+    assert "| Win share, first player | 100.0% | 100.0% | 0.0% [" in markdown
+
+
 def _line(**changes: Any) -> dict[str, Any]:
     data = game([(1, 0), (3, 2)]).to_dict()
     data.update(changes)
