@@ -376,7 +376,7 @@ def test_saved_games_report_each_bots_win_rate_in_every_form(tmp_path: Path) -> 
 def test_a_saved_comparison_marks_its_significant_differences(tmp_path: Path) -> None:
     """Two sections of hand-built games: B's games last 4 rounds longer, seat 0 wins
     every game in both; only the first difference is marked, in text and Markdown."""
-    from cardshop.audit import ComparisonReport, report_from_games
+    from cardshop.audit import AuditError, ComparisonReport, report_from_games
 
     header = {
         "variant": "a", "name": "a", "family": "klunker", "title": "A", "content_hash": "ab",
@@ -396,6 +396,11 @@ def test_a_saved_comparison_marks_its_significant_differences(tmp_path: Path) ->
     assert share.startswith("    Win share")  # 100% in both: no mark
     markdown = report.to_markdown()
     assert "| Rounds | 4.50 | 8.50 | **4.00 [" in markdown
+    # A file whose sections are of two families is refused, as such a comparison is.
+    other = {**header, "variant": "b", "family": "wuhltisch"}
+    write_games([GamesSection(header, a), GamesSection(other, b)], path)
+    with pytest.raises(AuditError, match="families 'klunker' and 'wuhltisch'"):
+        report_from_games(path)
     assert "| Win share, first player | 100.0% | 100.0% | 0.0% [" in markdown
 
 

@@ -1011,6 +1011,13 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
     :class:`AuditReport`, two a :class:`ComparisonReport`.
     """
     sections = read_games(path)
+    families = [section.header["family"] for section in sections]
+    if len(set(families)) > 1:
+        raise AuditError(
+            f"{str(path)[:200]}: its two sections are of the families "
+            f"{families[0][:60]!r} and {families[1][:60]!r}; only variants of one family "
+            "are compared"
+        )
     reports = []
     for section in sections:
         h = section.header
