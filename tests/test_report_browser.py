@@ -132,6 +132,19 @@ def cli(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         yield CliRun(report, page, seen)
 
 
+@pytest.fixture(scope="module")
+def single(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRun]:
+    """``cardshop audit klunker-en --html report.html`` (with few games): one variant,
+    real measures, no comparison."""
+    page = tmp_path_factory.mktemp("single") / "report.html"
+    command = [sys.executable, "-m", "cardshop", "audit", "klunker-en", "--html", str(page)]
+    command += ["--players", "4", "--games", "6", "--examples", "0", "--quiet", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    for seen in _visit(browser, page):
+        yield CliRun(json.loads(done.stdout), page, seen)
+
+
 def _charts(seen: Visit) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = seen.js(
         """Array.from(document.querySelectorAll('div.chart')).map(c => ({
@@ -152,7 +165,7 @@ def _seen(which: str, request: pytest.FixtureRequest) -> Visit:
     return found.visit if isinstance(found, CliRun) else found
 
 
-@pytest.mark.parametrize("which", ["audit", "comparison", "cli"])
+@pytest.mark.parametrize("which", ["audit", "comparison", "cli", "single"])
 def test_the_page_loads_offline_without_errors_or_requests(
     which: str, request: pytest.FixtureRequest
 ) -> None:
@@ -163,7 +176,9 @@ def test_the_page_loads_offline_without_errors_or_requests(
     assert seen.js("document.body.getAttribute('data-charts-failed')") is None
 
 
-@pytest.mark.parametrize(("which", "count"), [("audit", 2), ("comparison", 1), ("cli", 1)])
+@pytest.mark.parametrize(
+    ("which", "count"), [("audit", 2), ("comparison", 1), ("cli", 1), ("single", 1)]
+)
 def test_every_chart_is_drawn(which: str, count: int, request: pytest.FixtureRequest) -> None:
     seen = _seen(which, request)
     charts = _charts(seen)
@@ -209,6 +224,34 @@ def test_hostile_text_shows_as_text_and_never_runs(comparison: Visit) -> None:
         ".map(t => t.textContent)"
     )
     assert HOSTILE in ticks
+
+
+def test_a_single_audit_has_every_chart_and_no_comparison(single: CliRun) -> None:
+    seen = single.visit
+    titles = [c["title"] for c in _charts(seen)]
+    assert titles == [
+        "Final scores per seat",
+        "Game length",
+        "Win rate per seat",
+        "Win rate per bot",
+        "Lead changes per game",
+        "Drama: how far behind the eventual winner was",
+        "Branching factor over the course of a game",
+        "Legal actions per decision",
+    ]
+    assert seen.js("document.querySelectorAll('table.comparison').length") == 0
+    measures = seen.js(
+        "Array.from(document.querySelectorAll('#players-4 table.measures tbody tr'))"
+        ".map(r => r.getAttribute('data-measure'))"
+    )
+    assert {"balance", "first_player_advantage", "branching", "forced_share"} <= set(measures)
+    # The distribution chart's share at 1 legal action is the forced decisions' share.
+    trace = seen.js(
+        "JSON.parse(document.getElementById('cardshop-charts').textContent)['4-choices'].data[0]"
+    )
+    forced = trace["y"][trace["x"].index(1)] / sum(trace["y"])
+    (count,) = single.report["variants"][0]["player_counts"]
+    assert forced == pytest.approx(count["measures"]["forced_share"]["value"], abs=1e-6)
 
 
 def test_the_command_line_writes_its_json_report_as_the_page(cli: CliRun) -> None:
