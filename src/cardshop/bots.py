@@ -129,7 +129,8 @@ class ISMCTSBot:
     Each iteration samples a determinization of the observation (the family's
     ``sampler`` deals the hidden cards at random), descends the one shared tree --
     every acting seat choosing among the actions legal for it in that sample by UCB1
-    with availability counts (``exploration`` is the UCB constant) -- adds one node,
+    with availability counts (``exploration`` is the UCB constant; a family with a
+    ``candidates`` hook narrows those actions to its candidates) -- adds one node,
     plays on with the family's playout policy (uniform random if it has none), and
     backs up for every seat a reward in [0, 1]. A family with a ``progress`` hook stops
     playouts after ``horizon`` units of it and values the game with its ``evaluate``
