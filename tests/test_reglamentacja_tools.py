@@ -360,3 +360,26 @@ def test_ismcts_expands_offer_turns_among_the_candidates_only() -> None:
     assert set(root.edges[seat]) <= set(found)
     assert sum(e.visits for e in root.edges[seat].values()) == 40
     assert max(e.visits for e in root.edges[seat].values()) > 1  # searched, not just tried
+
+
+def test_the_evaluation_values_a_bought_card_above_holding_its_stamps() -> None:
+    # Seat 2 heads the queue holding exactly the cheesecake's stamps (flour flour sugar).
+    game = ReglamentacjaGame.from_position(
+        {
+            "variant": "reglamentacja",
+            "phase": "shop",
+            "active": 1,
+            "queue": [2, 0, "S", 1],
+            "seats": [
+                {"hand": {"meat": 1}},
+                {"hand": {"soap": 1}},
+                {"hand": {"flour": 2, "sugar": 1}},
+            ],
+            "row": ["cheesecake", "buffet", "brownie", "meat-balls", "great-laundry", "tea-sugar"],
+        }
+    )
+    bought, passed = game.clone(), game.clone()
+    bought.apply("buy 1", 2)
+    passed.apply("pass", 2)
+    assert bought.score(2) > 0 == passed.score(2)
+    assert evaluate(bought)[2] > evaluate(passed)[2]

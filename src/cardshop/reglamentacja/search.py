@@ -11,7 +11,7 @@ of random offers runs hundreds of steps. So playouts here are short and cheap:
   discards the stamp it needs least and buys the best card it can.
 * ``progress``: the turn number, so a playout stops when the next turn begins (the
   core's ISMCTS stops after ``horizon`` units, 1 by default);
-* ``evaluate``: each seat's points so far plus half its hand's value, turned into a
+* ``evaluate``: each seat's points so far plus 0.3 times its hand's value, turned into a
   value in [0, 1] by its lead over the best other seat;
 * ``candidates``: on an offer turn the tree does not expand among the thousands of
   legal offers (RG-ACT-2) but among a few dozen candidates built from the seat's
@@ -61,8 +61,13 @@ __all__ = [
     "rollout_policy",
 ]
 
-HAND_WEIGHT = 0.5
-"""How much a hand's value counts next to points already scored, when a playout stops."""
+HAND_WEIGHT = 0.3
+"""How much a hand's value counts next to points already scored, when a playout stops.
+
+A hand that can buy a card is valued at twice the card's points
+(:func:`~cardshop.reglamentacja.bots.hand_value`), so the weight must stay under 0.5
+for a bought card to be worth more than the stamps that could buy it (at 0.5 the
+search passed at the counter about as often as it bought)."""
 
 BEST_SWAPS = 3
 """Offer-turn candidates: this many best one-for-one swaps (those that raise the value)."""
