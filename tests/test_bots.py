@@ -387,6 +387,64 @@ def test_ismcts_budgets() -> None:
         ISMCTSBot("klunker-en", rollout="clever")  # type: ignore[arg-type]
 
 
+def _root_visits(bot: ISMCTSBot, obs: Any) -> list[tuple[int, str, int]]:
+    return sorted(
+        (seat, str(a), e.visits)
+        for seat, edges in bot.search(obs).edges.items()
+        for a, e in edges.items()
+    )
+
+
+def test_a_candidates_hook_limits_the_tree_to_its_candidates() -> None:
+    from cardshop._family import (
+        CandidatePolicy,
+        SearchHooks,
+        get_family,
+        register_family,
+    )
+
+    family = get_family("klunker")
+    hooks = family.search or SearchHooks()
+    game = random_state("klunker-en", 4, seed=7, steps=12)
+    seat = game.current_player
+    assert seat is not None
+    obs, legal = game.observation(seat), game.legal_actions()
+    assert len(legal) > 2
+    calls: list[int] = []
+
+    def some(variant: Any, seed: int) -> CandidatePolicy:
+        def candidates(g: Game, s: int) -> Sequence[Action] | None:
+            calls.append(s)
+            return g.legal_actions(s)[-2:]  # the last two, legal in every sample
+
+        return candidates
+
+    def none(variant: Any, seed: int) -> CandidatePolicy:
+        return lambda g, s: None
+
+    plain = _root_visits(ISMCTSBot("klunker-en", 30, seed=4), obs)
+    try:
+        register_family(
+            dataclasses.replace(family, search=dataclasses.replace(hooks, candidates=none)),
+            replace=True,
+        )
+        # None means every legal action: the search is the one without the hook.
+        assert _root_visits(ISMCTSBot("klunker-en", 30, seed=4), obs) == plain
+        register_family(
+            dataclasses.replace(family, search=dataclasses.replace(hooks, candidates=some)),
+            replace=True,
+        )
+        bot = ISMCTSBot("klunker-en", 30, seed=4)
+        root = bot.search(obs)
+        assert calls
+        assert set(root.edges[seat]) == set(legal[-2:])
+        assert sum(e.visits for e in root.edges[seat].values()) == 30
+        assert bot.choose(obs, legal) in legal[-2:]
+    finally:
+        register_family(family, replace=True)
+    assert get_family("klunker") is family
+
+
 def test_a_single_legal_action_is_played_without_search() -> None:
     game = Game.from_position(
         {"variant": "klunker-en", "phase": "store", "seats": [{}, {"hand": {"shoes": 1}}, {}]}

@@ -80,7 +80,8 @@ def test_random_playouts_keep_every_invariant(seed: int) -> None:
     playout(game, random.Random(seed))
     result = game.result()
     assert result.termination.value in ("finished", "capped")
-    assert result.details["turns"] == game.turn
+    assert result.rounds == game.turn  # a game's length in turns
+    assert set(result.details) == set(game.stats)  # no length repeated among them
     assert sum(result.details[k] for k in ("speculator_buys",)) == len(game.card_zones()["removed"])
 
 

@@ -20,8 +20,14 @@ from cardshop._loader import load_variant
 from cardshop.bots import ISMCTSBot, make_bot
 from cardshop.invariants import CheckedGame
 from cardshop.reglamentacja import FAMILY, ReglamentacjaGame, ReglamentacjaVariant
-from cardshop.reglamentacja.bots import hand_value
-from cardshop.reglamentacja.search import SEARCH, evaluate, progress, rollout_policy
+from cardshop.reglamentacja.bots import determinizer, hand_value
+from cardshop.reglamentacja.search import (
+    SEARCH,
+    candidate_policy,
+    evaluate,
+    progress,
+    rollout_policy,
+)
 from cardshop.reglamentacja.strategies import variants
 from cardshop.testing.strategies import action_sequences, draw_step, family_variants, games
 
@@ -264,3 +270,116 @@ def test_ismcts_plays_whole_small_games_with_legal_choices() -> None:
             game.apply(action, seat)
         assert game.termination is not None
     assert "offer" in verbs or "pass" in verbs or "stop" in verbs  # it chose on offer turns
+
+
+def _offer_turns(players: int, seed: int, every: int = 5) -> list[ReglamentacjaGame]:
+    """Offer turns (no offer pending) of a game played at random, one in ``every``."""
+    game = new_game("reglamentacja", players, seed)
+    assert isinstance(game, ReglamentacjaGame)
+    rng = random.Random(seed)
+    found: list[ReglamentacjaGame] = []
+    step = 0
+    while not game.is_over and len(found) < 12:
+        seat = game.current_player
+        assert seat is not None
+        obs = game.observation(seat)
+        if game.phase in ("trade", "final-trade") and obs.pending is None:
+            step += 1
+            if step % every == 0:
+                found.append(game.clone())
+        game.apply(rng.choice(game.legal_actions(seat)), seat)
+    return found
+
+
+def test_search_candidates_are_few_distinct_legal_and_the_same_for_every_sample() -> None:
+    v = load_variant("reglamentacja")
+    policy = candidate_policy(v, 5)
+    verbs: set[str] = set()
+    for players in (3, 4, 5):
+        for game in _offer_turns(players, players):
+            seat = game.current_player
+            assert seat is not None
+            legal = set(game.legal_actions(seat))
+            found = policy(game, seat)
+            assert found is not None
+            assert len(set(found)) == len(found) <= 40 < len(legal)
+            assert set(found) <= legal
+            assert Action("pass") in found
+            assert (Action("stop") in found) == (Action("stop") in legal)
+            verbs.update(a.verb for a in found)
+            # Other samples of the seat's information set: the same candidates.
+            deal = determinizer(game.observation(seat), v, random.Random(1))
+            for i in range(3):
+                assert policy(deal(random.Random(i)), seat) == found
+    assert {"offer", "pass", "stop", "speculate"} <= verbs
+    # Answers, discards and shopping: every legal action is a candidate (None).
+    game = new_game(v, 3, 1)
+    rng = random.Random(1)
+    seen: set[str] = set()
+    while not game.is_over and len(seen) < 3:
+        seat = game.current_player
+        assert seat is not None
+        obs = game.observation(seat)
+        if obs.pending is not None or game.phase in ("discard", "shop"):
+            assert policy(game, seat) is None
+            seen.add("answer" if obs.pending is not None else game.phase)
+        game.apply(rng.choice(game.legal_actions(seat)), seat)
+    assert seen == {"answer", "discard", "shop"}
+
+
+def test_the_determinizer_deals_checked_games_that_look_the_same_and_differ() -> None:
+    v = load_variant("reglamentacja")
+    for players in (3, 4, 5):
+        games = _offer_turns(players, 10 + players, every=3)
+        assert games
+        for game in games[:4]:
+            for seat in range(players):
+                obs = game.observation(seat)
+                deal = determinizer(obs, v, random.Random(seat))
+                hidden = set()
+                for i in range(4):
+                    sample = deal(random.Random(i))
+                    assert sample.problems() == []
+                    assert sample.observation(seat) == obs
+                    others = [sample.hand(s) for s in range(players) if s != seat]
+                    visits = [sample.visit(s) for s in range(players) if s != seat]
+                    hidden.add(repr((others, visits, sample.stamp_zones()["stack"])))
+                assert len(hidden) > 1  # the hidden parts are dealt again
+
+
+def test_ismcts_expands_offer_turns_among_the_candidates_only() -> None:
+    v = load_variant("reglamentacja")
+    game = _offer_turns(4, 3)[0]
+    seat = game.current_player
+    assert seat is not None
+    obs = game.observation(seat)
+    bot = ISMCTSBot(v, iterations=40, seed=2)
+    root = bot.search(obs)
+    found = candidate_policy(v, 2)(game, seat)
+    assert found is not None
+    assert set(root.edges[seat]) <= set(found)
+    assert sum(e.visits for e in root.edges[seat].values()) == 40
+    assert max(e.visits for e in root.edges[seat].values()) > 1  # searched, not just tried
+
+
+def test_the_evaluation_values_a_bought_card_above_holding_its_stamps() -> None:
+    # Seat 2 heads the queue holding exactly the cheesecake's stamps (flour flour sugar).
+    game = ReglamentacjaGame.from_position(
+        {
+            "variant": "reglamentacja",
+            "phase": "shop",
+            "active": 1,
+            "queue": [2, 0, "S", 1],
+            "seats": [
+                {"hand": {"meat": 1}},
+                {"hand": {"soap": 1}},
+                {"hand": {"flour": 2, "sugar": 1}},
+            ],
+            "row": ["cheesecake", "buffet", "brownie", "meat-balls", "great-laundry", "tea-sugar"],
+        }
+    )
+    bought, passed = game.clone(), game.clone()
+    bought.apply("buy 1", 2)
+    passed.apply("pass", 2)
+    assert bought.score(2) > 0 == passed.score(2)
+    assert evaluate(bought)[2] > evaluate(passed)[2]

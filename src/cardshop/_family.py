@@ -30,6 +30,7 @@ from cardshop._variant import VariantBase
 __all__ = [
     "ENTRY_POINT_GROUP",
     "BotFactory",
+    "CandidatePolicy",
     "Family",
     "Invariant",
     "ObservationEncoder",
@@ -73,6 +74,10 @@ bot name (``"500"`` in ``"ismcts:500"``), or ``None``."""
 RolloutPolicy = Callable[[Game, Seat, random.Random], Action]
 """Chooses an action for an acting seat of a (sampled, fully known) game in a playout."""
 
+CandidatePolicy = Callable[[Game, Seat], Sequence[Action] | None]
+"""The actions a tree search tries for an acting seat of a (sampled) game: a small
+subset of its legal actions, or ``None`` for all of them."""
+
 
 @dataclass(frozen=True, slots=True)
 class SearchHooks:
@@ -82,11 +87,22 @@ class SearchHooks:
     ``evaluate(game)`` gives each seat a value in [0, 1] for a game a playout stopped
     before its end; ``progress(game)`` is a counter (rounds, say) after ``horizon``
     units of which a playout stops and ``evaluate`` is used.
+
+    ``candidates(variant, seed)`` builds a :data:`CandidatePolicy` for a family whose
+    decisions can have too many legal actions to try them all (thousands of trade
+    offers, say): called with a sampled game and an acting seat, it returns the
+    actions the tree expands at that node -- distinct, each legal for that seat in that
+    game, and not empty -- or ``None`` to use all the legal actions. It should depend
+    only on what that seat knows and ``seed``, so that the samples of one
+    information set see the same candidates, and it should not list every legal
+    action to find them (that is the cost it saves). Without the hook every legal
+    action is a candidate.
     """
 
     rollout: Callable[[VariantBase, int], RolloutPolicy] | None = None
     evaluate: Callable[[Game], Sequence[float]] | None = None
     progress: Callable[[Game], int] | None = None
+    candidates: Callable[[VariantBase, int], CandidatePolicy] | None = None
 
 
 @dataclass(frozen=True, slots=True)

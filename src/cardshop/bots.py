@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from cardshop._core import Action, Seat
 from cardshop._errors import SetupError
-from cardshop._family import RolloutPolicy, get_family
+from cardshop._family import CandidatePolicy, RolloutPolicy, get_family
 from cardshop._game import Game
 from cardshop._loader import load_variant
 from cardshop._series import family_for
@@ -129,7 +129,8 @@ class ISMCTSBot:
     Each iteration samples a determinization of the observation (the family's
     ``sampler`` deals the hidden cards at random), descends the one shared tree --
     every acting seat choosing among the actions legal for it in that sample by UCB1
-    with availability counts (``exploration`` is the UCB constant) -- adds one node,
+    with availability counts (``exploration`` is the UCB constant; a family with a
+    ``candidates`` hook narrows those actions to its candidates) -- adds one node,
     plays on with the family's playout policy (uniform random if it has none), and
     backs up for every seat a reward in [0, 1]. A family with a ``progress`` hook stops
     playouts after ``horizon`` units of it and values the game with its ``evaluate``
@@ -174,6 +175,9 @@ class ISMCTSBot:
         if rollout == "family" and hooks is not None and hooks.rollout is not None:
             self._policy = hooks.rollout(self.variant, seed)
         self._evaluate = hooks.evaluate if hooks is not None else None
+        self._candidates: CandidatePolicy | None = None
+        if hooks is not None and hooks.candidates is not None:
+            self._candidates = hooks.candidates(self.variant, seed)
         self._progress = hooks.progress if hooks is not None else None
         self.iterations = iterations
         self.time_limit = time_limit
@@ -236,8 +240,11 @@ class ISMCTSBot:
         c = self.exploration
         chosen: list[Any] = []
         expanded = False
+        candidates = self._candidates
         for seat in game.acting:
-            legal = game.legal_actions(seat)
+            legal = None if candidates is None else candidates(game, seat)
+            if legal is None:
+                legal = game.legal_actions(seat)
             edges = node.edges.setdefault(seat, {})
             untried = [a for a in legal if a not in edges]
             if untried:

@@ -15,7 +15,7 @@ from cardshop._errors import PositionError, SetupError
 from cardshop._family import Family
 from cardshop._game import Dynamics, Game
 from cardshop._variant import VariantBase
-from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, hand_value, sample
+from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, determinizer, hand_value, sample
 from cardshop.reglamentacja.encoding import (
     ObservationEncoder,
     action_space,
@@ -86,6 +86,7 @@ FAMILY = Family(
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,
+    determinizer=determinizer,
     search=SEARCH,
     digest="reglamentacja-rules.md",
     variant_strategy="cardshop.reglamentacja.strategies:variants",

@@ -8,7 +8,7 @@ no memory between decisions and uses its own seeded generator.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cardshop._core import Action
@@ -24,7 +24,7 @@ from cardshop.reglamentacja.game import (
 )
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
-__all__ = ["ReglamentacjaGreedyBot", "hand_value", "sample", "sample_position"]
+__all__ = ["ReglamentacjaGreedyBot", "determinizer", "hand_value", "sample", "sample_position"]
 
 
 def _rules(variant: VariantBase) -> Rules:
@@ -260,3 +260,81 @@ def sample(observation: Any, variant: VariantBase, rng: random.Random) -> Reglam
     if not isinstance(variant, ReglamentacjaVariant):
         raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
     return ReglamentacjaGame.from_position(sample_position(observation, variant, rng), variant)
+
+
+def determinizer(
+    observation: Any, variant: VariantBase, rng: random.Random
+) -> Callable[[random.Random], ReglamentacjaGame]:
+    """Many samples of one observation, cheaply (the family's ``determinizer``).
+
+    One game is built with :func:`sample` (every part checked); each sample is a copy
+    of it with the hidden parts dealt again as :func:`sample_position` deals them:
+    the stamps in other hands and in the stack (a pending offer's stamps stay with
+    its maker), the other seats' visit cards, the shopping stack's order, how long
+    the top still spins and the seed of later chance events.
+    """
+    template = sample(observation, variant, rng)
+    o: Observation = observation
+    rules = template.rules
+    n = template.n
+    me = o.seat
+    kind_of = rules.stamp_kind
+    # Stamps the offerer of a pending offer is known to hold: kept in his hand.
+    keep = [0] * rules.k
+    if o.pending is not None and o.offerer is not None and o.offerer != me:
+        keep = list(o.pending[1])
+    kept: set[int] = set()
+    hidden: list[int] = []
+    for sid, zone in enumerate(template._swhere):
+        if zone == o.offerer and keep[kind_of[sid]]:
+            keep[kind_of[sid]] -= 1
+            kept.add(sid)
+        elif zone == n or (zone < n and zone != me):
+            hidden.append(sid)
+    others = [s for s in range(n) if s != me]
+    counts = [template._hsize[s] - sum(1 for x in kept if template._swhere[x] == s) for s in others]
+    stack_size = len(template._stack)
+    mine = template._visit[me]
+    removed = set(rules.meal_visits) if n == 3 and rules.without_meal_visits else set()
+    free = [v for v in range(rules.n_visits) if v != mine and v not in removed]
+    trading = o.phase in ("trade", "final-trade")
+    low_spin = max(rules.spin_min, o.offer_turns + 1) if trading else 0
+    k = rules.k
+
+    def deal(r: random.Random) -> ReglamentacjaGame:
+        g = template.clone()
+        ids = hidden.copy()
+        r.shuffle(ids)
+        where = g._swhere
+        hand = g._hand
+        for s in others:
+            base = s * k
+            for i in range(k):
+                hand[base + i] = 0
+        for x in kept:
+            hand[where[x] * k + kind_of[x]] += 1
+        at = 0
+        for s, c in zip(others, counts, strict=True):
+            base = s * k
+            for sid in ids[at : at + c]:
+                where[sid] = s
+                hand[base + kind_of[sid]] += 1
+            at += c
+        stack = ids[at:]
+        for sid in stack:
+            where[sid] = n
+        assert len(stack) == stack_size
+        g._stack = stack
+        visits = free.copy()
+        r.shuffle(visits)
+        for s in others:
+            g._visit[s] = visits.pop()
+        g._box = sorted({*range(rules.n_visits)} - set(g._visit))
+        r.shuffle(g._cstack)
+        if trading:
+            g._spin = r.randint(low_spin, rules.spin_max)
+        g.seed = r.randrange(2**63)
+        g._legal = None
+        return g
+
+    return deal

@@ -1126,9 +1126,9 @@ class ReglamentacjaGame(Game):
         ranks, winners = rank_seats(keys)
         termination = self.termination
         assert termination is not None
-        details = dict(self.stats)
-        details["turns"] = self._turn
-        return Result(scores, ranks, winners, termination, self._turn, details)
+        # The game's length in turns is the result's ``rounds`` (the core's unit of
+        # length), so it is not repeated among the details.
+        return Result(scores, ranks, winners, termination, self._turn, dict(self.stats))
 
     # ------------------------------------------------------------ observation
 

@@ -11,8 +11,18 @@ of random offers runs hundreds of steps. So playouts here are short and cheap:
   discards the stamp it needs least and buys the best card it can.
 * ``progress``: the turn number, so a playout stops when the next turn begins (the
   core's ISMCTS stops after ``horizon`` units, 1 by default);
-* ``evaluate``: each seat's points so far plus half its hand's value, turned into a
-  value in [0, 1] by its lead over the best other seat.
+* ``evaluate``: each seat's points so far plus 0.3 times its hand's value, turned into a
+  value in [0, 1] by its lead over the best other seat;
+* ``candidates``: on an offer turn the tree does not expand among the thousands of
+  legal offers (RG-ACT-2) but among a few dozen candidates built from the seat's
+  own hand without listing the legal ones: ``pass``, ``stop``, the speculator
+  trades that cost the hand least, the one-for-one swaps that raise its value most
+  (to every seat it may trade with, the best one also with ``place`` to the seats
+  ahead of it in the queue) and a few random offers, drawn from a generator seeded
+  by the bot's seed and what the seat knows (its hand, the row, its visit card, the
+  queue, the turn and the offer turn), so every sample of one information set sees
+  the same candidates. Answers, discards and shopping have few legal actions: the
+  tree tries them all.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ import random
 from collections.abc import Sequence
 
 from cardshop._core import Action, Seat
-from cardshop._family import RolloutPolicy, SearchHooks
+from cardshop._family import CandidatePolicy, RolloutPolicy, SearchHooks
 from cardshop._game import Game
 from cardshop._variant import VariantBase
 from cardshop.reglamentacja.bots import hand_value
@@ -39,10 +49,36 @@ from cardshop.reglamentacja.game import (
     ReglamentacjaGame,
 )
 
-__all__ = ["SEARCH", "evaluate", "progress", "rollout_policy"]
+__all__ = [
+    "BEST_SPECULATIONS",
+    "BEST_SWAPS",
+    "RANDOM_OFFERS",
+    "SEARCH",
+    "candidate_policy",
+    "evaluate",
+    "offer_candidates",
+    "progress",
+    "rollout_policy",
+]
 
-HAND_WEIGHT = 0.5
-"""How much a hand's value counts next to points already scored, when a playout stops."""
+HAND_WEIGHT = 0.3
+"""How much a hand's value counts next to points already scored, when a playout stops.
+
+A hand that can buy a card is valued at twice the card's points
+(:func:`~cardshop.reglamentacja.bots.hand_value`), so the weight must stay under 0.5
+for a bought card to be worth more than the stamps that could buy it (at 0.5 the
+search passed at the counter about as often as it bought)."""
+
+BEST_SWAPS = 3
+"""Offer-turn candidates: this many best one-for-one swaps (those that raise the value)."""
+
+BEST_SPECULATIONS = 2
+"""Offer-turn candidates: this many speculator draws and as many swaps, cheapest first."""
+
+RANDOM_OFFERS = 6
+"""Offer-turn candidates: this many random offers (fewer if some coincide)."""
+
+_CACHE_SIZE = 4096
 
 
 def _game(game: Game) -> ReglamentacjaGame:
@@ -108,6 +144,111 @@ def rollout_policy(variant: VariantBase, seed: int) -> RolloutPolicy:
     return policy
 
 
+def _random_offer(
+    game: ReglamentacjaGame, hand: list[int], targets: Sequence[int], rng: random.Random
+) -> Action:
+    """A random legal offer: stamps from ``hand`` for other kinds, to one of ``targets``."""
+    rules = game.rules
+    k = rules.k
+    pool = [i for i in range(k) for _ in range(hand[i])]
+    give = [0] * k
+    for i in rng.sample(pool, rng.randint(0, min(rules.max_trade, len(pool)))):
+        give[i] += 1
+    others = [i for i in range(k) if not give[i]]
+    take = [0] * k
+    if others:
+        for _ in range(rng.randint(0, rules.max_trade)):
+            take[rng.choice(others)] += 1
+    g, t = rules.ms_index[tuple(give)], rules.ms_index[tuple(take)]
+    place = (g == 0 and t == 0) or rng.random() < 0.25
+    return Action("offer", rules.offer_text(rng.choice(targets), g, t, place))
+
+
+def offer_candidates(game: ReglamentacjaGame, seat: int, seed: int) -> list[Action]:
+    """The actions the search tries on ``seat``'s offer turn (see the module's text).
+
+    Every one is legal; none of them is found by listing the legal offers.
+    """
+    rules = game.rules
+    k = rules.k
+    hand = _hand(game, seat)
+    row = game._row
+    visit = game._visit[seat]
+    targets = game._targets(seat)
+    active = game._phase == TRADE and seat == game._active
+    out: list[Action] = [PASS]
+    if active:
+        out.append(STOP)
+        costs = []
+        for i, ms in enumerate(rules.price_sets):
+            cost = rules.multisets[ms]
+            if all(h >= c for h, c in zip(hand, cost, strict=True)):
+                after = [h - c for h, c in zip(hand, cost, strict=True)]
+                costs.append((-hand_value(rules, after, row, visit), i))
+        costs.sort()
+        for _, i in costs[:BEST_SPECULATIONS]:
+            out.append(rules.draw_actions[i])
+            out.append(rules.swap_actions[i])
+    base = hand_value(rules, hand, row, visit)
+    gains = []
+    for g in range(k):
+        if not hand[g]:
+            continue
+        for t in range(k):
+            if t != g:
+                hand[g] -= 1
+                hand[t] += 1
+                gain = hand_value(rules, hand, row, visit) - base
+                hand[g] += 1
+                hand[t] -= 1
+                if gain > 0:
+                    gains.append((-gain, g, t))
+    gains.sort()
+    unit = [rules.ms_index[tuple(1 if i == j else 0 for i in range(k))] for j in range(k)]
+    queue = game._queue
+    ahead = [s for s in targets if queue.index(s) < queue.index(seat)]
+    for rank, (_, g, t) in enumerate(gains[:BEST_SWAPS]):
+        for target in targets:
+            out.append(Action("offer", rules.offer_text(target, unit[g], unit[t], False)))
+        if rank == 0:
+            for target in ahead:
+                out.append(Action("offer", rules.offer_text(target, unit[g], unit[t], True)))
+    key = (seed, game._phase, game.turn, game._done, seat, *hand, *row, visit, *queue)
+    rng = random.Random(hash(key))
+    out.extend(_random_offer(game, hand, targets, rng) for _ in range(RANDOM_OFFERS))
+    return list(dict.fromkeys(out))
+
+
+def candidate_policy(variant: VariantBase, seed: int) -> CandidatePolicy:
+    """The search's candidates: :func:`offer_candidates` on an offer turn, else all."""
+    cache: dict[tuple[int, ...], list[Action]] = {}
+
+    def candidates(game: Game, seat: Seat) -> Sequence[Action] | None:
+        if not isinstance(game, ReglamentacjaGame):
+            return None
+        if game._phase not in (TRADE, FINAL_TRADE) or game._pt >= 0:
+            return None  # an answer, a discard or shopping: few legal actions
+        key = (
+            game._phase,
+            game.turn,
+            game._done,
+            seat,
+            game._active,
+            *_hand(game, seat),
+            *game._row,
+            game._visit[seat],
+            *game._queue,
+        )
+        found = cache.get(key)
+        if found is None:
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            found = cache[key] = offer_candidates(game, seat, seed)
+        return found
+
+    return candidates
+
+
 def progress(game: Game) -> int:
     """The turn number: a playout stops when the next turn begins."""
     return _game(game).turn
@@ -129,5 +270,7 @@ def evaluate(game: Game) -> Sequence[float]:
     return out
 
 
-SEARCH = SearchHooks(rollout=rollout_policy, evaluate=evaluate, progress=progress)
+SEARCH = SearchHooks(
+    rollout=rollout_policy, evaluate=evaluate, progress=progress, candidates=candidate_policy
+)
 """The hooks the family hands the core's ISMCTS."""
