@@ -1,0 +1,112 @@
+"""The Wühltisch shirts written compactly or listed, and ``cardshop show`` printing the
+resolved list (WT-CARD-2): the issue asks that either way an author sees every shirt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import cardshop
+from cardshop import VariantError
+from cardshop.wuhltisch import load_wuhltisch, parse_wuhltisch
+
+ROOT = Path(__file__).resolve().parents[1]
+V = load_wuhltisch()
+
+
+def text_with(**changes: object) -> str:
+    data = yaml.safe_load((ROOT / "variants" / "wuhltisch.yaml").read_text(encoding="utf-8"))
+    data.update(changes)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def test_wt_card_2_show_prints_every_shirt_and_loads_back_as_the_same_variant(
+    tmp_path: Path,
+) -> None:
+    """WT-CARD-2: `cardshop show wuhltisch`, in a real process, lists the 80 shirts."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardshop", "show", "wuhltisch"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shown = yaml.safe_load(proc.stdout)
+    assert len(shown["shirts"]) == 80
+    assert shown["shirts"][:6] == [
+        "stripes/red/s/long@10",
+        "stripes/red/s/long@20",
+        "stripes/red/s/long@30",
+        "stripes/red/s/long@40",
+        "stripes/red/s/long@80",
+        "stripes/red/s/short@10",
+    ]
+    assert shown["shirts"] == list(V.rules.card_name[:80])
+    path = tmp_path / "shown.yaml"
+    path.write_text(proc.stdout, encoding="utf-8")
+    again = cardshop.load_variant(path)
+    assert again == V
+    assert again.content_hash == V.content_hash
+    assert again.rules.card_name == V.rules.card_name
+
+
+def test_wt_card_2_listed_shirts_are_the_cards_in_the_order_given() -> None:
+    """WT-CARD-2: a listed shirt list gives those cards, copies included, in that order."""
+    listed = ["dots/blue/xl/short@20"] * 30 + ["stripes/red/s/long@80"] * 60
+    v = parse_wuhltisch(text_with(shirts=listed))
+    r = v.rules
+    assert r.n_shirts == 90
+    assert r.card_name[:90] == tuple(listed)
+    assert sum(r.luxury) == 60
+    assert r.price[0] == 20
+    assert r.first_lost == 90
+    game = cardshop.new_game(v, 2, seed=1)
+    assert sorted(c for zone in game.zones().values() for c in zone) == list(range(r.n_cards))
+
+
+def test_wt_card_2_compact_and_listed_forms_are_the_same_variant() -> None:
+    compact = parse_wuhltisch(text_with(shirts={"prices": [10, 80], "copies": 3}))
+    assert isinstance(compact.shirts, list)
+    assert len(compact.shirts) == 16 * 2 * 3
+    listed = parse_wuhltisch(text_with(shirts=list(compact.shirts)))
+    assert listed == compact
+    assert listed.content_hash == compact.content_hash
+
+
+def test_a_listed_form_replaces_the_compact_one_through_extends(tmp_path: Path) -> None:
+    child = tmp_path / "child.yaml"
+    child.write_text(
+        "extends: wuhltisch\nname: listed\nshirts: ["
+        + ", ".join(["stripes/red/s/long@10"] * 90)
+        + "]\n",
+        encoding="utf-8",
+    )
+    v = cardshop.load_variant(child)
+    assert v.rules.n_shirts == 90  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("shirts", "message"),
+    [
+        (["stripes/red/m/long@10"], r"shirts\[0\].*size has no value 'm'"),
+        (["stripes/red@10"], r"shirts\[0\].*names 2 values"),
+        (["stripes/red/s/long@20000"], r"shirts\[0\].*the price is at most 10000"),
+        (["Stripes/red/s/long@1"], r"shirts\[0\].*should match pattern"),
+        ([], r"shirts.*at least 1 item"),
+        ({"prices": [10], "copies": 9}, r"shirts\.copies.*less than or equal to 8"),
+        ({"prices": [10], "cost": 1}, r"shirts\.cost.*unknown key"),
+        (12, r"shirts.*a mapping \{prices, copies\}.*or a list of shirts"),
+    ],
+)
+def test_bad_shirts_are_refused_at_their_key(shirts: object, message: str) -> None:
+    with pytest.raises(VariantError, match=message):
+        parse_wuhltisch(text_with(shirts=shirts))
+
+
+def test_too_many_generated_shirts_are_refused_before_they_are_listed() -> None:
+    attributes = {f"a{i}": ["x", "y", "z"] for i in range(6)}
+    with pytest.raises(VariantError, match="2187 shirts; at most 2000"):
+        parse_wuhltisch(text_with(attributes=attributes, shirts={"prices": [1, 2, 3]}))
