@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,13 @@ def test_too_many_generated_shirts_are_refused_before_they_are_listed() -> None:
     attributes = {f"a{i}": ["x", "y", "z"] for i in range(6)}
     with pytest.raises(VariantError, match="2187 shirts; at most 2000"):
         parse_wuhltisch(text_with(attributes=attributes, shirts={"prices": [1, 2, 3]}))
+
+
+def test_wt_card_4_the_rulebook_example_list_is_not_among_the_assumed_lists() -> None:
+    """WT-CARD-4, as the digest notes: the 16 lists name each value six times, and the
+    worked example's list (dotted, small, long sleeves) is not one of them."""
+    r = V.rules
+    named = Counter(want for wants in r.list_wants for want in wants)
+    assert len(named) == 8
+    assert set(named.values()) == {6}
+    assert "list:dots/*/s/long" not in r.ids_by_name
