@@ -3,6 +3,8 @@ resolved list (WT-CARD-2): the issue asks that either way an author sees every s
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -12,7 +14,9 @@ import pytest
 import yaml
 
 import cardshop
-from cardshop import VariantError
+from cardshop import VariantError, driver
+from cardshop.bots import make_bot
+from cardshop.records import GameRecord, record_game
 from cardshop.wuhltisch import load_wuhltisch, parse_wuhltisch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +125,38 @@ def test_wt_card_4_the_rulebook_example_list_is_not_among_the_assumed_lists() ->
     assert len(named) == 8
     assert set(named.values()) == {6}
     assert "list:dots/*/s/long" not in r.ids_by_name
+
+
+def test_the_content_hash_is_that_of_the_generating_mapping() -> None:
+    """Listing the shirts does not change the hash: it is computed as it was when the
+    resolved variant kept ``{prices, copies}``, so records written then still replay."""
+    data = V.to_data()
+    assert isinstance(data["shirts"], list)
+    data["shirts"] = {"prices": [10, 20, 30, 40, 80], "copies": 1}
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    assert V.content_hash == hashlib.sha256(text.encode()).hexdigest()
+    assert V.compact_shirts() == {"prices": [10, 20, 30, 40, 80], "copies": 1}
+    shuffled = parse_wuhltisch(text_with(shirts=list(reversed(V.rules.card_name[:80]))))
+    assert shuffled.compact_shirts() is None
+    assert shuffled.content_hash != V.content_hash
+
+
+def test_a_record_whose_header_keeps_the_generating_mapping_replays() -> None:
+    """A record's header as written before shirts were listed: variant_data with the
+    mapping, and its hash. Both it and a record written now replay, by name and with
+    the recorded rules."""
+    game = cardshop.new_game(V, 2, seed=5)
+    bots = [make_bot("greedy", V, seed=s) for s in range(2)]
+    for _ in range(40):
+        driver.step(game, bots)
+    text = record_game(game, ["greedy", "greedy"]).dumps()
+    head, _, rest = text.partition("\n")
+    header = json.loads(head)
+    assert isinstance(header["variant_data"]["shirts"], list)
+    header["variant_data"]["shirts"] = {"prices": [10, 20, 30, 40, 80], "copies": 1}
+    old = json.dumps(header) + "\n" + rest
+    for written in (text, old):
+        record = GameRecord.loads(written)
+        for recorded in (False, True):
+            again = record.replay(recorded_variant=recorded)
+            assert again.to_dict() == game.to_dict()

@@ -339,8 +339,47 @@ class WuhltischVariant(VariantBase):
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON (computed once, with the rules)."""
+        """SHA-256 of the resolved variant's canonical JSON (computed once, with the rules).
+
+        Shirts that a ``{prices, copies}`` mapping generates are hashed in that form
+        (:meth:`compact_shirts`), so the hash does not depend on whether a file lists
+        its shirts or generates them, and is the hash of the time when the resolved
+        variant kept the mapping: records written then still replay.
+        """
         return self.rules.content_hash
+
+    def compact_shirts(self) -> dict[str, Any] | None:
+        """``{prices, copies}`` that generates exactly the listed shirts, if any does."""
+        shirts = self.shirts
+        if not isinstance(shirts, list):
+            return None
+        combos = 1
+        for values in self.attributes.values():
+            combos *= len(values)
+        if len(shirts) % combos:
+            return None
+        block = shirts[: len(shirts) // combos]
+        prices: list[int] = []
+        copies = 0
+        i = 0
+        while i < len(block):
+            j = i
+            while j < len(block) and block[j] == block[i]:
+                j += 1
+            if copies and j - i != copies:
+                return None
+            copies = j - i
+            prices.append(int(block[i].partition("@")[2]))
+            i = j
+        generated = [
+            "/".join(combo) + f"@{price}"
+            for combo in itertools.product(*self.attributes.values())
+            for price in prices
+            for _ in range(copies)
+        ]
+        if generated != shirts:
+            return None
+        return {"prices": prices, "copies": copies}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -428,6 +467,9 @@ class WuhltischRules:
         k = v.set_size
         max_matches = k * list_size
         data = v.to_data()
+        compact = v.compact_shirts()
+        if compact is not None:  # hashed as generated: see WuhltischVariant.content_hash
+            data["shirts"] = compact
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(canonical.encode()).hexdigest()
         simple = [Action(x) for x in ("look", "keep", "throw", "buy", "wait")]
