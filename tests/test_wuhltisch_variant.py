@@ -4,6 +4,7 @@ resolved list (WT-CARD-2): the issue asks that either way an author sees every s
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import subprocess
 import sys
@@ -160,3 +161,17 @@ def test_a_record_whose_header_keeps_the_generating_mapping_replays() -> None:
         for recorded in (False, True):
             again = record.replay(recorded_variant=recorded)
             assert again.to_dict() == game.to_dict()
+
+
+def test_wt_score_3_with_the_default_shirts_a_luxury_set_scores_at_most_13() -> None:
+    """WT-SCORE-3, as the digest notes: only two luxury shirts fit a list exactly, so
+    three luxury shirts match at most 8 times (8 + 5); without the luxury bonus a set
+    scores at most 9 + 5."""
+    r = V.rules
+    luxury = [c for c in range(r.n_shirts) if r.luxury[c]]
+    for lst in range(r.first_list, r.n_cards):
+        best = max(r.set_score(lst, trio) for trio in itertools.combinations(luxury, 3))
+        assert best == 8 + 5
+        exact = [c for c in luxury if r.matches[lst - r.first_list][c] == r.list_size]
+        assert len(exact) == 2
+    assert r.max_set_score == 19
