@@ -18,7 +18,7 @@ import cardshop
 from cardshop import VariantError, driver
 from cardshop.bots import make_bot
 from cardshop.records import GameRecord, record_game
-from cardshop.wuhltisch import load_wuhltisch, parse_wuhltisch
+from cardshop.wuhltisch import WuhltischGame, load_wuhltisch, parse_wuhltisch
 
 ROOT = Path(__file__).resolve().parents[1]
 V = load_wuhltisch()
@@ -175,3 +175,13 @@ def test_wt_score_3_with_the_default_shirts_a_luxury_set_scores_at_most_13() -> 
         exact = [c for c in luxury if r.matches[lst - r.first_list][c] == r.list_size]
         assert len(exact) == 2
     assert r.max_set_score == 19
+
+
+def test_game_json_round_trips_for_generated_and_listed_shirts() -> None:
+    listed = parse_wuhltisch(text_with(shirts=list(reversed(V.rules.card_name[:80]))))
+    for variant in (V, listed):
+        game = cardshop.new_game(variant, 3, seed=2)
+        game.apply_joint({0: "look", 1: "look", 2: "wait"})
+        again = WuhltischGame.from_json(game.to_json())
+        assert again == game
+        assert again.variant == variant

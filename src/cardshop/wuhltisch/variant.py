@@ -348,6 +348,15 @@ class WuhltischVariant(VariantBase):
         """
         return self.rules.content_hash
 
+    def hash_data(self) -> dict[str, Any]:
+        """:meth:`to_data` with generated shirts as their ``{prices, copies}`` mapping:
+        what :attr:`content_hash` hashes, and what game JSON carries."""
+        data = self.to_data()
+        compact = self.compact_shirts()
+        if compact is not None:
+            data["shirts"] = compact
+        return data
+
     def compact_shirts(self) -> dict[str, Any] | None:
         """``{prices, copies}`` that generates exactly the listed shirts, if any does."""
         shirts = self.shirts
@@ -423,6 +432,7 @@ class WuhltischRules:
     actions_by_text: dict[str, Action]
     legal_table: tuple[tuple[tuple[Action, ...], ...], ...]  # [has view][held] -> sorted
     content_hash: str
+    # The canonical JSON that content_hash hashes (generated shirts as {prices, copies}).
     variant_json: str
 
     @classmethod
@@ -466,10 +476,7 @@ class WuhltischRules:
         list_size = len(wants[0])
         k = v.set_size
         max_matches = k * list_size
-        data = v.to_data()
-        compact = v.compact_shirts()
-        if compact is not None:  # hashed as generated: see WuhltischVariant.content_hash
-            data["shirts"] = compact
+        data = v.hash_data()
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(canonical.encode()).hexdigest()
         simple = [Action(x) for x in ("look", "keep", "throw", "buy", "wait")]
