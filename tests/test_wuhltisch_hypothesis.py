@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -92,7 +93,10 @@ def test_variant_options_are_respected(variant: WuhltischVariant) -> None:
     assert 3 <= variant.round_ticks <= 5
     assert variant.match is not None
     # prices are added beyond those drawn only once copies are at their most (8)
-    assert len(variant.shirts.prices) <= 2 or variant.shirts.copies == 8
+    assert isinstance(variant.shirts, list)  # the generated shirts, listed
+    copies = max(Counter(variant.shirts).values())
+    assert len(set(variant.rules.price)) <= 2 or copies == 8
+    assert len(variant.shirts) == copies * len(set(variant.shirts))
 
 
 @pytest.mark.parametrize(

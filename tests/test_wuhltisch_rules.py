@@ -201,6 +201,23 @@ def test_wt_tick_3_thrown_cards_return_at_random_places_after_the_looks() -> Non
     assert len(places) > 1  # the place is drawn with the seed
 
 
+def test_wt_tick_3_a_card_thrown_back_on_top_is_seen_only_in_a_later_tick() -> None:
+    """WT-TICK-3: in every seed the look takes the old top card, even in the seeds that
+    put the thrown shirt back on top (so it was put back after the look); the next
+    tick's look finds it there."""
+    thrown = "dots/blue/xl/short@20"
+    heap = names(game_at(two_seats({"view": thrown})).zones()["heap"])
+    on_top = 0
+    for seed in range(300):
+        game = game_at(two_seats({"view": thrown}), seed=seed, heap=heap)
+        old_top = game.zones()["heap"][0]
+        assert ev.Looked(1, old_top) in tick(game, "throw", "look")
+        if game.zones()["heap"][0] == card(thrown):
+            on_top += 1
+            assert ev.Looked(0, card(thrown)) in tick(game, "look", "throw")
+    assert on_top >= 1  # some seeds put it back on top: the case this test is about
+
+
 def test_wt_tick_4_keep_and_swap_never_more_than_three_held() -> None:
     """WT-TICK-4: keep with fewer than 3 held; with 3, only swap S; hand stays at 3."""
     hand = ["stripes/red/s/long@10", "stripes/red/s/short@20", "dots/red/s/long@30"]
@@ -366,6 +383,16 @@ def test_wt_end_3_four_rounds_summed_tiebreak_by_cards_in_front() -> None:
     assert result.rounds == 4
     assert game.legal_actions(0) == []
     assert game.acting == ()
+    # Equal scores and equal cards in front: the seats share the win.
+    s1 = {"stack": [], "sets": SETS1, "hand": HAND1}  # 3 sets of 14 = 42, 12 cards
+    earlier["scores"] = [[0, 0], [0, 0], [0, 0]]
+    game = game_at(two_seats(s0, s1), **earlier)
+    tick(game, "buy", "buy")
+    result = game.result()
+    assert result.scores == (42, 42)
+    assert game._in_front == [12, 12]
+    assert result.ranks == (1, 1)
+    assert result.winners == (0, 1)
 
 
 # ------------------------------------------------------------------ scoring
@@ -410,17 +437,33 @@ def test_wt_score_2_fewer_than_seven_matches_score_nothing() -> None:
     six = ["stripes/red/xl/long@10", "stripes/blue/s/long@10", "dots/red/s/long@10"]
     assert R.set_matches(lst, [card(s) for s in six]) == 6
     assert R.set_score(lst, [card(s) for s in six]) == 0
+    seven = ["stripes/red/xl/long@10", "stripes/red/s/long@20", "stripes/blue/s/short@10"]
+    assert R.set_matches(lst, [card(s) for s in seven]) == 7
+    assert R.set_score(lst, [card(s) for s in seven]) == 7
+    strict = variant_with(match_threshold=8).rules
+    assert strict.set_score(lst, [card(s) for s in seven]) == 0
 
 
 def test_wt_score_3_bonuses_nine_matches_and_luxury() -> None:
     """WT-SCORE-3: 9 matches: 9 + 5; 9 matches with three luxury shirts: 9 + 5 + 5 = 19."""
     lst = card(SRS)
     cheap = ["stripes/red/s/long@10", "stripes/red/s/short@20", "stripes/red/s/long@30"]
-    lux = ["stripes/red/s/long@80", "stripes/red/s/short@80", "stripes/red/s/long@80"]
     assert R.set_score(lst, [card(s) for s in cheap]) == 14
-    lux_ids = [card(lux[0]), card(lux[1]), R.ids_by_name["stripes/red/s/long@80"][0]]
-    assert R.set_score(lst, [*lux_ids[:2], card("stripes/red/xl/long@80")]) == 8 + 5
+    lux = [card("stripes/red/s/long@80"), card("stripes/red/s/short@80")]
+    assert R.set_score(lst, [*lux, card("stripes/red/xl/long@80")]) == 8 + 5
+    # With one copy of each shirt only two luxury shirts fit a list exactly; with two
+    # copies three do, and both bonuses are added.
+    double = variant_with(shirts={"prices": [10, 20, 30, 40, 80], "copies": 2}).rules
+    three = [
+        *double.ids_by_name["stripes/red/s/long@80"],
+        double.ids_by_name["stripes/red/s/short@80"][0],
+    ]
+    assert len(three) == 3
+    assert double.set_score(double.first_list + (lst - R.first_list), three) == 9 + 5 + 5
     assert R.max_set_score == 19
+    other = variant_with(bonuses={"all_match": 2, "luxury": 3}).rules
+    assert other.set_score(lst, [card(s) for s in cheap]) == 9 + 2
+    assert other.set_score(lst, [*lux, card("stripes/red/xl/long@80")]) == 8 + 3
 
 
 def test_wt_score_4_round_score_is_sets_plus_lost_property() -> None:

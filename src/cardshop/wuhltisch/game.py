@@ -653,7 +653,7 @@ class WuhltischGame(Game):
             "format": FORMAT,
             "family": self.family,
             "variant_hash": self.rules.content_hash,
-            "variant": self.variant.to_data(),
+            "variant": self.variant.hash_data(),
             "players": self.n,
             "seed": self.seed,
             "steps": self._steps,

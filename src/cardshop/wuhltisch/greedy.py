@@ -32,7 +32,7 @@ class WuhltischGreedyBot:
             raise SetupError(f"not a Wühltisch variant: {variant.name!r}")
         self.rules = variant.rules
         self.rng = random.Random(seed)
-        self.cheapest = min(variant.shirts.prices)
+        self.cheapest = min(self.rules.price)
 
     def _fits(self, row: tuple[int, ...], shirts: list[int]) -> bool:
         rules = self.rules

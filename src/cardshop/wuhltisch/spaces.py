@@ -41,7 +41,7 @@ class WuhltischEncoder:
         rules = v.rules
         self.rules: WuhltischRules = rules
         self.players = players
-        top_price = float(max(v.shirts.prices))
+        top_price = float(max(rules.price))
         lost_total = float(sum(rules.lost_value))
         most = float(rules.rounds * (rules.lists_per_player * rules.max_set_score + lost_total))
         labels: list[str] = []

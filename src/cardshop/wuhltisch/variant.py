@@ -3,11 +3,17 @@
 Clause IDs in brackets refer to the rules digest, docs/wuhltisch-rules.md. The engine
 reads the compiled :class:`WuhltischRules` (plain ints and tuples), never the model.
 
-Card ids (fixed by the variant): the shirts first, generated as every combination of
-attribute values (the first attribute varies slowest, first value first) times every
-price (in the order listed) times ``copies``; then the lost-property cards, the
-useless ones first and the useful ones in the order of ``lost_property.values``;
-then the shopping lists in the order listed. [WT-CARD-1]
+Card ids (fixed by the variant): the shirts first, in the order of the resolved shirt
+list; then the lost-property cards, the useless ones first and the useful ones in the
+order of ``lost_property.values``; then the shopping lists in the order listed.
+[WT-CARD-1]
+
+The shirts are written either compactly (``shirts: {prices, copies}``: every
+combination of attribute values, the first attribute varying slowest and first value
+first, times every price in the order listed, times ``copies``) or listed, one entry
+per card (``shirts: [stripes/red/s/long@10, ...]``). The model holds the resolved list
+either way: a compact form is listed when it is read, so ``cardshop show`` prints
+every shirt and its output loads back as the same variant. [WT-CARD-2]
 """
 
 from __future__ import annotations
@@ -15,16 +21,25 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from cardshop._core import Action
 from cardshop._errors import SetupError
-from cardshop._variant import Slug, VariantBase
+from cardshop._variant import SLUG_PATTERN, Slug, VariantBase
 
 __all__ = [
     "MAX_CARDS",
@@ -44,6 +59,14 @@ MAX_SHIRTS = 2000
 MAX_CARDS = 2300
 
 Price = Annotated[int, Field(ge=0, le=10_000)]
+MAX_PRICE = 10_000
+
+ShirtName = Annotated[
+    str, Field(pattern=r"^[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*)*@[0-9]{1,5}$", max_length=300)
+]
+"""A listed shirt: its attribute values in the order of ``attributes``, then its price."""
+
+_SLUG = re.compile(SLUG_PATTERN)
 
 
 class _Model(BaseModel):
@@ -97,7 +120,14 @@ class WuhltischVariant(VariantBase):
         max_length=6,
         description="Shirt attributes, each with its possible values (2 to 3) (WT-CARD-2).",
     )
-    shirts: Shirts
+    shirts: Shirts | Annotated[list[ShirtName], Field(min_length=1, max_length=MAX_SHIRTS)] = Field(
+        description=(
+            "The shirts (WT-CARD-2): generated ({prices, copies}: every attribute combination "
+            "at every price, copies times) or listed, one entry per card as its values in "
+            "the order of attributes and its price ('stripes/red/s/long@10'). A generated "
+            "list is stored listed, so the resolved variant lists every shirt."
+        )
+    )
     luxury_price: Price = Field(
         80, description="A shirt at this price is a luxury shirt (WT-SCORE-1, WT-SCORE-3)."
     )
@@ -133,11 +163,99 @@ class WuhltischVariant(VariantBase):
         5000, description="A round without a caller ends after this many ticks, capped (WT-CAP-1)."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _list_generated_shirts(cls, data: object) -> object:
+        """``shirts`` checked on its own; a compact mapping becomes the list of every
+        shirt it generates (when ``attributes`` is well formed: otherwise its errors
+        are reported and the mapping is left as it is). [WT-CARD-2]"""
+        if not isinstance(data, dict) or "shirts" not in data:
+            return data
+        shirts = data["shirts"]
+        if isinstance(shirts, list):
+            _checked(_shirt_names(), shirts)
+            return data
+        if not isinstance(shirts, dict):
+            raise _error(
+                "shirts is a mapping {prices, copies} that generates them, or a list of "
+                "shirts such as stripes/red/s/long@10",
+                shirts,
+            )
+        compact = _checked(TypeAdapter(Shirts), shirts)
+        attributes = data.get("attributes")
+        if not _good_attributes(attributes):
+            return data
+        assert isinstance(attributes, dict)
+        count = len(compact.prices) * compact.copies
+        for values in attributes.values():
+            count *= len(values)
+        if count > MAX_SHIRTS:
+            raise _error(f"{count} shirts; at most {MAX_SHIRTS}", shirts)
+        listed = [
+            "/".join(combo) + f"@{price}"
+            for combo in itertools.product(*attributes.values())
+            for price in compact.prices
+            for _ in range(compact.copies)
+        ]
+        return {**data, "shirts": listed}
+
     def shirt_count(self) -> int:
+        if isinstance(self.shirts, list):
+            return len(self.shirts)
         combos = 1
         for values in self.attributes.values():
             combos *= len(values)
         return combos * len(self.shirts.prices) * self.shirts.copies
+
+    def shirt_list(self) -> list[tuple[tuple[int, ...], int]]:
+        """Every shirt as (value index per attribute, price), in card-id order.
+
+        Call it on a variant without :meth:`semantic_errors` only."""
+        values = list(self.attributes.values())
+        if isinstance(self.shirts, list):
+            out: list[tuple[tuple[int, ...], int]] = []
+            for name in self.shirts:
+                named, _, price = name.partition("@")
+                combo = tuple(vs.index(x) for vs, x in zip(values, named.split("/"), strict=True))
+                out.append((combo, int(price)))
+            return out
+        return [
+            (combo, price)
+            for combo in itertools.product(*(range(len(vs)) for vs in values))
+            for price in self.shirts.prices
+            for _ in range(self.shirts.copies)
+        ]
+
+    def _shirt_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Listed shirts that name unknown values or cost too much."""
+        if not isinstance(self.shirts, list):
+            return []
+        errs: list[tuple[tuple[str | int, ...], str]] = []
+        attrs = list(self.attributes.items())
+        for i, name in enumerate(self.shirts):
+            named, _, price = name.partition("@")
+            parts = named.split("/")
+            if len(parts) != len(attrs):
+                errs.append(
+                    (
+                        ("shirts", i),
+                        f"{name!r} names {len(parts)} values; a shirt has one for each of "
+                        f"{', '.join(self.attributes)}, in that order",
+                    )
+                )
+            else:
+                for (attr, values), value in zip(attrs, parts, strict=True):
+                    if value not in values:
+                        errs.append(
+                            (
+                                ("shirts", i),
+                                f"{name!r}: {attr} has no value {value!r}; values are "
+                                f"{', '.join(values)}",
+                            )
+                        )
+            if int(price) > MAX_PRICE:
+                errs.append((("shirts", i), f"{name!r}: the price is at most {MAX_PRICE}"))
+        return errs
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems a schema alone cannot see, as (key path, reason)."""
@@ -154,6 +272,9 @@ class WuhltischVariant(VariantBase):
         shirts = self.shirt_count()
         if shirts > MAX_SHIRTS:
             errs.append((("shirts",), f"{shirts} shirts; at most {MAX_SHIRTS}"))
+            return errs
+        errs += self._shirt_errors()
+        if errs:
             return errs
         sizes = {len(lst) for lst in self.lists}
         for i, lst in enumerate(self.lists):
@@ -218,8 +339,56 @@ class WuhltischVariant(VariantBase):
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the resolved variant's canonical JSON (computed once, with the rules)."""
+        """SHA-256 of the resolved variant's canonical JSON (computed once, with the rules).
+
+        Shirts that a ``{prices, copies}`` mapping generates are hashed in that form
+        (:meth:`compact_shirts`), so the hash does not depend on whether a file lists
+        its shirts or generates them, and is the hash of the time when the resolved
+        variant kept the mapping: records written then still replay.
+        """
         return self.rules.content_hash
+
+    def hash_data(self) -> dict[str, Any]:
+        """:meth:`to_data` with generated shirts as their ``{prices, copies}`` mapping:
+        what :attr:`content_hash` hashes, and what game JSON carries."""
+        data = self.to_data()
+        compact = self.compact_shirts()
+        if compact is not None:
+            data["shirts"] = compact
+        return data
+
+    def compact_shirts(self) -> dict[str, Any] | None:
+        """``{prices, copies}`` that generates exactly the listed shirts, if any does."""
+        shirts = self.shirts
+        if not isinstance(shirts, list):
+            return None
+        combos = 1
+        for values in self.attributes.values():
+            combos *= len(values)
+        if len(shirts) % combos:
+            return None
+        block = shirts[: len(shirts) // combos]
+        prices: list[int] = []
+        copies = 0
+        i = 0
+        while i < len(block):
+            j = i
+            while j < len(block) and block[j] == block[i]:
+                j += 1
+            if copies and j - i != copies:
+                return None
+            copies = j - i
+            prices.append(int(block[i].partition("@")[2]))
+            i = j
+        generated = [
+            "/".join(combo) + f"@{price}"
+            for combo in itertools.product(*self.attributes.values())
+            for price in prices
+            for _ in range(copies)
+        ]
+        if generated != shirts:
+            return None
+        return {"prices": prices, "copies": copies}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -263,6 +432,7 @@ class WuhltischRules:
     actions_by_text: dict[str, Action]
     legal_table: tuple[tuple[tuple[Action, ...], ...], ...]  # [has view][held] -> sorted
     content_hash: str
+    # The canonical JSON that content_hash hashes (generated shirts as {prices, copies}).
     variant_json: str
 
     @classmethod
@@ -272,12 +442,10 @@ class WuhltischRules:
         shirt_values: list[tuple[int, ...]] = []
         price: list[int] = []
         names: list[str] = []
-        for combo in itertools.product(*(range(len(vs)) for vs in values)):
-            for p in v.shirts.prices:
-                for _ in range(v.shirts.copies):
-                    shirt_values.append(combo)
-                    price.append(p)
-                    names.append("/".join(values[a][i] for a, i in enumerate(combo)) + f"@{p}")
+        for combo, p in v.shirt_list():
+            shirt_values.append(combo)
+            price.append(p)
+            names.append("/".join(values[a][i] for a, i in enumerate(combo)) + f"@{p}")
         n_shirts = len(shirt_values)
         lost_values = [0] * v.lost_property.useless + list(v.lost_property.values)
         names += [f"lost:{x}" for x in lost_values]
@@ -308,7 +476,7 @@ class WuhltischRules:
         list_size = len(wants[0])
         k = v.set_size
         max_matches = k * list_size
-        data = v.to_data()
+        data = v.hash_data()
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(canonical.encode()).hexdigest()
         simple = [Action(x) for x in ("look", "keep", "throw", "buy", "wait")]
@@ -416,6 +584,60 @@ class WuhltischRules:
     def describe(self, card: int) -> str:
         """A card in words: ``dots/blue/s/long@20``, ``lost:3``, ``list:*/red/s/long``."""
         return self.card_name[card]
+
+
+_T = TypeVar("_T")
+
+
+@cache
+def _shirt_names() -> TypeAdapter[list[str]]:
+    """The listed form of ``shirts`` (built when first needed, like the models)."""
+    return TypeAdapter(
+        Annotated[list[ShirtName], Field(min_length=1, max_length=MAX_SHIRTS)],
+        config=ConfigDict(strict=True),
+    )
+
+
+def _checked(adapter: TypeAdapter[_T], value: object) -> _T:
+    """``value`` validated, its errors raised at their keys under ``shirts``."""
+    try:
+        return adapter.validate_python(value, strict=True)
+    except ValidationError as exc:
+        details = [
+            InitErrorDetails(
+                type=PydanticCustomError(e["type"], e["msg"]),
+                loc=("shirts", *e["loc"]),
+                input=e.get("input"),
+            )
+            for e in exc.errors(include_url=False)
+        ]
+        raise ValidationError.from_exception_data("WuhltischVariant", details) from None
+
+
+def _error(message: str, value: Any) -> ValidationError:
+    """One error at the key ``shirts``."""
+    return ValidationError.from_exception_data(
+        "WuhltischVariant",
+        [
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", message), loc=("shirts",), input=value
+            )
+        ],
+    )
+
+
+def _good_attributes(attributes: object) -> bool:
+    """``attributes`` as the model accepts it: slugs, each with 2 or 3 distinct slugs."""
+    if not isinstance(attributes, dict) or not 1 <= len(attributes) <= 6:
+        return False
+    for attr, values in attributes.items():
+        if not isinstance(attr, str) or not _SLUG.match(attr) or not isinstance(values, list):
+            return False
+        if not 2 <= len(values) <= 3 or len(set(map(str, values))) != len(values):
+            return False
+        if not all(isinstance(x, str) and _SLUG.match(x) and len(x) <= 40 for x in values):
+            return False
+    return all(len(a) <= 40 for a in attributes)
 
 
 # ------------------------------------------------------------------ loading
