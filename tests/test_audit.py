@@ -325,6 +325,14 @@ def test_the_audit_runs_on_a_family_it_does_not_know(
     text = capsys.readouterr().out
     assert "reached the variant's cap" in text
     assert "held      conservation" in text
+    # The tiny games have no first player: no table by position, which would only
+    # repeat the table by seat (a Klunker audit has one: test_text_and_markdown_reports).
+    assert "win rate by seat" in text
+    assert "first start player" not in text
+    assert run(["audit", path, "--games", "3", "--examples", "0", "--markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert "Win rate by seat" in markdown
+    assert "first start player" not in markdown
 
 
 def test_a_fault_of_a_simultaneous_family_is_caught_with_ticks_that_replay(

@@ -192,6 +192,12 @@ class PlayerCountReport:
     charts: Mapping[str, Any] = field(default_factory=dict)
     """The series the report's charts are drawn from (:func:`cardshop.measures.charts`)."""
 
+    @property
+    def has_first_player(self) -> bool:
+        """Whether its games have a first player (a simultaneous family's have none:
+        there, a position from the first player is just the seat)."""
+        return any(s.first_player is not None for s in self.summaries)
+
     def to_dict(self) -> dict[str, Any]:
         """The report contract's entry of a player count, and the older figures."""
         return {
@@ -399,13 +405,14 @@ class AuditReport:
             out.append("  win rate by seat (95% Wilson interval):")
             for seat, rate in enumerate(pc.win_rate_by_seat):
                 out.append(f"    seat {seat}: {rate}")
-            out.append(
-                "  win rate by position from the first start player "
-                "(95% Wilson interval; mean score):"
-            )
-            for pos, rate in enumerate(pc.win_rate_by_position):
-                label = "first start player" if pos == 0 else f"+{pos} clockwise"
-                out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
+            if pc.has_first_player:
+                out.append(
+                    "  win rate by position from the first start player "
+                    "(95% Wilson interval; mean score):"
+                )
+                for pos, rate in enumerate(pc.win_rate_by_position):
+                    label = "first start player" if pos == 0 else f"+{pos} clockwise"
+                    out.append(f"    {label:<18} {rate}  ({pc.mean_score_by_position[pos]:.2f})")
             rates = _bot_rates(pc)
             if rates:
                 out.append("  win rate per seat of each bot (95% Wilson interval):")
@@ -470,12 +477,13 @@ class AuditReport:
                 cells += [""] * (most - len(cells))
                 out.append(f"| {pc.players} | " + " | ".join(cells) + " |")
 
-        rate_table(
-            "Win rate by position from the first start player (95% Wilson interval; a "
-            "shared win counts 1/k to each of k winners):",
-            ["first start player" if i == 0 else f"+{i}" for i in range(most)],
-            "win_rate_by_position",
-        )
+        if any(pc.has_first_player for pc in self.player_counts):
+            rate_table(
+                "Win rate by position from the first start player (95% Wilson interval; "
+                "a shared win counts 1/k to each of k winners):",
+                ["first start player" if i == 0 else f"+{i}" for i in range(most)],
+                "win_rate_by_position",
+            )
         rate_table(
             "Win rate by seat (95% Wilson interval):",
             [f"seat {i}" for i in range(most)],
