@@ -71,6 +71,20 @@ def test_demo_prints_a_whole_game_with_its_trades_and_scores_in_a_real_process()
     assert printed == dict(enumerate(result.scores))
     assert f"Final scores: {list(result.scores)}" in out
     assert f"trades {result.details['trades']}" in out
+    # A game is counted in shopping turns, and says so.
+    assert f"Game finished after {result.rounds} turns." in out
+
+
+def test_simulate_counts_the_games_in_turns_once() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cardshop", "simulate", "reglamentacja", "--players", "3",
+         "--games", "2", "--seed", "1", "--workers", "1"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if "endings:" in x]
+    assert line.startswith("mean turns ")
+    assert "rounds" not in line
 
 
 # ------------------------------------------------------------ strategies

@@ -173,9 +173,17 @@ class Family:
     ``start..stop-1`` (it is pickled back from worker processes: a compact one pays)
     (docs/kernel.md). Families without one play on the reference engine."""
     description: str = ""
+    length_unit: str = "round"
+    """What :attr:`Result.rounds <cardshop.Result.rounds>` counts, in the singular, for
+    the command line's words ("after 29 turns"): a round unless the family says
+    otherwise."""
 
     def __repr__(self) -> str:
         return f"<Family {self.name!r} ({self.dynamics.value})>"
+
+    def length(self, count: int) -> str:
+        """``count`` units of :attr:`length_unit` in words: ``"1 round"``, ``"29 turns"``."""
+        return f"{count} {self.length_unit}{'' if count == 1 else 's'}"
 
 
 def event_text(family: Family, variant: VariantBase, event: Event, seat: Seat | None) -> str:

@@ -81,10 +81,10 @@ def step_lines(
     return f"{label or f'step {number}':<8} {who(seat)}: {action}"
 
 
-def result_lines(result: Result, names: Sequence[str] | None = None) -> list[str]:
-    """The end of a game: how it ended, each seat's score and rank (best first), the
-    winners and the family's further counts."""
-    lines = [f"Game {result.termination.value} after {result.rounds} rounds."]
+def result_lines(family: Family, result: Result, names: Sequence[str] | None = None) -> list[str]:
+    """The end of a game: how it ended and after how long (in the family's unit), each
+    seat's score and rank (best first), the winners and the family's further counts."""
+    lines = [f"Game {result.termination.value} after {family.length(result.rounds)}."]
     for seat in result.order:
         who = f"seat {seat}" if names is None else f"seat {seat} ({names[seat]})"
         mark = "  winner" if seat in result.winners else ""
@@ -173,7 +173,7 @@ def demo(
         number += 1
     console.print("", markup=False)
     console.print(family.render(game, None), markup=False)
-    for line in result_lines(game.result()):
+    for line in result_lines(family, game.result()):
         console.print(line, markup=False)
 
 

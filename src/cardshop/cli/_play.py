@@ -485,7 +485,7 @@ def play(
         return
     session.show()
     names = [session.who(s) for s in range(game.players)]
-    for line in result_lines(game.result(), names):
+    for line in result_lines(session.family, game.result(), names):
         console.print(line, markup=False)
 
 

@@ -65,9 +65,8 @@ def replay(
                 console.print(line, markup=False)
     if game.is_over:
         result = game.result()
-        status = (
-            f"{result.termination.value} after {result.rounds} rounds, scores {list(result.scores)}"
-        )
+        length = family_for(game.variant).length(result.rounds)
+        status = f"{result.termination.value} after {length}, scores {list(result.scores)}"
     else:
         acting = ", ".join(map(str, game.acting))
         status = f"not finished (step {len(record.steps)}, seat {acting} to act)"

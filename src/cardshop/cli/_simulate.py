@@ -24,6 +24,7 @@ from rich.table import Table
 
 from cardshop._errors import SetupError
 from cardshop._loader import load_variant
+from cardshop._series import family_for
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.simulation import (
@@ -102,9 +103,11 @@ def _dask_client(address: str, timeout: float) -> Any:
 
 
 def _lengths(sim: SimulationResult) -> str:
-    """Mean rounds, mean of each of the family's result details, and the endings."""
+    """Mean length (rounds, or the family's unit), mean of each of the family's result
+    details, and the endings."""
     n = len(sim)
-    means = [("rounds", sum(o.rounds for o in sim) / n if n else 0.0)]
+    unit = family_for(sim.variant).length_unit
+    means = [(f"{unit}s", sum(o.rounds for o in sim) / n if n else 0.0)]
     for key in sorted({key for o in sim for key in o.details}):
         means.append((key, sum(o.details.get(key, 0) for o in sim) / n))
     endings = ", ".join(f"{k} {v:,}" for k, v in sorted(sim.terminations().items()))

@@ -91,4 +91,5 @@ FAMILY = Family(
     digest="reglamentacja-rules.md",
     variant_strategy="cardshop.reglamentacja.strategies:variants",
     description="Queues, ration stamps, a speculator and negotiation.",
+    length_unit="turn",  # a game is counted in shopping turns (RG-END)
 )
