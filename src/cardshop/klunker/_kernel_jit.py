@@ -64,15 +64,17 @@ def _gq(a, b, c, d, x, y):
 
 
 @njit(cache=True)
-def _compress(h, m, t, last):
-    """One BLAKE2b compression of block ``m`` (uint64[16]) into ``h`` (uint64[8]).
+def _compress(w, t, last):
+    """One BLAKE2b compression of block ``m`` = ``w[8:24]`` into ``h`` = ``w[0:8]``
+    (uint64; the words are indexed in place: a slice would cost two reference-count
+    updates).
 
     The sixteen working words are local variables and the twelve rounds are written
     out with BLAKE2b's message schedule (sigma) as constant word names, so the state
     stays in registers (about twice as fast as the same with arrays and a loop)."""
-    m0, m1, m2, m3, m4, m5, m6, m7 = m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]
-    m8, m9, m10, m11, m12, m13, m14, m15 = m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15]
-    v0, v1, v2, v3, v4, v5, v6, v7 = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    m0, m1, m2, m3, m4, m5, m6, m7 = w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]
+    m8, m9, m10, m11, m12, m13, m14, m15 = w[16], w[17], w[18], w[19], w[20], w[21], w[22], w[23]
+    v0, v1, v2, v3, v4, v5, v6, v7 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
     v8, v9, v10, v11 = _IV[0], _IV[1], _IV[2], _IV[3]
     v12 = _IV[4] ^ np.uint64(t)
     v13 = _IV[5]
@@ -174,14 +176,14 @@ def _compress(h, m, t, last):
     v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
     v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
     v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
-    h[0] ^= v0 ^ v8
-    h[1] ^= v1 ^ v9
-    h[2] ^= v2 ^ v10
-    h[3] ^= v3 ^ v11
-    h[4] ^= v4 ^ v12
-    h[5] ^= v5 ^ v13
-    h[6] ^= v6 ^ v14
-    h[7] ^= v7 ^ v15
+    w[0] ^= v0 ^ v8
+    w[1] ^= v1 ^ v9
+    w[2] ^= v2 ^ v10
+    w[3] ^= v3 ^ v11
+    w[4] ^= v4 ^ v12
+    w[5] ^= v5 ^ v13
+    w[6] ^= v6 ^ v14
+    w[7] ^= v7 ^ v15
 
 
 @njit(cache=True)
@@ -190,22 +192,20 @@ def _blake64(msg, length, work):
 
     ``work`` is a uint64 scratch array of at least 24 entries.
     """
-    h = work[0:8]
-    m = work[8:24]
     for i in range(8):
-        h[i] = _IV[i]
-    h[0] = h[0] ^ np.uint64(0x01010008)
+        work[i] = _IV[i]
+    work[0] = work[0] ^ np.uint64(0x01010008)
     blocks = max(1, (length + 127) // 128)
     for b in range(blocks):
-        for i in range(16):
-            m[i] = np.uint64(0)
+        for i in range(8, 24):
+            work[i] = np.uint64(0)
         end = min(length - b * 128, 128)
         for i in range(end):
-            m[i >> 3] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
+            work[8 + (i >> 3)] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
         last = b == blocks - 1
         t = length if last else (b + 1) * 128
-        _compress(h, m, t, last)
-    x = h[0]
+        _compress(work, t, last)
+    x = work[0]
     r = np.uint64(0)
     for i in range(8):
         r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
@@ -256,6 +256,15 @@ def _seed_head(buf, seed_text):
     """Write ``"(" + repr(seed)`` and return the position after it."""
     buf[0] = 40  # (
     return _put(buf, 1, seed_text)
+
+
+@njit(cache=True)
+def _seed_head_n(buf, text, length):
+    """:func:`_seed_head` with the seed's text in ``text[:length]`` (no slice)."""
+    buf[0] = 40  # (
+    for i in range(length):
+        buf[1 + i] = text[i]
+    return 1 + length
 
 
 @njit(cache=True)
@@ -685,13 +694,14 @@ def _deal(counts, totals, deck, dlen, k, n, zone, count):
 
 
 @njit(cache=True)
-def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gbuf, work, to_deck):
+def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, gbuf, work, to_deck):
     """Move ``count`` cash cards drawn blind from bank ``src`` to ``dst`` (Game._pay):
     draw ``i`` takes index ``derive_seed(seed, "pay", chance, i) % size`` among the
-    bank's cards by kind. With ``to_deck`` they then go on the deck in the order paid.
+    bank's cards by kind (the game's seed is the text ``gt[:gl]``). With ``to_deck``
+    they then go on the deck in the order paid.
     Returns the deck's new length."""
     for idx in range(count):
-        pos = _seed_head(gbuf, gt)
+        pos = _seed_head_n(gbuf, gt, gl)
         pos = _put(gbuf, pos, _L_PAY)
         pos = _put_int(gbuf, pos, chance)
         pos = _put_int(gbuf, pos, idx)
@@ -726,7 +736,9 @@ def _pay_for(kind, rows, payout, override):
 def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, override, to_deck):
     """Sell one complete row of ``kind`` from ``seat``'s safe. [SELL-3..5]"""
     safe = 3 * seat + 2
-    rows = _rows(counts[safe * k : safe * k + k], size)
+    rows = 0
+    for i in range(safe * k, safe * k + k):
+        rows += (counts[i] + size - 1) // size
     pay = _pay_for(kind, rows, payout, override)
     _move(counts, totals, k, kind, safe, 3 * n + seat, pay)
     gone = size - pay
@@ -890,29 +902,28 @@ def play(
                     pos = _put_int(buf, pos, s)
                     cseeds[chain + s] = _finish(buf, pos, work)
                 glen = _put_uint(gtext, 0, gseed)
-                gt = gtext[:glen]
                 if match_games > 0:  # game ``sub`` of a match: its own seed and deal
                     for sub in range(n_sub):
-                        pos = _seed_head(gbuf, gt)
+                        pos = _seed_head_n(gbuf, gtext, glen)
                         pos = _put(gbuf, pos, _L_GAME)
                         pos = _put_int(gbuf, pos, sub)
                         sseed = _finish(gbuf, pos, work)
                         sub_seeds[bb, sub] = sseed
                         slen = _put_uint(stext, 0, sseed)
-                        pos = _seed_head(gbuf, stext[:slen])
+                        pos = _seed_head_n(gbuf, stext, slen)
                         pos = _put(gbuf, pos, _L_DEAL)
                         cseeds[chain + n + sub] = _finish(gbuf, pos, work)
                 else:
-                    pos = _seed_head(gbuf, gt)
+                    pos = _seed_head_n(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_FIRST)
                     cseeds[chain + n] = _finish(gbuf, pos, work)
-                    pos = _seed_head(gbuf, gt)
+                    pos = _seed_head_n(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_DEAL)
                     cseeds[chain + n + 1] = _finish(gbuf, pos, work)
             _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
-        glen = _put_uint(gtext, 0, seeds_out[g])
-        gt = gtext[:glen]
+        gl = _put_uint(gtext, 0, seeds_out[g])
+        gt = gtext  # the seed's text of the game being played: gt[:gl]
         mbase = b * per_game  # this game's generators: bots, then chance
         shift = game % n if rotate else 0
         for s in range(n):
@@ -921,13 +932,14 @@ def play(
         m_rounds = 0
         decisions = 0
         capped = False
-        m_totals[:] = 0
+        for s in range(n):
+            m_totals[s] = 0
         first_player = 0  # a match's first game starts with seat 0
         for sub in range(n_sub):
             # ---- setup (SETUP-1..4)
             if match_games > 0:  # game ``sub`` of a match: its own seed, seat sub starts
-                slen = _put_uint(stext, 0, sub_seeds[b, sub])
-                gt = stext[:slen]
+                gl = _put_uint(stext, 0, sub_seeds[b, sub])
+                gt = stext
                 start = sub % n
                 deal_chain = mbase + n + sub
             else:
@@ -940,8 +952,10 @@ def play(
                     deck[dlen] = kind
                     dlen += 1
             _shuffle_col(st, mpos, deal_chain, deck, dlen)
-            counts[:] = 0
-            totals[:] = 0
+            for i in range(zones * k):
+                counts[i] = 0
+            for i in range(zones):
+                totals[i] = 0
             totals[deck_zone] = dlen
             for i in range(n):
                 s = (start + i) % n
@@ -950,7 +964,8 @@ def play(
             for i in range(n):
                 s = (start + i) % n
                 dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, hand_size)
-            held[:] = 0
+            for s in range(n):
+                held[s] = 0
             chance = 0
             next_card = 1
             buying = 0
@@ -1007,7 +1022,7 @@ def play(
                                     chance += 1
                                     dlen = _pay_cards(
                                         counts, totals, deck, dlen, k, bank, discard, owed,
-                                        chance, gt, gbuf, work, tax_to_deck,
+                                        chance, gt, gl, gbuf, work, tax_to_deck,
                                     )  # fmt: skip
                     elif code == S_RESHUFFLE:  # END-3
                         for kind in range(k):
@@ -1017,7 +1032,7 @@ def play(
                                 dlen += 1
                             _move(counts, totals, k, kind, discard, deck_zone, c)
                         chance += 1
-                        pos = _seed_head(gbuf, gt)
+                        pos = _seed_head_n(gbuf, gt, gl)
                         pos = _put(gbuf, pos, _L_RESHUFFLE)
                         pos = _put_int(gbuf, pos, chance)
                         _mt_seed(chance_mt, _finish(gbuf, pos, work))
@@ -1050,7 +1065,8 @@ def play(
                         legal[0] = DONE << 10
                         nl = 1
                     base = 3 * turn * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a]:
                             legal[nl] = (WINDOW << 10) | a
                             nl += 1
@@ -1058,7 +1074,8 @@ def play(
                     legal[0] = PASS << 10
                     nl = 1
                     base = 3 * turn * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a]:
                             legal[nl] = (STORE << 10) | a
                             nl += 1
@@ -1073,7 +1090,8 @@ def play(
                         nl += 1
                 else:
                     base = (3 * turn + 2) * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a] >= set_size:
                             legal[nl] = (SELL << 10) | a
                             nl += 1
@@ -1154,7 +1172,7 @@ def play(
                             chance += 1
                             dlen = _pay_cards(
                                 counts, totals, deck, dlen, k, bank0 + turn, bank0 + owner, p,
-                                chance, gt, gbuf, work, False,
+                                chance, gt, gl, gbuf, work, False,
                             )  # fmt: skip
                     phase, dlen, next_buyer = _sell_completed(
                         counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
@@ -1185,7 +1203,8 @@ def play(
                         turn = seat
                         phase = PURCHASE_P
                 if end_purchase:  # END-1: purchase cards go back; a decliner starts
-                    held[:] = 0
+                    for s in range(n):
+                        held[s] = 0
                     next_card = 1
                     buying = 0
                     if decliner >= 0:
@@ -1202,11 +1221,10 @@ def play(
 
         # ------------------------------------------------ result (SCORE-1, SCORE-2)
         total_decisions += decisions
-        row = out[g]
-        row[0] = first_player
-        row[1] = m_rounds
-        row[2] = decisions
-        row[3] = 2 if capped else 1
+        out[g, 0] = first_player
+        out[g, 1] = m_rounds
+        out[g, 2] = decisions
+        out[g, 3] = 2 if capped else 1
         nt = tiebreak.shape[0] if match_games == 0 else 0  # a match ranks by sums only
         w = 1 + nt
         for s in range(n):
@@ -1220,7 +1238,7 @@ def play(
                 else:
                     key[s * w + 1 + t] = totals[3 * s + 1]
         for s in range(n):
-            row[4 + s] = m_totals[s]
+            out[g, 4 + s] = m_totals[s]
             better = 0
             for o in range(n):
                 # is key[o] < key[s] (lexicographic)?
@@ -1231,7 +1249,7 @@ def play(
                         if a < b:
                             better += 1
                         break
-            row[4 + n + s] = 1 + better
+            out[g, 4 + n + s] = 1 + better
         if record:
             hist_len[g] = hpos - game_start
     if overflow:
