@@ -50,8 +50,10 @@ def test_generators_seeded_together_are_random_random(count: int) -> None:
         # 700 outputs: past the first regeneration of the state's words
         drawn = [int(_kernel_jit._genrand_col(st, pos, c)) for _ in range(700)]
         assert drawn == [ref.getrandbits(32) for _ in range(700)], seed
-        below = [int(_kernel_jit._randbelow_col(st, pos, c, n)) for n in (1, 2, 3, 94, 1000)]
-        assert below == [ref.randrange(n) for n in (1, 2, 3, 94, 1000)], seed
+        # bit lengths from the table (below 1024) and counted (from 1024 on)
+        sizes = (1, 2, 3, 94, 1000, 1023, 1024, 1025, 70_000, 2**31 + 1)
+        below = [int(_kernel_jit._randbelow_col(st, pos, c, n)) for n in sizes]
+        assert below == [ref.randrange(n) for n in sizes], seed
 
 
 def test_a_pool_of_kernel_workers_gives_the_reference_result_in_game_order() -> None:

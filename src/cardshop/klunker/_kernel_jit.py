@@ -19,12 +19,23 @@ chance exactly:
 Cards are tracked by kind only: the engine's card ids decide nothing a kind does not
 (payments pick a kind by the bank's counts; discards go back to the deck grouped by
 kind, as they are listed by id and ids are contiguous per kind).
+
+Every function compiles with numba's ``numpy`` error model, which leaves out the
+checks for division by zero: no divisor here can be zero (player counts, row sizes
+and decks are at least 1 by the variant's schema, and a bank is drawn from only while
+it holds cards).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+_helper = njit(cache=True, error_model="numpy", _nrt=False)
+"""The decorator of the helpers, which allocate no arrays: compiled without numba's
+reference counting, a call does not update the counts of the arrays it is passed
+(at the entry and at every exit of a call, two atomic operations an array; these
+were about a tenth of the kernel's time)."""
 
 # ----------------------------------------------------------------- BLAKE2b-64
 
@@ -44,12 +55,12 @@ _IV = np.array(
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _rotr(x, n):
     return (x >> np.uint64(n)) | (x << np.uint64(64 - n))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _gq(a, b, c, d, x, y):
     """BLAKE2b's mixing function G on four state words held in registers."""
     a = a + b + x
@@ -63,16 +74,18 @@ def _gq(a, b, c, d, x, y):
     return a, b, c, d
 
 
-@njit(cache=True)
-def _compress(h, m, t, last):
-    """One BLAKE2b compression of block ``m`` (uint64[16]) into ``h`` (uint64[8]).
+@_helper
+def _compress(w, t, last):
+    """One BLAKE2b compression of block ``m`` = ``w[8:24]`` into ``h`` = ``w[0:8]``
+    (uint64; the words are indexed in place: a slice would cost two reference-count
+    updates).
 
     The sixteen working words are local variables and the twelve rounds are written
     out with BLAKE2b's message schedule (sigma) as constant word names, so the state
     stays in registers (about twice as fast as the same with arrays and a loop)."""
-    m0, m1, m2, m3, m4, m5, m6, m7 = m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]
-    m8, m9, m10, m11, m12, m13, m14, m15 = m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15]
-    v0, v1, v2, v3, v4, v5, v6, v7 = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    m0, m1, m2, m3, m4, m5, m6, m7 = w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]
+    m8, m9, m10, m11, m12, m13, m14, m15 = w[16], w[17], w[18], w[19], w[20], w[21], w[22], w[23]
+    v0, v1, v2, v3, v4, v5, v6, v7 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
     v8, v9, v10, v11 = _IV[0], _IV[1], _IV[2], _IV[3]
     v12 = _IV[4] ^ np.uint64(t)
     v13 = _IV[5]
@@ -174,38 +187,36 @@ def _compress(h, m, t, last):
     v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
     v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
     v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
-    h[0] ^= v0 ^ v8
-    h[1] ^= v1 ^ v9
-    h[2] ^= v2 ^ v10
-    h[3] ^= v3 ^ v11
-    h[4] ^= v4 ^ v12
-    h[5] ^= v5 ^ v13
-    h[6] ^= v6 ^ v14
-    h[7] ^= v7 ^ v15
+    w[0] ^= v0 ^ v8
+    w[1] ^= v1 ^ v9
+    w[2] ^= v2 ^ v10
+    w[3] ^= v3 ^ v11
+    w[4] ^= v4 ^ v12
+    w[5] ^= v5 ^ v13
+    w[6] ^= v6 ^ v14
+    w[7] ^= v7 ^ v15
 
 
-@njit(cache=True)
+@_helper
 def _blake64(msg, length, work):
     """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
 
     ``work`` is a uint64 scratch array of at least 24 entries.
     """
-    h = work[0:8]
-    m = work[8:24]
     for i in range(8):
-        h[i] = _IV[i]
-    h[0] = h[0] ^ np.uint64(0x01010008)
+        work[i] = _IV[i]
+    work[0] = work[0] ^ np.uint64(0x01010008)
     blocks = max(1, (length + 127) // 128)
     for b in range(blocks):
-        for i in range(16):
-            m[i] = np.uint64(0)
+        for i in range(8, 24):
+            work[i] = np.uint64(0)
         end = min(length - b * 128, 128)
         for i in range(end):
-            m[i >> 3] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
+            work[8 + (i >> 3)] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
         last = b == blocks - 1
         t = length if last else (b + 1) * 128
-        _compress(h, m, t, last)
-    x = h[0]
+        _compress(work, t, last)
+    x = work[0]
     r = np.uint64(0)
     for i in range(8):
         r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
@@ -221,14 +232,14 @@ _L_RESHUFFLE = np.frombuffer(b", 'reshuffle'", dtype=np.uint8).copy()
 _L_PAY = np.frombuffer(b", 'pay'", dtype=np.uint8).copy()
 
 
-@njit(cache=True)
+@_helper
 def _put(buf, pos, src):
     for i in range(src.shape[0]):
         buf[pos + i] = src[i]
     return pos + src.shape[0]
 
 
-@njit(cache=True)
+@_helper
 def _put_int(buf, pos, value):
     """Write ``", <value>"`` (a non-negative int) and return the new position."""
     buf[pos] = 44  # ,
@@ -237,7 +248,7 @@ def _put_int(buf, pos, value):
     return _put_uint(buf, pos, np.uint64(value))
 
 
-@njit(cache=True)
+@_helper
 def _put_uint(buf, pos, value):
     digits = 1
     x = value
@@ -251,14 +262,23 @@ def _put_uint(buf, pos, value):
     return pos + digits
 
 
-@njit(cache=True)
+@_helper
 def _seed_head(buf, seed_text):
     """Write ``"(" + repr(seed)`` and return the position after it."""
     buf[0] = 40  # (
     return _put(buf, 1, seed_text)
 
 
-@njit(cache=True)
+@_helper
+def _seed_head_n(buf, text, length):
+    """:func:`_seed_head` with the seed's text in ``text[:length]`` (no slice)."""
+    buf[0] = 40  # (
+    for i in range(length):
+        buf[1 + i] = text[i]
+    return 1 + length
+
+
+@_helper
 def _finish(buf, pos, work):
     buf[pos] = 41  # )
     return _blake64(buf, pos + 1, work)
@@ -281,7 +301,7 @@ def _init_genrand(s: int) -> np.ndarray:
 _INIT = _init_genrand(19650218)  # init_by_array starts from this state, whatever the key
 
 
-@njit(cache=True)
+@_helper
 def _mt_seed(mt, seed):
     """Seed ``mt`` (int64[625], index 624 = position) as ``random.Random(seed)`` does
     for a non-negative int below 2**64 (``init_by_array`` over its 32-bit words)."""
@@ -323,7 +343,7 @@ _INIT32 = _INIT.astype(np.uint32)
 _CHAINS = 96  # generators seeded in one interleaved pass (a block of games' worth)
 
 
-@njit(cache=True)
+@_helper
 def _mt_seed_block(st, lo, hi1, count):
     """Seed generators ``0 .. count-1`` at once, column ``c`` of ``st`` (uint32[624,
     chains]) as ``random.Random(seed_c)`` for a seed of two 32-bit words: ``lo[c]``
@@ -367,7 +387,7 @@ def _mt_seed_block(st, lo, hi1, count):
         row[c] = 0x80000000
 
 
-@njit(cache=True)
+@_helper
 def _seed_chains(st, pos, seeds, lo, hi1, count, one):
     """Seed column ``c`` of ``st`` as ``random.Random(seeds[c])`` for ``c < count``
     and set its position (``pos[c]``) to the start. ``lo``, ``hi1``: uint32 scratch
@@ -385,7 +405,7 @@ def _seed_chains(st, pos, seeds, lo, hi1, count, one):
                 st[i, c] = one[i]
 
 
-@njit(cache=True)
+@_helper
 def _genrand_col(st, pos, c):
     """:func:`_genrand` for generator ``c`` of a block (column ``c`` of ``st``,
     position ``pos[c]``)."""
@@ -405,21 +425,30 @@ def _genrand_col(st, pos, c):
     return y
 
 
-@njit(cache=True)
+@_helper
+def _bit_length(n):
+    k = 0
+    while n:
+        k += 1
+        n >>= 1
+    return k
+
+
+_BITS = np.array([i.bit_length() for i in range(1024)], dtype=np.int64)
+"""``n.bit_length()`` for the small ``n`` of draws (legal actions, a deck's places)."""
+
+
+@_helper
 def _randbelow_col(st, pos, c, n):
     """:func:`_randbelow` with generator ``c`` of a block."""
-    k = 0
-    x = n
-    while x:
-        k += 1
-        x >>= 1
+    k = _BITS[n] if n < 1024 else _bit_length(n)
     r = _genrand_col(st, pos, c) >> (32 - k)
     while r >= n:
         r = _genrand_col(st, pos, c) >> (32 - k)
     return r
 
 
-@njit(cache=True)
+@_helper
 def _shuffle_col(st, pos, c, deck, length):
     for i in range(length - 1, 0, -1):
         j = _randbelow_col(st, pos, c, i + 1)
@@ -428,7 +457,7 @@ def _shuffle_col(st, pos, c, deck, length):
         deck[j] = t
 
 
-@njit(cache=True)
+@_helper
 def _genrand(mt):
     """The next 32-bit output. The state is regenerated one word at a time, just
     before that word is used: the words are made in the same order and from the same
@@ -450,21 +479,17 @@ def _genrand(mt):
     return y
 
 
-@njit(cache=True)
+@_helper
 def _randbelow(mt, n):
     """``Random._randbelow(n)`` for ``1 <= n < 2**32``."""
-    k = 0
-    x = n
-    while x:
-        k += 1
-        x >>= 1
+    k = _BITS[n] if n < 1024 else _bit_length(n)
     r = _genrand(mt) >> (32 - k)
     while r >= n:
         r = _genrand(mt) >> (32 - k)
     return r
 
 
-@njit(cache=True)
+@_helper
 def _shuffle(mt, deck, length):
     for i in range(length - 1, 0, -1):
         j = _randbelow(mt, i + 1)
@@ -483,7 +508,7 @@ RANDOM_BOT, GREEDY_BOT = range(2)
 # ----------------------------------------------------------------- greedy heuristic
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rows(safe, size):
     total = 0
     for c in safe:
@@ -491,7 +516,7 @@ def _rows(safe, size):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _potential(safe, size, paytab):
     most = paytab.shape[1]
     rows = min(_rows(safe, size), most - 1)
@@ -503,7 +528,7 @@ def _potential(safe, size, paytab):
     return 0.6 * total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _has_full(safe, size):
     for c in safe:  # noqa: SIM110 - a loop compiles to the tightest code
         if c >= size:
@@ -511,7 +536,7 @@ def _has_full(safe, size):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _settle(safe0, first, size, paytab, out):
     """Sell complete rows best first (``first`` forced): write the safe after into
     ``out`` and return the cash earned (Heuristic.settle).
@@ -590,7 +615,7 @@ def _settle(safe0, first, size, paytab, out):
                 best_rest[d, i] = best_rest[d + 1, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gain(safe, cards, first, size, paytab, tmp, after):
     for i in range(safe.shape[0]):
         tmp[i] = safe[i] + cards[i]
@@ -598,7 +623,7 @@ def _gain(safe, cards, first, size, paytab, tmp, after):
     return cash + _potential(after, size, paytab) - _potential(safe, size, paytab)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _buy_gain(counts, totals, n, k, buyer, owner, price_rule, size, paytab, tmp, after):
     price = 0 if owner == buyer else min(price_rule, totals[3 * n + buyer])
     safe = counts[(3 * buyer + 2) * k : (3 * buyer + 3) * k]
@@ -609,7 +634,7 @@ def _buy_gain(counts, totals, n, k, buyer, owner, price_rule, size, paytab, tmp,
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _greedy_score(
     action, counts, totals, held, n, k, me, price_rule, size, paytab, pow08, tmp, after, one
 ):
@@ -665,7 +690,7 @@ def _greedy_score(
 # ----------------------------------------------------------------- the game
 
 
-@njit(cache=True)
+@_helper
 def _move(counts, totals, k, kind, src, dst, count):
     counts[src * k + kind] -= count
     counts[dst * k + kind] += count
@@ -673,7 +698,7 @@ def _move(counts, totals, k, kind, src, dst, count):
     totals[dst] += count
 
 
-@njit(cache=True)
+@_helper
 def _deal(counts, totals, deck, dlen, k, n, zone, count):
     for _ in range(count):
         dlen -= 1
@@ -684,14 +709,15 @@ def _deal(counts, totals, deck, dlen, k, n, zone, count):
     return dlen
 
 
-@njit(cache=True)
-def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gbuf, work, to_deck):
+@_helper
+def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, gbuf, work, to_deck):
     """Move ``count`` cash cards drawn blind from bank ``src`` to ``dst`` (Game._pay):
     draw ``i`` takes index ``derive_seed(seed, "pay", chance, i) % size`` among the
-    bank's cards by kind. With ``to_deck`` they then go on the deck in the order paid.
+    bank's cards by kind (the game's seed is the text ``gt[:gl]``). With ``to_deck``
+    they then go on the deck in the order paid.
     Returns the deck's new length."""
     for idx in range(count):
-        pos = _seed_head(gbuf, gt)
+        pos = _seed_head_n(gbuf, gt, gl)
         pos = _put(gbuf, pos, _L_PAY)
         pos = _put_int(gbuf, pos, chance)
         pos = _put_int(gbuf, pos, idx)
@@ -711,7 +737,7 @@ def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gbuf,
     return dlen
 
 
-@njit(cache=True)
+@_helper
 def _pay_for(kind, rows, payout, override):
     """Cash for a row of ``kind`` sold with ``rows`` rows in the safe. [SELL-3/5]"""
     fixed = override[kind]
@@ -722,11 +748,13 @@ def _pay_for(kind, rows, payout, override):
     return payout[payout.shape[0] - 1]
 
 
-@njit(cache=True)
+@_helper
 def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, override, to_deck):
     """Sell one complete row of ``kind`` from ``seat``'s safe. [SELL-3..5]"""
     safe = 3 * seat + 2
-    rows = _rows(counts[safe * k : safe * k + k], size)
+    rows = 0
+    for i in range(safe * k, safe * k + k):
+        rows += (counts[i] + size - 1) // size
     pay = _pay_for(kind, rows, payout, override)
     _move(counts, totals, k, kind, safe, 3 * n + seat, pay)
     gone = size - pay
@@ -740,7 +768,7 @@ def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, overri
     return dlen
 
 
-@njit(cache=True)
+@_helper
 def _sell_completed(counts, totals, deck, dlen, k, n, seat, phase, size, payout, override, to_deck):
     """Sell complete rows while there is no choice (Game._sell_completed): returns
     (phase, deck length, whether no complete row is left)."""
@@ -762,7 +790,7 @@ def _sell_completed(counts, totals, deck, dlen, k, n, seat, phase, size, payout,
                          to_deck)  # fmt: skip
 
 
-@njit(cache=True)
+@_helper
 def _next_storer(held, n, turn):
     for i in range(1, n + 1):
         seat = (turn + i) % n
@@ -771,7 +799,7 @@ def _next_storer(held, n, turn):
     return turn
 
 
-@njit(cache=True)
+@_helper
 def _next_buyer(held, n, buying):
     """The next purchase card and its holder; (0, -1) when the phase is over. [BUY-1]"""
     card_no = buying + 1
@@ -783,7 +811,7 @@ def _next_buyer(held, n, buying):
     return 0, -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play(
     # compiled rules (kernel.compile_rules)
     k,
@@ -890,29 +918,28 @@ def play(
                     pos = _put_int(buf, pos, s)
                     cseeds[chain + s] = _finish(buf, pos, work)
                 glen = _put_uint(gtext, 0, gseed)
-                gt = gtext[:glen]
                 if match_games > 0:  # game ``sub`` of a match: its own seed and deal
                     for sub in range(n_sub):
-                        pos = _seed_head(gbuf, gt)
+                        pos = _seed_head_n(gbuf, gtext, glen)
                         pos = _put(gbuf, pos, _L_GAME)
                         pos = _put_int(gbuf, pos, sub)
                         sseed = _finish(gbuf, pos, work)
                         sub_seeds[bb, sub] = sseed
                         slen = _put_uint(stext, 0, sseed)
-                        pos = _seed_head(gbuf, stext[:slen])
+                        pos = _seed_head_n(gbuf, stext, slen)
                         pos = _put(gbuf, pos, _L_DEAL)
                         cseeds[chain + n + sub] = _finish(gbuf, pos, work)
                 else:
-                    pos = _seed_head(gbuf, gt)
+                    pos = _seed_head_n(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_FIRST)
                     cseeds[chain + n] = _finish(gbuf, pos, work)
-                    pos = _seed_head(gbuf, gt)
+                    pos = _seed_head_n(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_DEAL)
                     cseeds[chain + n + 1] = _finish(gbuf, pos, work)
             _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
-        glen = _put_uint(gtext, 0, seeds_out[g])
-        gt = gtext[:glen]
+        gl = _put_uint(gtext, 0, seeds_out[g])
+        gt = gtext  # the seed's text of the game being played: gt[:gl]
         mbase = b * per_game  # this game's generators: bots, then chance
         shift = game % n if rotate else 0
         for s in range(n):
@@ -921,13 +948,14 @@ def play(
         m_rounds = 0
         decisions = 0
         capped = False
-        m_totals[:] = 0
+        for s in range(n):
+            m_totals[s] = 0
         first_player = 0  # a match's first game starts with seat 0
         for sub in range(n_sub):
             # ---- setup (SETUP-1..4)
             if match_games > 0:  # game ``sub`` of a match: its own seed, seat sub starts
-                slen = _put_uint(stext, 0, sub_seeds[b, sub])
-                gt = stext[:slen]
+                gl = _put_uint(stext, 0, sub_seeds[b, sub])
+                gt = stext
                 start = sub % n
                 deal_chain = mbase + n + sub
             else:
@@ -940,8 +968,10 @@ def play(
                     deck[dlen] = kind
                     dlen += 1
             _shuffle_col(st, mpos, deal_chain, deck, dlen)
-            counts[:] = 0
-            totals[:] = 0
+            for i in range(zones * k):
+                counts[i] = 0
+            for i in range(zones):
+                totals[i] = 0
             totals[deck_zone] = dlen
             for i in range(n):
                 s = (start + i) % n
@@ -950,7 +980,8 @@ def play(
             for i in range(n):
                 s = (start + i) % n
                 dlen = _deal(counts, totals, deck, dlen, k, n, 3 * s, hand_size)
-            held[:] = 0
+            for s in range(n):
+                held[s] = 0
             chance = 0
             next_card = 1
             buying = 0
@@ -1007,7 +1038,7 @@ def play(
                                     chance += 1
                                     dlen = _pay_cards(
                                         counts, totals, deck, dlen, k, bank, discard, owed,
-                                        chance, gt, gbuf, work, tax_to_deck,
+                                        chance, gt, gl, gbuf, work, tax_to_deck,
                                     )  # fmt: skip
                     elif code == S_RESHUFFLE:  # END-3
                         for kind in range(k):
@@ -1017,7 +1048,7 @@ def play(
                                 dlen += 1
                             _move(counts, totals, k, kind, discard, deck_zone, c)
                         chance += 1
-                        pos = _seed_head(gbuf, gt)
+                        pos = _seed_head_n(gbuf, gt, gl)
                         pos = _put(gbuf, pos, _L_RESHUFFLE)
                         pos = _put_int(gbuf, pos, chance)
                         _mt_seed(chance_mt, _finish(gbuf, pos, work))
@@ -1050,7 +1081,8 @@ def play(
                         legal[0] = DONE << 10
                         nl = 1
                     base = 3 * turn * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a]:
                             legal[nl] = (WINDOW << 10) | a
                             nl += 1
@@ -1058,7 +1090,8 @@ def play(
                     legal[0] = PASS << 10
                     nl = 1
                     base = 3 * turn * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a]:
                             legal[nl] = (STORE << 10) | a
                             nl += 1
@@ -1073,7 +1106,8 @@ def play(
                         nl += 1
                 else:
                     base = (3 * turn + 2) * k
-                    for a in alpha:
+                    for ai in range(alpha.shape[0]):
+                        a = alpha[ai]
                         if counts[base + a] >= set_size:
                             legal[nl] = (SELL << 10) | a
                             nl += 1
@@ -1154,7 +1188,7 @@ def play(
                             chance += 1
                             dlen = _pay_cards(
                                 counts, totals, deck, dlen, k, bank0 + turn, bank0 + owner, p,
-                                chance, gt, gbuf, work, False,
+                                chance, gt, gl, gbuf, work, False,
                             )  # fmt: skip
                     phase, dlen, next_buyer = _sell_completed(
                         counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
@@ -1185,7 +1219,8 @@ def play(
                         turn = seat
                         phase = PURCHASE_P
                 if end_purchase:  # END-1: purchase cards go back; a decliner starts
-                    held[:] = 0
+                    for s in range(n):
+                        held[s] = 0
                     next_card = 1
                     buying = 0
                     if decliner >= 0:
@@ -1202,11 +1237,10 @@ def play(
 
         # ------------------------------------------------ result (SCORE-1, SCORE-2)
         total_decisions += decisions
-        row = out[g]
-        row[0] = first_player
-        row[1] = m_rounds
-        row[2] = decisions
-        row[3] = 2 if capped else 1
+        out[g, 0] = first_player
+        out[g, 1] = m_rounds
+        out[g, 2] = decisions
+        out[g, 3] = 2 if capped else 1
         nt = tiebreak.shape[0] if match_games == 0 else 0  # a match ranks by sums only
         w = 1 + nt
         for s in range(n):
@@ -1220,7 +1254,7 @@ def play(
                 else:
                     key[s * w + 1 + t] = totals[3 * s + 1]
         for s in range(n):
-            row[4 + s] = m_totals[s]
+            out[g, 4 + s] = m_totals[s]
             better = 0
             for o in range(n):
                 # is key[o] < key[s] (lexicographic)?
@@ -1231,7 +1265,7 @@ def play(
                         if a < b:
                             better += 1
                         break
-            row[4 + n + s] = 1 + better
+            out[g, 4 + n + s] = 1 + better
         if record:
             hist_len[g] = hpos - game_start
     if overflow:
