@@ -12,7 +12,8 @@ two; it is cached on disk), so the script warms it up before measuring.
 * **kernel with outcomes**: ``kernel.play``, which also builds a ``GameOutcome`` per game;
 * **simulate 1 vs 2 workers**: ``simulate(engine="kernel")`` wall time for the same
   games with ``workers=1`` and ``workers=2`` (pool start included; the kernel is
-  loaded in this process first, as forked workers inherit it), and their ratio. The
+  loaded in this process first, as forked workers inherit it), and their ratio
+  (the median of ``--repeats`` pairs, one worker then two in each). The
   result keeps the kernel's rows and makes the ``GameOutcome`` objects when first
   read; the time of that first read is printed apart. On a machine shared with other
   work the ratio falls short of what two free cores give; the load average is printed
@@ -62,23 +63,29 @@ def main() -> None:
     )
     print(f"kernel with GameOutcome objects: {statistics.median(with_outcomes):,.0f} decisions/s")
 
-    walls = {}
-    for workers in (1, 2):
-        t0 = time.perf_counter()
-        sim = simulate(
-            variant, args.players, args.games, bots, seed=2, workers=workers, engine="kernel"
-        )
-        walls[workers] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        decisions = sum(o.decisions for o in sim.outcomes)
-        reading = time.perf_counter() - t0
-        print(
-            f"simulate workers={workers}: {args.games:,} games in {walls[workers]:.2f} s wall, "
-            f"{decisions / walls[workers]:,.0f} decisions/s; reading them as GameOutcome "
-            f"objects {reading:.2f} s more"
-        )
+    ratios = []
+    for _ in range(args.repeats):  # in turns, so that both see the same machine
+        walls = {}
+        for workers in (1, 2):
+            t0 = time.perf_counter()
+            sim = simulate(
+                variant, args.players, args.games, bots, seed=2, workers=workers, engine="kernel"
+            )
+            walls[workers] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            decisions = sum(o.decisions for o in sim.outcomes)
+            reading = time.perf_counter() - t0
+            print(
+                f"simulate workers={workers}: {args.games:,} games in {walls[workers]:.2f} s "
+                f"wall, {decisions / walls[workers]:,.0f} decisions/s; reading them as "
+                f"GameOutcome objects {reading:.2f} s more"
+            )
+        ratios.append(walls[1] / walls[2])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"simulate 2 workers / 1 worker: {walls[1] / walls[2]:.2f}x (load average {load:.2f})")
+    print(
+        f"simulate 2 workers / 1 worker: {statistics.median(ratios):.2f}x, median of "
+        f"{len(ratios)} ({', '.join(f'{r:.2f}' for r in ratios)}; load average {load:.2f})"
+    )
 
 
 if __name__ == "__main__":
