@@ -467,7 +467,8 @@ def test_a_malformed_report_names_the_key(path: str, value: Any, expected: str |
 
 
 def test_not_a_dict_at_all() -> None:
-    for value in (None, [], "report", 3):
+    values: tuple[object, ...] = (None, [], "report", 3)
+    for value in values:
         with pytest.raises(ReportError, match="at <top level>: expected an object"):
             render_html(value)  # type: ignore[arg-type]
 
