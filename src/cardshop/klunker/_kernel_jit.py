@@ -263,15 +263,9 @@ def _put_uint(buf, pos, value):
 
 
 @_helper
-def _seed_head(buf, seed_text):
-    """Write ``"(" + repr(seed)`` and return the position after it."""
-    buf[0] = 40  # (
-    return _put(buf, 1, seed_text)
-
-
-@_helper
-def _seed_head_n(buf, text, length):
-    """:func:`_seed_head` with the seed's text in ``text[:length]`` (no slice)."""
+def _seed_head(buf, text, length):
+    """Write ``"(" + repr(seed)``, the seed's text being ``text[:length]``, and return
+    the position after it."""
     buf[0] = 40  # (
     for i in range(length):
         buf[1 + i] = text[i]
@@ -508,12 +502,19 @@ RANDOM_BOT, GREEDY_BOT = range(2)
 # ----------------------------------------------------------------- greedy heuristic
 
 
+@_helper
+def _rows_in(counts, start, stop, size):
+    """Rows a safe's cards ``counts[start:stop]`` (one count a kind) make, a part-filled
+    row counting as one. [SELL-3]"""
+    total = 0
+    for i in range(start, stop):
+        total += (counts[i] + size - 1) // size
+    return total
+
+
 @njit(cache=True, error_model="numpy")
 def _rows(safe, size):
-    total = 0
-    for c in safe:
-        total += (c + size - 1) // size
-    return total
+    return _rows_in(safe, 0, safe.shape[0], size)
 
 
 @njit(cache=True, error_model="numpy")
@@ -717,7 +718,7 @@ def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, g
     they then go on the deck in the order paid.
     Returns the deck's new length."""
     for idx in range(count):
-        pos = _seed_head_n(gbuf, gt, gl)
+        pos = _seed_head(gbuf, gt, gl)
         pos = _put(gbuf, pos, _L_PAY)
         pos = _put_int(gbuf, pos, chance)
         pos = _put_int(gbuf, pos, idx)
@@ -752,9 +753,7 @@ def _pay_for(kind, rows, payout, override):
 def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, override, to_deck):
     """Sell one complete row of ``kind`` from ``seat``'s safe. [SELL-3..5]"""
     safe = 3 * seat + 2
-    rows = 0
-    for i in range(safe * k, safe * k + k):
-        rows += (counts[i] + size - 1) // size
+    rows = _rows_in(counts, safe * k, safe * k + k, size)
     pay = _pay_for(kind, rows, payout, override)
     _move(counts, totals, k, kind, safe, 3 * n + seat, pay)
     gone = size - pay
@@ -905,14 +904,14 @@ def play(
             nb = min(block, count - g)
             for bb in range(nb):
                 game = first_game + g + bb
-                pos = _seed_head(buf, seed_text)
+                pos = _seed_head(buf, seed_text, seed_text.shape[0])
                 pos = _put(buf, pos, _L_GAME)
                 pos = _put_int(buf, pos, game)
                 gseed = _finish(buf, pos, work)
                 seeds_out[g + bb] = gseed
                 chain = bb * per_game
                 for s in range(n):
-                    pos = _seed_head(buf, seed_text)
+                    pos = _seed_head(buf, seed_text, seed_text.shape[0])
                     pos = _put(buf, pos, _L_BOT)
                     pos = _put_int(buf, pos, game)
                     pos = _put_int(buf, pos, s)
@@ -920,20 +919,20 @@ def play(
                 glen = _put_uint(gtext, 0, gseed)
                 if match_games > 0:  # game ``sub`` of a match: its own seed and deal
                     for sub in range(n_sub):
-                        pos = _seed_head_n(gbuf, gtext, glen)
+                        pos = _seed_head(gbuf, gtext, glen)
                         pos = _put(gbuf, pos, _L_GAME)
                         pos = _put_int(gbuf, pos, sub)
                         sseed = _finish(gbuf, pos, work)
                         sub_seeds[bb, sub] = sseed
                         slen = _put_uint(stext, 0, sseed)
-                        pos = _seed_head_n(gbuf, stext, slen)
+                        pos = _seed_head(gbuf, stext, slen)
                         pos = _put(gbuf, pos, _L_DEAL)
                         cseeds[chain + n + sub] = _finish(gbuf, pos, work)
                 else:
-                    pos = _seed_head_n(gbuf, gtext, glen)
+                    pos = _seed_head(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_FIRST)
                     cseeds[chain + n] = _finish(gbuf, pos, work)
-                    pos = _seed_head_n(gbuf, gtext, glen)
+                    pos = _seed_head(gbuf, gtext, glen)
                     pos = _put(gbuf, pos, _L_DEAL)
                     cseeds[chain + n + 1] = _finish(gbuf, pos, work)
             _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
@@ -1048,7 +1047,7 @@ def play(
                                 dlen += 1
                             _move(counts, totals, k, kind, discard, deck_zone, c)
                         chance += 1
-                        pos = _seed_head_n(gbuf, gt, gl)
+                        pos = _seed_head(gbuf, gt, gl)
                         pos = _put(gbuf, pos, _L_RESHUFFLE)
                         pos = _put_int(gbuf, pos, chance)
                         _mt_seed(chance_mt, _finish(gbuf, pos, work))
