@@ -69,7 +69,14 @@ def check(case: Case, result: dict[str, Any]) -> None:
     assert result["message"].strip(), "an error without a message"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def _param(case: Case) -> Any:
+    """A case as a test parameter. The child-process cases form one xdist group, so
+    under ``pytest -n`` a single worker runs their batch (once, not once per worker)."""
+    marks = [pytest.mark.xdist_group("hostile-children")] if case.in_child else []
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_hostile_input_gets_cardshops_answer(
     case: Case, tmp_path: Path, child_results: ChildResults
 ) -> None:
