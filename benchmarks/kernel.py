@@ -11,8 +11,8 @@ two; it is cached on disk), so the script warms it up before measuring.
   CPU time of this process, median of the repeats;
 * **kernel with outcomes**: ``kernel.play``, which also builds a ``GameOutcome`` per game;
 * **simulate 1 vs 2 workers**: ``simulate(engine="kernel")`` wall time for the same
-  games with ``workers=1`` and ``workers=2`` (pool start included; the kernel is
-  loaded in this process first, as forked workers inherit it), and their ratio
+  games with ``workers=1`` and ``workers=2`` (the kernel runs without the GIL, so the
+  two workers are threads of this process; their start is included), and their ratio
   (the median of ``--repeats`` pairs, one worker then two in each). The
   result keeps the kernel's rows and makes the ``GameOutcome`` objects when first
   read; the time of that first read is printed apart. On a machine shared with other

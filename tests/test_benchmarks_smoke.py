@@ -16,6 +16,10 @@ import pytest
 
 import cardshop
 
+# Its module-scoped fixtures (the quick benchmark run) are built once: under pytest -n one
+# worker runs the module.
+pytestmark = pytest.mark.xdist_group("benchmarks-smoke")
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "run.py"
 

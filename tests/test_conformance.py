@@ -61,7 +61,8 @@ class TestWuhltisch(FamilyTests):
     variants = ("wuhltisch",)
     players = (2, 5)  # the fewest and the most; tests/test_wuhltisch_*.py cover 3 and 4
     seeds = (0,)
-    check_every = 200  # random searchers play some ten thousand ticks a game
+    check_every = 500  # random searchers play some ten thousand ticks a game; a check
+    # copies the game through its JSON, which grows with the game
     # Its positions name the cards found by kind, while observations show card ids.
     positions_keep_observations = False
 

@@ -203,6 +203,11 @@ def test_harness_runs_console_commands_and_checks_their_output(tmp_path: Path) -
 # ------------------------------------------------------------------------ the site
 
 
+SITE = pytest.mark.xdist_group("docs-site")
+"""The tests of the built site: under pytest -n one worker runs them all, so the site
+is built once."""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
@@ -218,6 +223,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@SITE
 def test_mkdocs_build_strict(site: Path) -> None:
     assert (site / "index.html").is_file()
     assert (site / "tutorial" / "index.html").is_file()
@@ -239,6 +245,7 @@ def _all_fields(model: type[Variant]) -> set[str]:
     return names
 
 
+@SITE
 def test_variant_reference_documents_every_key(site: Path) -> None:
     html = (site / "reference" / "variant" / "index.html").read_text(encoding="utf-8")
     fields = _all_fields(Variant)
@@ -252,6 +259,7 @@ def test_variant_reference_documents_every_key(site: Path) -> None:
     assert '"round_cap"' in schema
 
 
+@SITE
 def test_api_reference_is_generated_from_docstrings(site: Path) -> None:
     html = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert 'id="cardshop.load_variant"' in html

@@ -29,6 +29,10 @@ import pytest
 
 import cardshop
 
+# Its module-scoped fixtures (the sdist and wheel) are built once: under pytest -n one
+# worker runs the module.
+pytestmark = pytest.mark.xdist_group("packaging")
+
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = sorted(p.name for p in (ROOT / "variants").glob("*.yaml"))
 

@@ -286,6 +286,60 @@ def test_ismcts_plays_whole_small_games_with_legal_choices() -> None:
     assert "offer" in verbs or "pass" in verbs or "stop" in verbs  # it chose on offer turns
 
 
+def test_an_offer_for_more_stamps_than_the_game_holds_encodes_within_bounds() -> None:
+    """One sugar stamp in the game, and an offer may still ask for two (max_trade):
+    the encoder's upper bound of "offer takes" is max_trade, not the stamps there are
+    (found by test_generated_games_sample_and_encode_for_every_seat)."""
+    visits = [{"name": f"v{i}", "double": [("meal", "party")[i % 2]]} for i in range(8)]
+    cards = [
+        {"name": "roast", "cost": ["meat"], "category": "meal", "icons": 2},
+        {"name": "cake", "cost": ["sugar"], "category": "party", "icons": 1},
+    ]
+    v = _small(
+        name="scarce", players={"min": 4, "max": 4}, stamps={"meat": 2, "flour": 2, "sugar": 1},
+        categories=["meal", "party"], cards=cards, visits=visits, row_size=1, deal=1,
+        allocation=0, shop_draw=0, spin={"min": 5, "max": 5}, max_trade=2,
+        speculator={"die_sides": 1, "price": 2}, three_players_without_meal_visits=False,
+    )  # fmt: skip
+    game = new_game(v, 4, 1)
+    seat = game.current_player
+    assert seat is not None
+    asks_two = [a for a in game.legal_actions(seat) if str(a) == "offer 0 take sugar sugar"]
+    assert asks_two, "no offer asks for two sugar stamps"
+    game.apply(asks_two[0], seat)
+    encoder = get_family("reglamentacja").observation_encoder(v, 4)
+    for s in range(4):
+        numbers = encoder.encode(game.observation(s))
+        outside = [
+            (label, x)
+            for label, lo, x, hi in zip(
+                encoder.labels, encoder.low, numbers, encoder.high, strict=True
+            )
+            if not lo <= x <= hi
+        ]
+        assert outside == [], f"seat {s}"
+
+
+def test_ismcts_plays_a_match_of_the_family() -> None:
+    """A match (series) variant: the search samples and plays inside the current game."""
+    v = _small(name="short-match", turn_cap=4, match={"games_per_player": 1})
+    bot = ISMCTSBot(v, iterations=5, seed=1)
+    other = make_bot("greedy", v, seed=1)
+    game = new_game(v, 3, 1)
+    games_seen: set[int] = set()
+    while not game.is_over:
+        seat = game.current_player
+        assert seat is not None
+        observation = game.observation(seat)
+        games_seen.add(observation.game_index)
+        legal = game.legal_actions(seat)
+        action = (bot if seat == 0 else other).choose(observation, legal)
+        assert action in legal
+        game.apply(action, seat)
+    assert games_seen == {0, 1, 2}
+    assert len(game.result().scores) == 3
+
+
 def _offer_turns(players: int, seed: int, every: int = 5) -> list[ReglamentacjaGame]:
     """Offer turns (no offer pending) of a game played at random, one in ``every``."""
     game = new_game("reglamentacja", players, seed)

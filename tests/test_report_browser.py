@@ -26,6 +26,10 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from cardshop.report import render_html, write_html
 from test_report import HOSTILE, sample_report
 
+# Its module-scoped fixtures (the browser and the reports it opens) are built once:
+# under pytest -n one worker runs the module.
+pytestmark = pytest.mark.xdist_group("report-browser")
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHARTS_PER_COUNT = 8
 

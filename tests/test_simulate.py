@@ -328,7 +328,7 @@ def test_cli_warns_above_the_cpu_count(monkeypatch: pytest.MonkeyPatch) -> None:
     args = ["simulate", "klunker-en", "-p", "3", "--games", "2", "--workers", "1000", "-q"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "cardshop: warning: 2 worker processes on 1 CPUs" in result.stderr
+    assert "cardshop: warning: 2 workers on 1 CPUs" in result.stderr
 
 
 def test_cli_dask_address_that_does_not_answer_fails_fast() -> None:
@@ -349,14 +349,19 @@ def test_cli_dask_address_that_does_not_answer_fails_fast() -> None:
     assert "--dask-timeout must be a number of seconds above 0" in bad.stderr
 
 
-def _start_simulation(tmp_path: Path) -> tuple[subprocess.Popen[str], list[psutil.Process]]:
-    """``cardshop simulate`` with two workers and many games; its worker processes."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cardshop", "simulate", "klunker-en", "--games", "1000000",
-         "--workers", "2", "--json", str(tmp_path / "out.json"), "--csv",
-         str(tmp_path / "out.csv")],
+def _simulation(tmp_path: Path, engine: str, games: int) -> subprocess.Popen[str]:
+    """``cardshop simulate`` with two workers, writing files into ``tmp_path``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "cardshop", "simulate", "klunker-en", "--games", str(games),
+         "--workers", "2", "--engine", engine, "--json", str(tmp_path / "out.json"),
+         "--csv", str(tmp_path / "out.csv")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+
+
+def _start_simulation(tmp_path: Path) -> tuple[subprocess.Popen[str], list[psutil.Process]]:
+    """A simulation on the reference engine, whose workers are processes; them."""
+    proc = _simulation(tmp_path, "reference", 1_000_000)
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
     children: list[psutil.Process] = []
@@ -392,6 +397,28 @@ def test_a_signal_stops_simulate_and_its_workers(sig: signal.Signals, tmp_path: 
     assert "the workers are stopped and no file was written" in err
     _assert_all_gone(children)
     assert list(tmp_path.iterdir()) == []  # no output file, no temporary file
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_a_kernel_simulation_and_its_threads(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    """The kernel's workers are threads of the process (it runs without the GIL)."""
+    pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
+    proc = _simulation(tmp_path, "kernel", 500_000_000)
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
+        time.sleep(0.05)
+    assert parent.num_threads() >= 3, "the kernel's threads did not start"
+    assert parent.children(recursive=True) == []  # no worker process
+    time.sleep(0.5)  # some games played
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err
+    assert f"cardshop: stopped by {sig.name} after" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_killed_worker_is_reported_with_the_games_lost(tmp_path: Path) -> None:

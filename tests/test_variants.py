@@ -754,3 +754,30 @@ def test_player_count_keys_must_be_numbers() -> None:
     with pytest.raises(VariantError) as info:
         parse_variant(MINIMAL.replace("{2: 1, 3: 1}", '{2: 1, "three": 1}'))
     assert info.value.path == ("starting_cash", "three")
+
+
+# ------------------------------------------------------------------ copies
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "wuhltisch", "reglamentacja"])
+def test_a_copy_with_changed_fields_computes_its_rules_and_hash_again(name: str) -> None:
+    """pydantic's model_copy keeps the instance's cached values: a copy with a new
+    title would share the original's compiled rules and hash, and so would one with
+    new rules, which would then play the old ones."""
+    original = load_variant(name)
+    before = original.content_hash  # computes and caches the rules
+    retitled = original.model_copy(update={"title": "Another title"})
+    assert retitled.content_hash != before  # the title is part of the resolved variant
+    assert original.content_hash == before
+    assert retitled.model_copy().content_hash == retitled.content_hash
+    again = variant_from_data(retitled.to_data())
+    assert again.content_hash == retitled.content_hash
+
+
+def test_a_copy_with_new_rules_plays_them() -> None:
+    original = load_variant("klunker-en")
+    assert original.rules.hand_size == 6
+    smaller = original.model_copy(update={"hand_size": 5})
+    assert smaller.rules.hand_size == 5
+    game = cardshop.new_game(smaller, 4, seed=1)
+    assert game.observation(0).hand_sizes == (5, 5, 5, 5)

@@ -170,7 +170,8 @@ class Family:
     ``unavailable(variant, players, bots, seed) -> str | None`` (why it cannot play these
     games, or None) and ``play(variant, players, bots, seed, start, stop, *, rotate)``
     returning a sequence of the :class:`~cardshop.simulation.GameOutcome` of games
-    ``start..stop-1`` (it is pickled back from worker processes: a compact one pays)
+    ``start..stop-1`` (it is pickled back from worker processes: a compact one pays);
+    ``RELEASES_GIL = True`` in the module makes ``simulate``'s own workers threads
     (docs/kernel.md). Families without one play on the reference engine."""
     description: str = ""
     length_unit: str = "round"

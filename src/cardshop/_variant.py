@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from typing import Annotated, Any, get_args
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import models_json_schema
@@ -178,6 +178,22 @@ class VariantBase(BaseModel):
         if self.players.max < self.players.min:
             return [(("players", "max"), "max is smaller than min")]
         return []
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy of the variant, with ``update``'s fields changed.
+
+        Unlike pydantic's own copy, it drops what this variant computed from its fields
+        and keeps (its compiled rules and content hash): the copy computes them again
+        from its own fields. Like pydantic's, it does not validate ``update``; for a
+        checked variant write a file with ``extends:`` or use
+        :func:`cardshop.variant_from_data`.
+        """
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            fields = type(self).model_fields
+            for derived in [key for key in copied.__dict__ if key not in fields]:
+                del copied.__dict__[derived]
+        return copied
 
     def to_data(self) -> dict[str, Any]:
         """The resolved variant as plain data (``extends`` dropped: already applied)."""

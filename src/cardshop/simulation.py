@@ -618,6 +618,18 @@ def _prepare_kernel(kernel: str, variant: VariantBase, players: int) -> None:
         prepare(variant, players)
 
 
+def _releases_gil(kernel: str) -> bool:
+    """Whether the kernel module says that its ``play`` runs without the GIL
+    (``RELEASES_GIL = True``): its workers are then threads of this process."""
+    return getattr(importlib.import_module(kernel), "RELEASES_GIL", False) is True
+
+
+def _thread_pool(workers: int) -> Executor:
+    from concurrent.futures import ThreadPoolExecutor  # imported only when used
+
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardshop-kernel")
+
+
 def _process_pool(workers: int) -> Executor:
     from concurrent.futures import ProcessPoolExecutor  # imported only when used
 
@@ -723,8 +735,10 @@ def simulate(
 
     Where the games run: ``workers=1`` plays them in this process; otherwise a
     process pool of ``workers`` processes (default: one per CPU; never more than
-    there are games). ``executor`` takes over: any :class:`concurrent.futures.Executor`
-    (its size is its own), or a ``dask.distributed.Client`` for a cluster.
+    there are games), or ``workers`` threads of this process when a kernel that runs
+    without the GIL plays them (docs/kernel.md). ``executor`` takes over: any
+    :class:`concurrent.futures.Executor` (its size is its own), or a
+    ``dask.distributed.Client`` for a cluster.
     ``chunk_size`` games go in one task (default: about four tasks per worker, at
     most :data:`MAX_CHUNK`). Tasks are made as they are sent, a few per worker
     ahead, so any number of games takes little memory beyond the outcomes.
@@ -807,9 +821,19 @@ def simulate(
         slots = min(slots, math.ceil(games / size))  # no idle processes
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     ranges = (range(start, min(start + size, games)) for start in range(0, games, size))
-    if own_pool and kernel is not None:
-        _prepare_kernel(kernel, var, players)
-    pool = _process_pool(slots) if own_pool else _as_executor(executor)
+    threads = own_pool and kernel is not None and _releases_gil(kernel)
+    if threads:
+        assert kernel is not None
+        prepare = getattr(importlib.import_module(kernel), "prepare", None)
+        if callable(prepare):  # once here, not in each thread at its first task
+            prepare(var, players)
+        pool = _thread_pool(slots)
+    elif own_pool:
+        if kernel is not None:
+            _prepare_kernel(kernel, var, players)
+        pool = _process_pool(slots)
+    else:
+        pool = _as_executor(executor)
     pending: set[Future[Sequence[Any]]] = set()
     starts: dict[Future[Sequence[Any]], int] = {}
 
@@ -824,7 +848,9 @@ def simulate(
         # collections never walk them (nor copy the pages they touch): a caller holding
         # the 200,000 outcomes of an earlier simulation made two workers 1.76x of one
         # instead of 1.9x and more.
-        freeze = own_pool and multiprocessing.get_context().get_start_method() == "fork"
+        freeze = (
+            own_pool and not threads and multiprocessing.get_context().get_start_method() == "fork"
+        )
         if freeze:
             gc.freeze()
         try:

@@ -248,7 +248,7 @@ def simulate_command(
     cpus = os.cpu_count() or 1
     if dask is None and workers is not None and min(workers, games) > cpus:
         err_console.print(
-            f"cardshop: warning: {min(workers, games)} worker processes on {cpus} CPUs; "
+            f"cardshop: warning: {min(workers, games)} workers on {cpus} CPUs; "
             "the games will not run faster than with one per CPU",
             markup=False,
         )

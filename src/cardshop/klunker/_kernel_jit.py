@@ -810,7 +810,7 @@ def _next_buyer(held, n, buying):
     return 0, -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def play(
     # compiled rules (kernel.compile_rules)
     k,

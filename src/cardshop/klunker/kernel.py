@@ -28,6 +28,7 @@ from cardshop.klunker.variant import Rules, Variant
 __all__ = [
     "BOTS",
     "MAX_SEED_TEXT",
+    "RELEASES_GIL",
     "KernelRules",
     "OutcomeRow",
     "Outcomes",
@@ -42,6 +43,11 @@ __all__ = [
 
 BOTS = ("random", "greedy")
 """The bots the kernel plays (their names as :func:`cardshop.bots.make_bot` takes them)."""
+
+RELEASES_GIL = True
+"""The compiled game loop runs without the GIL, so ``simulate`` runs its workers as
+threads of the calling process: no process to start, no outcomes to pickle back, and
+the compiled code loaded once."""
 
 MAX_SEED_TEXT = 200
 """The longest ``repr`` of a simulation's master seed the kernel takes (a bound on

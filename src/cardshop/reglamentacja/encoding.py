@@ -112,8 +112,8 @@ class ObservationEncoder:
         add("offer is to me", 1.0)
         for i, kind in enumerate(rules.kinds):
             add(f"offer gives {kind}", min(per_kind[i], float(rules.max_trade)))
-        for i, kind in enumerate(rules.kinds):
-            add(f"offer takes {kind}", min(per_kind[i], float(rules.max_trade)))
+        for kind in rules.kinds:  # an offer may ask for more than the game holds
+            add(f"offer takes {kind}", float(rules.max_trade))
         add("offer swaps places", 1.0)
         add("final buyers done", float(n))
         add("turn", float(rules.turn_cap + 1))
