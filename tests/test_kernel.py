@@ -16,6 +16,7 @@ Generated variants follow the hypothesis profile (``deep``: 2000 variants).
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -148,9 +149,13 @@ def test_simulate_gives_the_same_result_on_both_engines() -> None:
     assert fast == slow
     assert [o.to_dict() for o in fast] == [o.to_dict() for o in slow]
     assert fast.summary() == slow.summary()
-    # Other processes, chunks of any size: the same games.
-    pooled = simulate("klunker-es", 4, 30, workers=2, chunk_size=7, engine="kernel", **kwargs)
-    assert pooled.engine == "kernel"
+    # Threads (simulate's own workers: the kernel runs without the GIL), other
+    # processes, chunks of any size: the same games.
+    threaded = simulate("klunker-es", 4, 30, workers=2, chunk_size=7, engine="kernel", **kwargs)
+    assert threaded.engine == "kernel"
+    assert [o.to_dict() for o in threaded] == [o.to_dict() for o in slow]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = simulate("klunker-es", 4, 30, executor=pool, engine="kernel", **kwargs)
     assert [o.to_dict() for o in pooled] == [o.to_dict() for o in slow]
 
 
