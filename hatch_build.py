@@ -39,6 +39,7 @@ import sys
 import sysconfig
 import tempfile
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -130,6 +131,21 @@ def _no_weakrefs(c_dir: Path) -> int:
     return changed
 
 
+def _editable_requested() -> bool:
+    """Whether the build frontend asked what an editable install needs to build.
+
+    hatchling asks a hook for its dependencies without saying for which build; an
+    editable one is asked for through the backend's ``get_requires_for_build_editable``
+    (PEP 660), which is then on the call stack. Without this, ``pip install -e .``
+    would install mypy and setuptools into its build environment for nothing."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "get_requires_for_build_editable":
+            return True
+        frame = frame.f_back
+    return False
+
+
 class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     """Compiles :data:`COMPILED` into the wheel, or leaves the wheel pure Python."""
 
@@ -143,7 +159,10 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         return "auto"  # CARDSHOP_COMPILE=1 says the same
 
     def dependencies(self) -> list[str]:
-        # Called before a build to install what it needs; nothing extra for a pure one.
+        # Called before a build to install what it needs; nothing extra for a pure one,
+        # nor for an editable one (always pure).
+        if _editable_requested():
+            return []
         if self._mode() == "pure" or (self._mode() == "auto" and compiler_problem()):
             return []
         return list(BUILD_REQUIRES)

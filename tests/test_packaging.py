@@ -127,6 +127,29 @@ def test_a_required_compiled_build_fails_without_a_compiler(tmp_path: Path) -> N
     assert not list(tmp_path.glob("*.whl"))
 
 
+def test_only_a_compiled_wheel_build_asks_for_mypyc() -> None:
+    """What the build backend asks the frontend to install: mypy (mypyc) and
+    setuptools for a wheel that is compiled, nothing of the kind for an editable
+    install (always pure Python) nor for a pure wheel."""
+    pytest.importorskip("hatchling")
+    script = (
+        "import json, hatchling.build as b; "
+        "print(json.dumps([b.get_requires_for_build_wheel(), "
+        "b.get_requires_for_build_editable()]))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CARDSHOP_")}
+
+    def requires(env: dict[str, str]) -> list[list[str]]:
+        found: list[list[str]] = json.loads(run(sys.executable, "-c", script, env=env))
+        return found
+
+    wheel, editable = requires({**clean, "CARDSHOP_REQUIRE_COMPILED": "1"})
+    assert any(r.startswith("mypy") for r in wheel)
+    assert not any(r.startswith(("mypy", "setuptools")) for r in editable)
+    wheel, editable = requires({**clean, "CARDSHOP_PURE": "1"})
+    assert not any(r.startswith(("mypy", "setuptools")) for r in wheel + editable)
+
+
 def test_cardshop_compiled_names_the_build_in_use() -> None:
     """``cardshop.compiled`` is whether the engine's modules are C extensions; the
     compiled stage of .ci/run sets CARDSHOP_EXPECT_COMPILED=1 and gets the installed
