@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,13 +154,23 @@ def _signals_stop() -> Iterator[None]:
         _caught.append(signum)
         raise Stopped(signum)
 
+    def unraisable(info: Any) -> None:
+        # A Stopped raised where Python can only drop it (a finalizer, or a callback
+        # from C such as the kernel's compiler caching its code) is raised again
+        # later (_raise_if_stopped): no "Exception ignored" report for it.
+        if not isinstance(info.exc_value, Stopped):
+            hook(info)
+
     _caught.clear()
+    hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        sys.unraisablehook = hook
 
 
 @app.command("simulate")
@@ -182,7 +193,12 @@ def simulate_command(
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", "-w", help="Worker processes (default: CPUs; at most one per game)."
+            "--workers",
+            "-w",
+            help=(
+                "Workers: processes, or threads when the kernel plays (default: CPUs; at "
+                "most one per game)."
+            ),
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 0,
