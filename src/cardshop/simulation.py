@@ -606,12 +606,12 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _prepare_kernel(kernel: str, variant: VariantBase, players: int) -> None:
-    """Before a pool of forked processes starts: load the kernel's compiled code here
-    (its optional ``prepare(variant, players)``), so every worker inherits it instead
-    of loading it again (about 1.5 s of CPU each for Klunker's). Spawned workers
-    inherit nothing: there it would only cost this process time."""
-    if multiprocessing.get_context().get_start_method() != "fork":
+def _prepare_kernel(kernel: str, variant: VariantBase, players: int, *, threads: bool) -> None:
+    """Before simulate's own workers start: load the kernel's compiled code here (its
+    optional ``prepare(variant, players)``). Threads share it and forked processes
+    inherit it, instead of each loading it (about 1.5 s of CPU for Klunker's).
+    Spawned processes inherit nothing: there it would only cost this process time."""
+    if not threads and multiprocessing.get_context().get_start_method() != "fork":
         return
     prepare = getattr(importlib.import_module(kernel), "prepare", None)
     if callable(prepare):
@@ -637,7 +637,8 @@ def _process_pool(workers: int) -> Executor:
 
 
 def _stop_workers(pool: Executor) -> None:
-    """Stop a process pool now: cancel what waits, terminate the running workers."""
+    """Stop simulate's own pool now: cancel what waits, terminate the running worker
+    processes (a pool of threads lets each finish its task: a kernel's chunk is short)."""
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if callable(terminate):
         terminate()
@@ -822,18 +823,12 @@ def simulate(
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     ranges = (range(start, min(start + size, games)) for start in range(0, games, size))
     threads = own_pool and kernel is not None and _releases_gil(kernel)
-    if threads:
-        assert kernel is not None
-        prepare = getattr(importlib.import_module(kernel), "prepare", None)
-        if callable(prepare):  # once here, not in each thread at its first task
-            prepare(var, players)
-        pool = _thread_pool(slots)
-    elif own_pool:
-        if kernel is not None:
-            _prepare_kernel(kernel, var, players)
-        pool = _process_pool(slots)
-    else:
+    if own_pool and kernel is not None:
+        _prepare_kernel(kernel, var, players, threads=threads)
+    if not own_pool:
         pool = _as_executor(executor)
+    else:
+        pool = _thread_pool(slots) if threads else _process_pool(slots)
     pending: set[Future[Sequence[Any]]] = set()
     starts: dict[Future[Sequence[Any]], int] = {}
 
