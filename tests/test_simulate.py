@@ -360,7 +360,8 @@ def _simulation(tmp_path: Path, engine: str, games: int) -> subprocess.Popen[str
 
 
 def _start_simulation(tmp_path: Path) -> tuple[subprocess.Popen[str], list[psutil.Process]]:
-    """A simulation on the reference engine, whose workers are processes; them."""
+    """A simulation on the reference engine (its workers are processes) and, once they
+    have started, its worker processes."""
     proc = _simulation(tmp_path, "reference", 1_000_000)
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120

@@ -606,12 +606,17 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _forking() -> bool:
+    """Whether this process's new worker processes are forked (they inherit its memory)."""
+    return multiprocessing.get_context().get_start_method() == "fork"
+
+
 def _prepare_kernel(kernel: str, variant: VariantBase, players: int, *, threads: bool) -> None:
     """Before simulate's own workers start: load the kernel's compiled code here (its
     optional ``prepare(variant, players)``). Threads share it and forked processes
     inherit it, instead of each loading it (about 1.5 s of CPU for Klunker's).
     Spawned processes inherit nothing: there it would only cost this process time."""
-    if not threads and multiprocessing.get_context().get_start_method() != "fork":
+    if not threads and not _forking():
         return
     prepare = getattr(importlib.import_module(kernel), "prepare", None)
     if callable(prepare):
@@ -819,7 +824,7 @@ def simulate(
     most = MAX_CHUNK if kernel is None else KERNEL_CHUNK
     size = chunk_size or max(1, min(most, math.ceil(games / (4 * slots))))
     if own_pool:
-        slots = min(slots, math.ceil(games / size))  # no idle processes
+        slots = min(slots, math.ceil(games / size))  # no idle workers
     # Chunks are made as they are sent, never all at once: ``games`` may be huge.
     ranges = (range(start, min(start + size, games)) for start in range(0, games, size))
     threads = own_pool and kernel is not None and _releases_gil(kernel)
@@ -843,9 +848,7 @@ def simulate(
         # collections never walk them (nor copy the pages they touch): a caller holding
         # the 200,000 outcomes of an earlier simulation made two workers 1.76x of one
         # instead of 1.9x and more.
-        freeze = (
-            own_pool and not threads and multiprocessing.get_context().get_start_method() == "fork"
-        )
+        freeze = own_pool and not threads and _forking()
         if freeze:
             gc.freeze()
         try:
