@@ -1,9 +1,11 @@
 """The family boundary: no module outside a family's package imports that family.
 
 Tools find families through the registry (``cardshop._family``); a family imports only
-the core. This test reads every module's imports (without running them) and fails on
-any import that crosses, and checks that the built-in families are registered through
-the ``cardshop.families`` entry point group, the way a third party's would be.
+the public family API, :mod:`cardshop.core`, and itself. This test reads every module's
+imports (without running them) and fails on any import that crosses, or on a family
+(built-in, or the tests' tiny one) that reaches a private ``cardshop._x`` module or a
+tool, and checks that the built-in families are registered through the
+``cardshop.families`` entry point group, the way a third party's would be.
 """
 
 from __future__ import annotations
@@ -17,18 +19,8 @@ import pytest
 import cardshop
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "cardshop"
-CORE = {
-    "_core",
-    "_errors",
-    "_family",
-    "_game",
-    "_loader",
-    "_series",
-    "_source",
-    "_stats",
-    "_variant",
-}
-"""The ground floor: what a family may import."""
+TINY = Path(__file__).resolve().parent / "tinyfamily" / "__init__.py"
+"""The tests' third-party family: it too may import only ``cardshop.core``."""
 
 
 def family_packages() -> list[str]:
@@ -40,10 +32,11 @@ def family_packages() -> list[str]:
     )
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
-    """Every module ``path`` imports, absolute, with its line."""
-    rel = path.relative_to(SRC)
-    package = ["cardshop", *rel.parts[:-1]]
+def imports_of(path: Path, package: list[str] | None = None) -> list[tuple[int, str]]:
+    """Every module ``path`` imports, absolute, with its line (``from m import n`` counts
+    as an import of ``m.n`` as well as of ``m``, so a private name is seen)."""
+    if package is None:
+        package = ["cardshop", *path.relative_to(SRC).parts[:-1]]
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
@@ -55,9 +48,22 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
                     found.append((node.lineno, ".".join([*base, node.module])))
                 else:
                     found += [(node.lineno, ".".join([*base, a.name])) for a in node.names]
+            elif node.module == "cardshop":
+                found += [(node.lineno, f"cardshop.{a.name}") for a in node.names]
             else:
                 found.append((node.lineno, node.module or ""))
     return found
+
+
+def family_may_import(module: str, home: str) -> bool:
+    """Whether a module of family ``home`` may import ``module``: anything outside
+    cardshop, the family's own package, and ``cardshop.core``."""
+    parts = module.split(".")
+    if parts[0] != "cardshop":
+        return True
+    if len(parts) == 1:
+        return False  # ``import cardshop`` reaches the whole library
+    return parts[1] in (home, "core")
 
 
 def crossings() -> list[str]:
@@ -68,14 +74,21 @@ def crossings() -> list[str]:
         home = rel.parts[0] if len(rel.parts) > 1 else None
         for line, module in imports_of(path):
             parts = module.split(".")
-            if len(parts) < 2 or parts[0] != "cardshop":
+            if parts[0] != "cardshop":
                 continue
-            target = parts[1]
-            if target in families and target != home:
+            if len(parts) > 1 and parts[1] in families and parts[1] != home:
                 bad.append(f"{rel}:{line} imports {module}")
-            if home in families and target not in CORE and target != home:
+            if home in families and not family_may_import(module, home):
                 bad.append(f"{rel}:{line} (family {home}) imports {module}, not the core")
     return bad
+
+
+def tiny_family_imports() -> list[str]:
+    return [
+        f"tinyfamily:{line} imports {module}"
+        for line, module in imports_of(TINY, ["tinyfamily"])
+        if not family_may_import(module, "tinyfamily")
+    ]
 
 
 def test_the_built_in_families_register_by_entry_point() -> None:
@@ -85,6 +98,21 @@ def test_the_built_in_families_register_by_entry_point() -> None:
 
 def test_no_import_crosses_a_family_boundary() -> None:
     assert crossings() == []
+
+
+def test_the_tiny_family_imports_only_the_public_family_api() -> None:
+    assert tiny_family_imports() == []
+
+
+def test_the_public_family_api_is_its_all() -> None:
+    import cardshop.core
+
+    exported = set(cardshop.core.__all__)
+    defined = {n for n in vars(cardshop.core) if not n.startswith("_")}
+    assert exported == defined, "every public name of cardshop.core is in __all__"
+    assert all(not n.startswith("_") for n in exported)
+    for name in exported:
+        assert getattr(cardshop.core, name) is not None
 
 
 @pytest.mark.parametrize(
@@ -101,18 +129,30 @@ def test_the_check_sees_every_form_of_import(
     fake = tmp_path / "cardshop"
     (fake / "klunker").mkdir(parents=True)
     (fake / "tool.py").write_text(source)
-    (fake / "klunker" / "game.py").write_text("from cardshop import _core\n")
+    (fake / "klunker" / "game.py").write_text("from cardshop.core import Game\n")
     monkeypatch.setattr(__import__(__name__), "SRC", fake)
     found = crossings()
     assert len(found) == 1
     assert expected in found[0]
 
 
-def test_a_family_may_import_only_the_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from cardshop.simulation import simulate\n",
+        "from cardshop._core import Action\n",
+        "from cardshop import _family\n",
+        "import cardshop._game\n",
+        "import cardshop\n",
+    ],
+)
+def test_a_family_may_import_only_the_public_family_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
     fake = tmp_path / "cardshop"
     (fake / "klunker").mkdir(parents=True)
-    (fake / "klunker" / "game.py").write_text("from cardshop.simulation import simulate\n")
+    (fake / "klunker" / "game.py").write_text(source)
     monkeypatch.setattr(__import__(__name__), "SRC", fake)
-    assert crossings() == [
-        "klunker/game.py:1 (family klunker) imports cardshop.simulation, not the core"
-    ]
+    found = crossings()
+    assert len(found) == 1
+    assert found[0].startswith("klunker/game.py:1 (family klunker) imports cardshop")

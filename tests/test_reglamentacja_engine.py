@@ -458,34 +458,6 @@ def test_semantic_errors_name_the_key() -> None:
 
 # ------------------------------------------------------------------ boundary
 
-CORE = {"cardshop._core", "cardshop._errors", "cardshop._source", "cardshop._game"}
-CORE |= {"cardshop._variant", "cardshop._family"}
-# Resolving a variant *name* in a position needs the loader (imported lazily, only then).
-LAZY = {"cardshop._loader"}
-
-
-def test_the_package_imports_only_the_core() -> None:
-    import ast
-
-    package = ROOT / "src" / "cardshop" / "reglamentacja"
-    for path in sorted(package.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                if not name.startswith("cardshop"):
-                    continue
-                if name.startswith("cardshop.reglamentacja") or name in CORE:
-                    continue
-                assert name in LAZY, f"{path.name} imports {name}"
-                assert node.col_offset > 0, f"{path.name} imports {name} at module level"
-
-
 def test_apply_joint_takes_the_one_acting_seat() -> None:
     game = new_game(V, 3, seed=6)
     seat = game.current_player

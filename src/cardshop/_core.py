@@ -21,6 +21,8 @@ __all__ = [
     "Checked",
     "Seat",
     "SupportsGame",
+    "action_number",
+    "action_words",
     "derive_rng",
     "derive_seed",
     "is_seed",
@@ -69,27 +71,52 @@ class Action(NamedTuple):
         read as ``buy 2`` or ``buy 1``. Texts longer than :data:`MAX_ACTION_TEXT`
         characters, and anything that is not a ``str``, raise :class:`ActionParseError`.
         """
-        if not isinstance(text, str):
-            raise ActionParseError(f"an action text must be a str, not {type(text).__name__}")
-        if len(text) > MAX_ACTION_TEXT:
-            raise ActionParseError(
-                f"action text of {len(text)} characters is longer than {MAX_ACTION_TEXT}"
-            )
-        parts = text.split()
-        if not parts or len(parts) > 2:
+        parts = action_words(text)
+        if len(parts) > 2:
             raise ActionParseError(f"cannot parse action {text!r}: expected 'verb' or 'verb arg'")
-        verb = parts[0].lower()
+        verb = parts[0]
         if len(parts) == 1:
             return cls(verb)
         arg = parts[1]
-        digits = arg[1:] if arg.startswith("-") else arg
-        if digits and digits.isascii() and digits.isdigit():
-            return cls(verb, int(arg))
-        if any(c.isdigit() and not c.isascii() for c in arg):
-            raise ActionParseError(
-                f"cannot parse action {text!r}: a number must be written with ASCII digits 0-9"
-            )
-        return cls(verb, arg.lower())
+        number = action_number(arg.removeprefix("-"), text)
+        if number is not None:
+            return cls(verb, -number if arg.startswith("-") else number)
+        return cls(verb, arg)
+
+
+def action_words(text: Checked[str]) -> list[str]:
+    """The words of an action text, lower-cased: the one tokenizer of every family.
+
+    Raises :class:`ActionParseError` for anything that is not a ``str``, a text longer
+    than :data:`MAX_ACTION_TEXT` characters, and a text with no word.
+    """
+    if not isinstance(text, str):
+        raise ActionParseError(f"an action text must be a str, not {type(text).__name__}")
+    if len(text) > MAX_ACTION_TEXT:
+        raise ActionParseError(
+            f"action text of {len(text)} characters is longer than {MAX_ACTION_TEXT}"
+        )
+    words = text.lower().split()
+    if not words:
+        raise ActionParseError(f"cannot parse action {text!r}: it is empty")
+    return words
+
+
+def action_number(word: str, text: str) -> int | None:
+    """``word`` as a number if it is one written in ASCII digits, else ``None``.
+
+    A word with any other digit (``²``, ``٣``) raises :class:`ActionParseError` naming
+    ``text``: only ASCII digits make a number, and such a word is no name either.
+    """
+    if word and word.isascii() and word.isdigit():
+        return int(word)
+    if any(c.isdigit() or c.isnumeric() for c in word):
+        if word.isascii():
+            return None  # a name with digits in it, such as "x2"
+        raise ActionParseError(
+            f"cannot parse action {text!r}: a number must be written with ASCII digits 0-9"
+        )
+    return None
 
 
 def is_seed(seed: object) -> bool:

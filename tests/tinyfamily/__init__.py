@@ -20,11 +20,26 @@ from typing import Any, Literal, NamedTuple, Self
 
 from pydantic import Field
 
-from cardshop._core import Action, Seat, derive_rng, shuffle
-from cardshop._errors import ActionParseError, GameStateError, IllegalActionError, PositionError
-from cardshop._family import Family, Invariant, register_family
-from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
-from cardshop._variant import VariantBase
+from cardshop.core import (
+    Action,
+    ActionParseError,
+    Dynamics,
+    Family,
+    Game,
+    GameStateError,
+    IllegalActionError,
+    Invariant,
+    Move,
+    PositionError,
+    Result,
+    Seat,
+    Termination,
+    VariantBase,
+    derive_rng,
+    rank_seats,
+    register_family,
+    shuffle,
+)
 
 NAME = "tinymarket"
 PASS = Action("pass")

@@ -14,12 +14,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from cardshop._core import Action, Seat
-from cardshop._errors import SetupError
-from cardshop._family import SearchHooks
-from cardshop._game import Game as AnyGame
-from cardshop._loader import load_variant
-from cardshop._variant import VariantBase
+from cardshop.core import Action, SearchHooks, Seat, SetupError, VariantBase, load_variant
+from cardshop.core import Game as AnyGame
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Rules, Variant, as_klunker
 

@@ -7,7 +7,9 @@ tuple with a one-line text form and a plain-data form (:func:`event_to_dict`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from cardshop.core import EventCodec, GameEnded
 
 __all__ = [
     "Bought",
@@ -165,16 +167,6 @@ class RoundEnded(NamedTuple):
         return f"round {self.round} ends; seat {self.start_player} is start player"
 
 
-class GameEnded(NamedTuple):
-    """The game is over: ``termination`` is ``finished`` or ``capped``. [END-4, TERM-1]"""
-
-    termination: str
-    scores: tuple[int, ...]
-
-    def __str__(self) -> str:
-        return f"game {self.termination}; scores {list(self.scores)}"
-
-
 Event = (
     Placed
     | WindowDone
@@ -190,9 +182,9 @@ Event = (
     | GameEnded
 )
 
-_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
+CODEC = EventCodec(
+    "klunker",
+    (
         Placed,
         WindowDone,
         Stored,
@@ -205,22 +197,12 @@ _TYPES: dict[str, type[Any]] = {
         Dealt,
         RoundEnded,
         GameEnded,
-    )
-}
+    ),
+)
+"""The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
+event_to_dict = CODEC.to_dict
+"""Plain JSON-ready data of an event: ``{"type": "...", ...}``."""
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """Plain JSON-ready data: ``{"type": "Sold", "seat": 1, ...}``."""
-    out: dict[str, Any] = {"type": type(event).__name__}
-    for key, value in event._asdict().items():
-        out[key] = list(value) if isinstance(value, tuple) else value
-    return out
-
-
-def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`."""
-    fields = dict(data)
-    cls = _TYPES[fields.pop("type")]
-    args = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-    event: Event = cls(**args)
-    return event
+event_from_dict = CODEC.from_dict
+"""The event :func:`event_to_dict` wrote; malformed data raises :class:`~cardshop.RecordError`."""

@@ -10,10 +10,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cardshop._core import Seat
-from cardshop._family import Family
-from cardshop._game import Dynamics
-from cardshop._variant import VariantBase
+from cardshop.core import Dynamics, Family, Seat, VariantBase
 from cardshop.klunker import spaces
 from cardshop.klunker.bots import SEARCH, make_greedy, make_thrifty
 from cardshop.klunker.events import event_from_dict, event_to_dict

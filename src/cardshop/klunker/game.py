@@ -23,25 +23,25 @@ from itertools import compress
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
-from cardshop._core import (
+from cardshop.core import (
     SEED_LIMIT,
     Action,
+    ActionError,
+    ActionParseError,
     Checked,
+    GameStateError,
+    IllegalActionError,
+    Move,
+    Result,
     Seat,
+    SetupError,
+    Termination,
     derive_rng,
     derive_seed,
     is_seed,
     shuffle,
 )
-from cardshop._errors import (
-    ActionError,
-    ActionParseError,
-    GameStateError,
-    IllegalActionError,
-    SetupError,
-)
-from cardshop._game import Game as CoreGame
-from cardshop._game import Move, Result, Termination
+from cardshop.core import Game as CoreGame
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -1193,7 +1193,7 @@ class Game(CoreGame):
         replay, which costs about as much as playing the game again; use it only for
         JSON you wrote yourself (the state is still checked in full).
         """
-        from cardshop.klunker._serial import game_from_data
+        from cardshop.klunker.serial import game_from_data
 
         if options:
             raise SetupError(f"Game.from_json takes no option {', '.join(map(repr, options))}")
@@ -1291,7 +1291,7 @@ def new_game(
     in ``game.seed``). ``first_player`` is the first start player (drawn with the seed
     if None). [SETUP-1..SETUP-4]
     """
-    from cardshop._loader import load_variant
+    from cardshop.core import load_variant
 
     return Game(as_klunker(load_variant(variant)), players, seed, first_player)
 

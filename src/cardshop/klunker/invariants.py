@@ -66,10 +66,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-from cardshop._core import Action, Seat, derive_rng
-from cardshop._errors import CardshopError
-from cardshop._family import Invariant as CoreInvariant
-from cardshop._game import Game as AnyGame
+from cardshop.core import Action, CardshopError, Seat, derive_rng
+from cardshop.core import Game as AnyGame
+from cardshop.core import Invariant as CoreInvariant
 from cardshop.klunker.events import (
     Bought,
     Dealt,

@@ -20,9 +20,7 @@ import importlib.util
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from cardshop._core import Action
-from cardshop._errors import SetupError
-from cardshop._variant import VariantBase
+from cardshop.core import Action, SetupError, VariantBase
 from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [

@@ -12,9 +12,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-from cardshop._core import Action, Seat
-from cardshop._errors import SetupError
-from cardshop._series import Series, new_series
+from cardshop.core import Action, Seat, Series, SetupError, new_series
 from cardshop.klunker.events import Event
 from cardshop.klunker.game import Game, Result
 from cardshop.klunker.variant import Variant, as_klunker
@@ -102,7 +100,7 @@ class Match:
 def new_match(variant: Variant | str, players: int, seed: int = 0) -> Match:
     """Deprecated: start a match of a variant that declares one (e.g. ``klunker-zh``);
     use ``cardshop.new_game``, which returns the match as one game."""
-    from cardshop._loader import load_variant
+    from cardshop.core import load_variant
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -13,9 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import SEED_LIMIT, derive_rng
-from cardshop._errors import PositionError, SetupError, VariantError, format_path
-from cardshop._source import load_yaml
+from cardshop.core import (
+    SEED_LIMIT,
+    PositionError,
+    SetupError,
+    VariantError,
+    derive_rng,
+    format_path,
+    load_yaml,
+)
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
@@ -106,7 +112,7 @@ def _position_variant(written: str | dict[str, Any] | None, given: Variant | str
     A position is data from anywhere: its ``variant`` key never makes cardshop open a
     file. Only the caller opens files, by passing ``variant=`` explicitly.
     """
-    from cardshop._loader import builtin_variants, load_variant, variant_from_data
+    from cardshop.core import builtin_variants, load_variant, variant_from_data
     from cardshop.klunker.variant import as_klunker
 
     if given is not None:

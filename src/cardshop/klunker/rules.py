@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, final
 
-from cardshop._core import Action
+from cardshop.core import Action
 
 if TYPE_CHECKING:  # not at run time: the variant module imports this one
     from cardshop.klunker.variant import Variant

@@ -22,8 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from cardshop._core import Seat
-from cardshop._errors import GameStateError
+from cardshop.core import GameStateError, Seat
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Variant
 

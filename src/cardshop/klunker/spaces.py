@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
-from cardshop._core import Action, Seat
-from cardshop._errors import SetupError
+from cardshop.core import Action, Seat, SetupError
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Variant
 
 if TYPE_CHECKING:
-    from cardshop._game import Game as CoreGame
-    from cardshop._variant import VariantBase
+    from cardshop.core import Game as CoreGame
+    from cardshop.core import VariantBase
 
 __all__ = ["Encoder", "action_space", "render"]
 

@@ -14,8 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 from pydantic.config import JsonDict
 
-from cardshop._errors import SetupError
-from cardshop._variant import (
+from cardshop.core import (
     MAX_DESCRIPTION,
     MAX_EXTENDS,
     MAX_GAMES_PER_PLAYER,
@@ -26,6 +25,7 @@ from cardshop._variant import (
     Match,
     Players,
     Section,
+    SetupError,
     Slug,
     VariantBase,
 )

@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop._errors import PositionError, SetupError
-from cardshop._family import Family
-from cardshop._game import Dynamics, Game
-from cardshop._variant import VariantBase
+from cardshop.core import Dynamics, Family, Game, PositionError, SetupError, VariantBase
 from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, determinizer, hand_value, sample
 from cardshop.reglamentacja.encoding import (
     ObservationEncoder,

@@ -11,9 +11,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cardshop._core import Action
-from cardshop._errors import GameStateError
-from cardshop._variant import VariantBase
+from cardshop.core import Action, GameStateError, VariantBase
 from cardshop.reglamentacja.game import (
     PASS,
     REJECT,

@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cardshop._core import Action, Seat
-from cardshop._game import Game
-from cardshop._variant import VariantBase
+from cardshop.core import Action, Game, Seat, VariantBase
 
 __all__ = ["ObservationEncoder", "action_space", "observation_encoder", "render"]
 

@@ -8,10 +8,9 @@ speculator's pawn is written ``S``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from cardshop._errors import RecordError
+from cardshop.core import EventCodec, GameEnded
 
 __all__ = [
     "Accepted",
@@ -254,16 +253,6 @@ class FinalTurnBegan(NamedTuple):
         return f"the final turn begins with seat {self.active}; the speculator leaves"
 
 
-class GameEnded(NamedTuple):
-    """The game is over (``finished`` or ``capped``) with these scores."""
-
-    termination: str
-    scores: tuple[int, ...]
-
-    def __str__(self) -> str:
-        return f"game {self.termination}; scores {list(self.scores)}"
-
-
 Event = (
     RowDealt
     | VisitDrawn
@@ -288,9 +277,9 @@ Event = (
     | GameEnded
 )
 
-_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
+CODEC = EventCodec(
+    "reglamentacja",
+    (
         RowDealt,
         VisitDrawn,
         QueueFormed,
@@ -312,26 +301,12 @@ _TYPES: dict[str, type[Any]] = {
         RowRefilled,
         FinalTurnBegan,
         GameEnded,
-    )
-}
+    ),
+)
+"""The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
+event_to_dict = CODEC.to_dict
+"""Plain JSON-ready data of an event: ``{"type": "...", ...}``."""
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """Plain JSON-ready data: ``{"type": "Bought", "seat": 1, ...}``."""
-    out: dict[str, Any] = {"type": type(event).__name__}
-    for key, value in event._asdict().items():
-        out[key] = list(value) if isinstance(value, tuple) else value
-    return out
-
-
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`; a malformed mapping is a :class:`RecordError`."""
-    fields = dict(data)
-    cls = _TYPES.get(str(fields.pop("type", "")))
-    if cls is None:
-        raise RecordError(f"unknown event type {data.get('type')!r}")
-    if set(fields) != set(cls._fields):
-        raise RecordError(f"event {cls.__name__} needs the fields {', '.join(cls._fields)}")
-    args = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-    event: Event = cls(**args)
-    return event
+event_from_dict = CODEC.from_dict
+"""The event :func:`event_to_dict` wrote; malformed data raises :class:`~cardshop.RecordError`."""

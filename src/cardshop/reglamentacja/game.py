@@ -24,15 +24,25 @@ from collections.abc import Mapping
 from itertools import compress
 from typing import Any, ClassVar, NamedTuple, Self
 
-from cardshop._core import Action, Seat, derive_rng, shuffle
-from cardshop._errors import (
+from cardshop.core import (
+    Action,
     ActionParseError,
+    Dynamics,
+    Game,
     GameStateError,
     IllegalActionError,
+    Move,
     PositionError,
+    Result,
+    Seat,
     SetupError,
+    Termination,
+    action_number,
+    action_words,
+    derive_rng,
+    rank_seats,
+    shuffle,
 )
-from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
 from cardshop.reglamentacja.events import (
     Accepted,
     Bought,
@@ -575,13 +585,7 @@ class ReglamentacjaGame(Game):
         ``Action("offer", "2 give meat sugar take flour")``. Whether the action is
         legal now is for :meth:`apply` to say. [RG-ACT-1]
         """
-        if not isinstance(text, str):
-            raise ActionParseError(f"an action text must be a string, not {type(text).__name__}")
-        if len(text) > MAX_ACTION_TEXT:
-            raise ActionParseError(f"action text longer than {MAX_ACTION_TEXT} characters")
-        words = text.lower().split()
-        if not words:
-            raise ActionParseError("empty action text")
+        words = action_words(text)
         verb, args = words[0], words[1:]
         rules = self.rules
         if verb not in VERBS:
@@ -595,9 +599,9 @@ class ReglamentacjaGame(Game):
         if not args:
             raise ActionParseError(f"{text!r} needs more: {VERBS[verb]}")
         if verb == "buy":
-            if len(args) != 1 or not args[0].isdigit():
+            pos = action_number(args[0], text) if len(args) == 1 else None
+            if pos is None:
                 raise ActionParseError(f"{text!r}: expected 'buy POSITION'")
-            pos = int(args[0])
             if not 1 <= pos <= rules.row_size:
                 raise ActionParseError(f"{text!r}: position must be 1..{rules.row_size}")
             return rules.buy_actions[pos - 1]
@@ -619,10 +623,9 @@ class ReglamentacjaGame(Game):
         # offer SEAT [give ...] [take ...] [place]
         if len(args) > 4 + 2 * rules.max_trade:
             raise ActionParseError(f"{text!r}: too many words for an offer")
-        target_text = args[0]
-        if not target_text.isdigit() or not 0 <= int(target_text) < self.n:
+        target = action_number(args[0], text)
+        if target is None or not 0 <= target < self.n:
             raise ActionParseError(f"{text!r}: the seat offered to must be 0..{self.n - 1}")
-        target = int(target_text)
         sections: dict[str, list[str]] = {"give": [], "take": []}
         current: str | None = None
         place = False
@@ -1308,7 +1311,7 @@ class ReglamentacjaGame(Game):
 
         Raises :class:`PositionError` for anything malformed or inconsistent.
         """
-        from cardshop.reglamentacja._serial import game_from_data
+        from cardshop.reglamentacja.serial import game_from_data
 
         return game_from_data(cls, data)
 
@@ -1364,7 +1367,7 @@ class ReglamentacjaGame(Game):
 
     def problems(self) -> list[str]:
         """Every way the state breaks the rules' invariants (empty when consistent)."""
-        from cardshop.reglamentacja._serial import state_problems
+        from cardshop.reglamentacja.serial import state_problems
 
         return state_problems(self)
 

@@ -6,8 +6,7 @@ description of what is wrong. Conservation of every card's identity comes first.
 
 from __future__ import annotations
 
-from cardshop._family import Invariant
-from cardshop._game import Game
+from cardshop.core import Game, Invariant
 
 __all__ = ["INVARIANTS"]
 

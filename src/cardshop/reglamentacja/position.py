@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import derive_rng, shuffle
-from cardshop._errors import PositionError, VariantError, format_path
-from cardshop._source import load_yaml
+from cardshop.core import PositionError, VariantError, derive_rng, format_path, load_yaml, shuffle
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
@@ -106,7 +104,7 @@ def _variant(ref: Any, given: ReglamentacjaVariant | None) -> ReglamentacjaVaria
         return given
     if ref is None:
         raise PositionError("the position names no variant; pass one or set 'variant'")
-    from cardshop._loader import load_variant
+    from cardshop.core import load_variant
 
     try:
         variant = load_variant(ref)
@@ -121,8 +119,8 @@ def game_from_position(
     cls: type[G], position: Mapping[str, Any] | str, variant: ReglamentacjaVariant | None
 ) -> G:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
-    from cardshop.reglamentacja._serial import set_pending, state_problems
     from cardshop.reglamentacja.game import PHASES, SPECULATOR, STATS
+    from cardshop.reglamentacja.serial import set_pending, state_problems
 
     pos = _parse(position)
     var = _variant(pos.variant, variant)

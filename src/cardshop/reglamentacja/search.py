@@ -31,10 +31,15 @@ import math
 import random
 from collections.abc import Sequence
 
-from cardshop._core import Action, Seat
-from cardshop._family import CandidatePolicy, RolloutPolicy, SearchHooks
-from cardshop._game import Game
-from cardshop._variant import VariantBase
+from cardshop.core import (
+    Action,
+    CandidatePolicy,
+    Game,
+    RolloutPolicy,
+    SearchHooks,
+    Seat,
+    VariantBase,
+)
 from cardshop.reglamentacja.bots import hand_value
 from cardshop.reglamentacja.game import (
     ACCEPT,

@@ -16,8 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cardshop._core import Action
-from cardshop._variant import Slug, VariantBase
+from cardshop.core import Action, Slug, VariantBase
 
 __all__ = [
     "MAX_ACTION_SPACE",

@@ -10,10 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop._errors import PositionError, SetupError
-from cardshop._family import Family
-from cardshop._game import Dynamics
-from cardshop._variant import VariantBase
+from cardshop.core import Dynamics, Family, PositionError, SetupError, VariantBase
 from cardshop.wuhltisch.checks import INVARIANTS, state_problems
 from cardshop.wuhltisch.events import (
     WuhltischEvent,

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cardshop._family import Invariant
-from cardshop._game import Game
+from cardshop.core import Game, Invariant
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.game import WuhltischGame

@@ -10,11 +10,12 @@ event with its cards in words (for ``cardshop demo`` and ``replay --moves``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from cardshop.core import EventCodec, GameEnded
+
 if TYPE_CHECKING:
-    from cardshop._variant import VariantBase
+    from cardshop.core import VariantBase
 
 __all__ = [
     "Dropped",
@@ -191,16 +192,6 @@ class RoundScored(NamedTuple):
         return f"round {self.round} ({how}, {self.ticks} ticks) scores {list(self.scores)}"
 
 
-class GameEnded(NamedTuple):
-    """The game is over. [WT-END-3]"""
-
-    termination: str
-    scores: tuple[int, ...]
-
-    def __str__(self) -> str:
-        return f"game {self.termination}; scores {list(self.scores)}"
-
-
 WuhltischEvent = (
     RoundStarted
     | ListTurned
@@ -218,9 +209,9 @@ WuhltischEvent = (
     | GameEnded
 )
 
-_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
+CODEC = EventCodec(
+    "wuhltisch",
+    (
         RoundStarted,
         ListTurned,
         Looked,
@@ -235,46 +226,15 @@ _TYPES: dict[str, type[Any]] = {
         SetScored,
         RoundScored,
         GameEnded,
-    )
-}
+    ),
+)
+"""The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
+event_to_dict = CODEC.to_dict
+"""Plain JSON-ready data of an event: ``{"type": "...", ...}``."""
 
-def event_to_dict(event: Any) -> dict[str, Any]:
-    """Plain JSON-ready data: ``{"type": "Kept", "seat": 1, "card": 17}``."""
-    name = type(event).__name__
-    if _TYPES.get(name) is not type(event):
-        raise TypeError(f"not a Wühltisch event: {event!r}")
-    out: dict[str, Any] = {"type": name}
-    for key, value in event._asdict().items():
-        out[key] = list(value) if isinstance(value, tuple) else value
-    return out
-
-
-def event_from_dict(data: Mapping[str, Any]) -> WuhltischEvent:
-    """Inverse of :func:`event_to_dict`; a malformed mapping raises ``ValueError``."""
-    fields = dict(data)
-    cls = _TYPES.get(fields.pop("type", None))
-    if cls is None:
-        raise ValueError(f"unknown Wühltisch event type in {dict(data)!r}")
-    if set(fields) != set(cls._fields):
-        raise ValueError(f"{cls.__name__} needs the fields {', '.join(cls._fields)}")
-    args: dict[str, Any] = {}
-    for key, value in fields.items():
-        if isinstance(value, list):
-            if not all(type(x) is int for x in value):
-                raise ValueError(f"{cls.__name__}.{key} must list integers")
-            value = tuple(value)
-        elif key == "termination":
-            if not isinstance(value, str):
-                raise ValueError(f"{cls.__name__}.{key} must be a string")
-        elif key in ("at_end", "capped"):
-            if type(value) is not bool:
-                raise ValueError(f"{cls.__name__}.{key} must be true or false")
-        elif type(value) is not int:
-            raise ValueError(f"{cls.__name__}.{key} must be an integer")
-        args[key] = value
-    event: WuhltischEvent = cls(**args)
-    return event
+event_from_dict = CODEC.from_dict
+"""The event :func:`event_to_dict` wrote; malformed data raises :class:`~cardshop.RecordError`."""
 
 
 _CARD = re.compile(r"#(\d+)")

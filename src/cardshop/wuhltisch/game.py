@@ -23,9 +23,22 @@ from bisect import insort
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Self
 
-from cardshop._core import Action, Seat, derive_rng, shuffle
-from cardshop._errors import ActionParseError, GameStateError, IllegalActionError, SetupError
-from cardshop._game import Dynamics, Game, Move, Result, Termination, rank_seats
+from cardshop.core import (
+    Action,
+    ActionParseError,
+    Dynamics,
+    Game,
+    GameStateError,
+    IllegalActionError,
+    Move,
+    Result,
+    Seat,
+    SetupError,
+    Termination,
+    derive_rng,
+    rank_seats,
+    shuffle,
+)
 from cardshop.wuhltisch.events import (
     Dropped,
     FoundLostProperty,
@@ -664,13 +677,13 @@ class WuhltischGame(Game):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WuhltischGame:
         """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
-        from cardshop.wuhltisch._serial import game_from_data
+        from cardshop.wuhltisch.serial import game_from_data
 
         return game_from_data(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> WuhltischGame:
-        from cardshop.wuhltisch._serial import game_from_data
+        from cardshop.wuhltisch.serial import game_from_data
 
         if options:
             raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")

@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from cardshop._core import Action
-from cardshop._errors import SetupError
-from cardshop._variant import VariantBase
+from cardshop.core import Action, SetupError, VariantBase
 from cardshop.wuhltisch.game import WuhltischObservation
 from cardshop.wuhltisch.variant import WuhltischVariant
 

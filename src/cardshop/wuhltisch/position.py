@@ -14,9 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import derive_rng
-from cardshop._errors import PositionError, SetupError, VariantError, format_path
-from cardshop._source import load_yaml
+from cardshop.core import (
+    PositionError,
+    SetupError,
+    VariantError,
+    derive_rng,
+    format_path,
+    load_yaml,
+)
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant, load_wuhltisch
 
 if TYPE_CHECKING:
@@ -108,7 +113,7 @@ def game_from_position(
     if isinstance(ref, WuhltischVariant):
         var = ref
     elif isinstance(ref, str):
-        from cardshop._loader import builtin_variants
+        from cardshop.core import builtin_variants
 
         if variant is None and ref not in builtin_variants():
             raise PositionError(

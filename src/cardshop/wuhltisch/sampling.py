@@ -15,8 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from cardshop._errors import GameStateError
-from cardshop._variant import VariantBase
+from cardshop.core import GameStateError, VariantBase
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation
 from cardshop.wuhltisch.variant import WuhltischVariant
 

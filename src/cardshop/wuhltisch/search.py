@@ -26,10 +26,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from cardshop._core import Action, Seat
-from cardshop._family import RolloutPolicy, SearchHooks
-from cardshop._game import Game
-from cardshop._variant import VariantBase
+from cardshop.core import Action, Game, RolloutPolicy, SearchHooks, Seat, VariantBase
 from cardshop.wuhltisch.game import WuhltischGame
 from cardshop.wuhltisch.greedy import WuhltischGreedyBot
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cardshop._core import Action, Seat
-from cardshop._game import Game
-from cardshop._variant import VariantBase
+from cardshop.core import Action, Game, Seat, VariantBase
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation
 from cardshop.wuhltisch.variant import WuhltischRules, WuhltischVariant
 

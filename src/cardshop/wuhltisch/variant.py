@@ -37,9 +37,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from cardshop._core import Action
-from cardshop._errors import SetupError
-from cardshop._variant import SLUG_PATTERN, Slug, VariantBase
+from cardshop.core import SLUG_PATTERN, Action, SetupError, Slug, VariantBase
 
 __all__ = [
     "MAX_CARDS",
@@ -654,13 +652,13 @@ def as_wuhltisch(variant: VariantBase) -> WuhltischVariant:
 
 def parse_wuhltisch(text: str, source: str = "<string>") -> WuhltischVariant:
     """A Wühltisch variant from YAML text, read by ``cardshop.parse_variant``."""
-    from cardshop._loader import parse_variant
+    from cardshop.core import parse_variant
 
     return as_wuhltisch(parse_variant(text, source=source))
 
 
 def load_wuhltisch(ref: str | Path = "wuhltisch") -> WuhltischVariant:
     """A Wühltisch variant by built-in name or path, read by ``cardshop.load_variant``."""
-    from cardshop._loader import load_variant
+    from cardshop.core import load_variant
 
     return as_wuhltisch(load_variant(ref))

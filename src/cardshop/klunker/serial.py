@@ -24,9 +24,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import MAX_ACTION_TEXT, SEED_LIMIT
-from cardshop._errors import ActionError, PositionError, SetupError, VariantError, format_path
-from cardshop._loader import variant_from_data
+from cardshop.core import (
+    MAX_ACTION_TEXT,
+    SEED_LIMIT,
+    ActionError,
+    PositionError,
+    SetupError,
+    VariantError,
+    format_path,
+    variant_from_data,
+)
 from cardshop.klunker.position import (
     MAX_COUNT,
     MAX_SEATS,

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._core import Action
-from cardshop._errors import PositionError, VariantError, format_path
-from cardshop._game import Move
+from cardshop.core import Action, Move, PositionError, VariantError, format_path
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:

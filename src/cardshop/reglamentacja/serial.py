@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from cardshop._errors import ActionParseError, PositionError, VariantError
-from cardshop._game import Move
+from cardshop.core import ActionParseError, Move, PositionError, VariantError
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame

@@ -1,0 +1,163 @@
+"""The public family API: everything a family of games may import from cardshop.
+
+A family is a package that plays one kind of game from its variant files (the built-in
+``cardshop.klunker``, ``cardshop.wuhltisch`` and ``cardshop.reglamentacja``, or a third
+party's). It imports this module and itself, nothing else of cardshop: the rest of
+cardshop (its tools and its private modules) may change without notice, this module
+may not. ``tests/test_boundary.py`` holds every built-in family to that, and
+``docs/writing-a-family.md`` walks through writing one with these names alone.
+
+What is here, by concern:
+
+* **Vocabulary**: :data:`Seat`, :class:`Action` (a verb and an argument, with a text
+  form; :func:`action_words` and :func:`action_number`, the one tokenizer of action
+  texts), :data:`Event`, :data:`JointAction`; :class:`EventCodec`, the dict form of a
+  family's events, and :class:`GameEnded`, the last event of every game.
+* **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
+  :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
+* **Errors**: :class:`CardshopError` and one subclass per kind of failure.
+* **Games**: :class:`Game` (the protocol every engine implements), :class:`Dynamics`,
+  :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`, and a
+  match of several games played as one, :class:`Series`.
+* **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
+  :class:`Match`, :class:`Section`), :data:`Slug`, the loader (:func:`load_variant`,
+  :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
+  :func:`load_yaml` (YAML or JSON with the line and column of every value).
+* **The family record**: :class:`Family`, what a family hands the registry, with
+  :class:`Invariant`, :class:`SearchHooks`, :data:`RolloutPolicy`,
+  :data:`CandidatePolicy`, :data:`BotFactory` and :class:`ObservationEncoder`;
+  :func:`register_family` adds one at run time (entry points are the usual way).
+* **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
+  :data:`MAX_TITLE`, :data:`MAX_DESCRIPTION`, :data:`MAX_EXTENDS`,
+  :data:`MAX_GAMES_PER_PLAYER`.
+
+``Checked[T]`` marks an argument that a function checks at run time itself (see
+:data:`Checked`).
+"""
+
+from cardshop._core import (
+    MAX_ACTION_TEXT,
+    SEED_LIMIT,
+    Action,
+    Checked,
+    Seat,
+    action_number,
+    action_words,
+    derive_rng,
+    derive_seed,
+    is_seed,
+    shuffle,
+)
+from cardshop._errors import (
+    ActionError,
+    ActionParseError,
+    CardshopError,
+    GameStateError,
+    IllegalActionError,
+    PositionError,
+    RecordError,
+    SetupError,
+    SourceLocation,
+    VariantError,
+    format_path,
+)
+from cardshop._events import EventCodec, GameEnded
+from cardshop._family import (
+    BotFactory,
+    CandidatePolicy,
+    Family,
+    Invariant,
+    ObservationEncoder,
+    RolloutPolicy,
+    SearchHooks,
+    register_family,
+)
+from cardshop._game import (
+    Dynamics,
+    Event,
+    Game,
+    JointAction,
+    Move,
+    Result,
+    Termination,
+    rank_seats,
+)
+from cardshop._loader import builtin_variants, load_variant, parse_variant, variant_from_data
+from cardshop._series import Series, new_series
+from cardshop._source import load_yaml
+from cardshop._variant import (
+    MAX_DESCRIPTION,
+    MAX_EXTENDS,
+    MAX_GAMES_PER_PLAYER,
+    MAX_PLAYERS,
+    MAX_TITLE,
+    SCHEMA_ID,
+    SLUG_PATTERN,
+    Match,
+    Players,
+    Section,
+    Slug,
+    VariantBase,
+)
+
+__all__ = [
+    "MAX_ACTION_TEXT",
+    "MAX_DESCRIPTION",
+    "MAX_EXTENDS",
+    "MAX_GAMES_PER_PLAYER",
+    "MAX_PLAYERS",
+    "MAX_TITLE",
+    "SCHEMA_ID",
+    "SEED_LIMIT",
+    "SLUG_PATTERN",
+    "Action",
+    "ActionError",
+    "ActionParseError",
+    "BotFactory",
+    "CandidatePolicy",
+    "CardshopError",
+    "Checked",
+    "Dynamics",
+    "Event",
+    "EventCodec",
+    "Family",
+    "Game",
+    "GameEnded",
+    "GameStateError",
+    "IllegalActionError",
+    "Invariant",
+    "JointAction",
+    "Match",
+    "Move",
+    "ObservationEncoder",
+    "Players",
+    "PositionError",
+    "RecordError",
+    "Result",
+    "RolloutPolicy",
+    "SearchHooks",
+    "Seat",
+    "Section",
+    "Series",
+    "SetupError",
+    "Slug",
+    "SourceLocation",
+    "Termination",
+    "VariantBase",
+    "VariantError",
+    "action_number",
+    "action_words",
+    "builtin_variants",
+    "derive_rng",
+    "derive_seed",
+    "format_path",
+    "is_seed",
+    "load_variant",
+    "load_yaml",
+    "new_series",
+    "parse_variant",
+    "rank_seats",
+    "register_family",
+    "shuffle",
+    "variant_from_data",
+]
