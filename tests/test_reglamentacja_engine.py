@@ -458,6 +458,7 @@ def test_semantic_errors_name_the_key() -> None:
 
 # ------------------------------------------------------------------ boundary
 
+
 def test_apply_joint_takes_the_one_acting_seat() -> None:
     game = new_game(V, 3, seed=6)
     seat = game.current_player

@@ -16,7 +16,7 @@ import yaml
 
 import cardshop
 import tinyfamily
-from cardshop import GameStateError, PositionError, SetupError, driver
+from cardshop import GameStateError, PositionError, RecordError, SetupError, driver
 from cardshop._core import derive_seed
 from cardshop._family import get_family, unregister_family
 from cardshop._game import Dynamics, Game, Termination
@@ -278,7 +278,7 @@ def test_klunker_zh_events_end_each_game_and_round_trip_as_data() -> None:
     assert str(ended[0]).startswith(f"game 1 of 3 ends: scores {list(ended[0].scores)}")
     assert str(ended[0]).endswith("game 2 begins, seat 1 starts")
     assert str(ended[-1]).endswith("the series is over")
-    with pytest.raises(PositionError):
+    with pytest.raises(RecordError):
         event_from_dict(family, {"type": "SeriesGameEnded", "game": "x"})
 
 

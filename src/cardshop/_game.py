@@ -294,24 +294,9 @@ class Game(ABC):
         if variant is not None:
             loaded = load_variant(variant)
             return get_family(loaded.family).game_from_position(position, loaded)
-        data = position
-        if isinstance(position, (str, bytes)):
-            from cardshop._errors import VariantError
-            from cardshop._source import load_yaml
+        from cardshop._positions import position_data
 
-            try:
-                text = position.decode() if isinstance(position, bytes) else position
-                data = load_yaml(text, "<position>").data
-            except UnicodeDecodeError as exc:
-                raise PositionError(f"position is not UTF-8 text: {exc}") from None
-            except VariantError as exc:
-                loc = exc.location
-                where = f" at line {loc.line}, column {loc.column}" if loc else ""
-                raise PositionError(
-                    f"position is not valid YAML/JSON{where}: {exc.reason}"
-                ) from None
-        if not isinstance(data, Mapping):
-            raise PositionError("a position is a mapping of keys to values")
+        data = position_data(position)
         return get_family(_family_of(data)).game_from_position(position, None)
 
 

@@ -38,6 +38,7 @@ from typing import Any, ClassVar, NamedTuple, Self, cast
 
 from cardshop._core import Action, Seat, derive_seed, is_seed
 from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
+from cardshop._events import EventCodec
 from cardshop._family import Family, Invariant, ObservationEncoder, game_options, get_family
 from cardshop._game import Dynamics, Event, Game, Move, Result, Termination, rank_seats
 from cardshop._variant import VariantBase
@@ -107,29 +108,23 @@ class SeriesGameEnded(NamedTuple):
         return f"{text}; game {self.game + 2} begins{starter}"
 
 
+_EVENTS = EventCodec("series", (SeriesGameEnded,))
+"""The dict form of the series' own event; the games' events are their family's."""
+
+
 def event_to_dict(family: Family, event: Event) -> dict[str, Any]:
     """Plain data of an event of a series of ``family``: its own or the family's."""
     if isinstance(event, SeriesGameEnded):
-        out: dict[str, Any] = {"type": "SeriesGameEnded"}
-        for key, value in event._asdict().items():
-            out[key] = list(value) if isinstance(value, tuple) else value
-        return out
+        return _EVENTS.to_dict(event)
     return family.event_to_dict(event)
 
 
 def event_from_dict(family: Family, data: Mapping[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict` (a :class:`~cardshop.PositionError` for bad data)."""
-    if data.get("type") != "SeriesGameEnded":
-        return family.event_from_dict(data)
-    try:
-        fields = {k: v for k, v in data.items() if k != "type"}
-        event = SeriesGameEnded(**fields)
-        ints = [event.game, event.games, event.next_first, *event.scores, *event.totals]
-        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ints):
-            raise TypeError("its numbers must be ints")
-        return event._replace(scores=tuple(event.scores), totals=tuple(event.totals))
-    except TypeError as exc:
-        raise PositionError(f"not a SeriesGameEnded event: {exc}") from None
+    """Inverse of :func:`event_to_dict`; malformed data raises
+    :class:`~cardshop.RecordError`, as the family's own events do."""
+    if isinstance(data, Mapping) and data.get("type") == "SeriesGameEnded":
+        return _EVENTS.from_dict(data)
+    return family.event_from_dict(data)
 
 
 def _int(value: object) -> bool:

@@ -19,6 +19,9 @@ What is here, by concern:
 * **Games**: :class:`Game` (the protocol every engine implements), :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`, and a
   match of several games played as one, :class:`Series`.
+* **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
+  parses and bounds one against the family's model of a position, and
+  :func:`position_variant` finds its variant (a name or embedded data, never a path).
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
   :class:`Match`, :class:`Section`), :data:`Slug`, the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
@@ -83,6 +86,13 @@ from cardshop._game import (
     rank_seats,
 )
 from cardshop._loader import builtin_variants, load_variant, parse_variant, variant_from_data
+from cardshop._positions import (
+    MAX_POSITION_TEXT,
+    PositionVariant,
+    position_data,
+    position_variant,
+    read_position,
+)
 from cardshop._series import Series, new_series
 from cardshop._source import load_yaml
 from cardshop._variant import (
@@ -106,6 +116,7 @@ __all__ = [
     "MAX_EXTENDS",
     "MAX_GAMES_PER_PLAYER",
     "MAX_PLAYERS",
+    "MAX_POSITION_TEXT",
     "MAX_TITLE",
     "SCHEMA_ID",
     "SEED_LIMIT",
@@ -132,6 +143,7 @@ __all__ = [
     "ObservationEncoder",
     "Players",
     "PositionError",
+    "PositionVariant",
     "RecordError",
     "Result",
     "RolloutPolicy",
@@ -156,7 +168,10 @@ __all__ = [
     "load_yaml",
     "new_series",
     "parse_variant",
+    "position_data",
+    "position_variant",
     "rank_seats",
+    "read_position",
     "register_family",
     "shuffle",
     "variant_from_data",

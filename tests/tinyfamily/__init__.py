@@ -24,6 +24,7 @@ from cardshop.core import (
     Action,
     ActionParseError,
     Dynamics,
+    EventCodec,
     Family,
     Game,
     GameStateError,
@@ -83,7 +84,7 @@ class Ended(NamedTuple):
         return f"the game ends; scores {list(self.scores)}"
 
 
-EVENTS = {cls.__name__: cls for cls in (Took, Clashed, Ended)}
+EVENTS = EventCodec(NAME, (Took, Clashed, Ended))
 
 
 class Observation(NamedTuple):
@@ -332,8 +333,8 @@ FAMILY = Family(
     game_from_position=lambda position, variant: TinyGame.from_dict(position),
     action_space=action_space,
     observation_encoder=Encoder,
-    event_to_dict=lambda e: {"type": type(e).__name__, **e._asdict()},
-    event_from_dict=lambda d: EVENTS[d["type"]](**{k: v for k, v in d.items() if k != "type"}),
+    event_to_dict=EVENTS.to_dict,
+    event_from_dict=EVENTS.from_dict,
     render=render,
     invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
 )

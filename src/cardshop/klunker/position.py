@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
     SEED_LIMIT,
     PositionError,
-    SetupError,
-    VariantError,
+    PositionVariant,
     derive_rng,
-    format_path,
-    load_yaml,
+    position_variant,
+    read_position,
 )
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ class SeatModel(_Model):
 class PositionModel(_Model):
     """A game position. See docs/positions.md for the meaning of each key."""
 
-    variant: Annotated[str, Field(max_length=200)] | dict[str, Any] | None = None
+    variant: PositionVariant = None
     players: Annotated[int, Field(ge=0, le=MAX_SEATS)] | None = None
     seed: Annotated[int, Field(gt=-SEED_LIMIT, lt=SEED_LIMIT)] = 0
     round: Annotated[int, Field(ge=1, le=MAX_COUNT)] = 1
@@ -82,67 +81,16 @@ class PositionModel(_Model):
     ) = None
 
 
-def _parse(position: Mapping[str, Any] | str) -> PositionModel:
-    if isinstance(position, str):
-        try:
-            data: Any = load_yaml(position, "<position>").data
-        except VariantError as exc:
-            where = (
-                f" at line {exc.location.line}, column {exc.location.column}"
-                if (exc.location)
-                else ""
-            )
-            raise PositionError(f"position is not valid YAML/JSON{where}: {exc.reason}") from None
-    else:
-        data = dict(position)
-    if not isinstance(data, dict):
-        raise PositionError("a position must be a mapping")
-    try:
-        return PositionModel.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
-        msg = f"unknown key {path[-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
-        raise PositionError(f"invalid position at {format_path(path)}: {msg}") from None
-
-
-def _position_variant(written: str | dict[str, Any] | None, given: Variant | str | None) -> Variant:
-    """The variant of a position: the caller's, else a built-in name or an embedded one.
-
-    A position is data from anywhere: its ``variant`` key never makes cardshop open a
-    file. Only the caller opens files, by passing ``variant=`` explicitly.
-    """
-    from cardshop.core import builtin_variants, load_variant, variant_from_data
-    from cardshop.klunker.variant import as_klunker
-
-    if given is not None:
-        return as_klunker(load_variant(given))
-    if written is None:
-        raise PositionError("the position names no variant; pass one or set 'variant'")
-    if isinstance(written, dict):
-        try:
-            return as_klunker(variant_from_data(written, source="<position variant>"))
-        except (VariantError, SetupError) as exc:
-            raise PositionError(f"the variant embedded in the position is invalid: {exc}") from None
-    names = builtin_variants()
-    if written not in names:
-        raise PositionError(
-            f"variant {written[:60]!r} is not a built-in variant ({', '.join(names)}); a "
-            "position never makes cardshop open a file: pass yours explicitly with "
-            "Game.from_position(position, variant=PATH), or embed the variant's mapping "
-            "under 'variant'"
-        )
-    return as_klunker(load_variant(written))
-
-
 def game_from_position(
     cls: type[Game], position: Mapping[str, Any] | str, variant: Variant | str | None
 ) -> Game:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.klunker.game import FILL, PURCHASE, SELL, STORE
 
-    pos = _parse(position)
-    var = _position_variant(pos.variant, variant)
+    pos = read_position(position, PositionModel)
+    from cardshop.klunker.variant import Variant
+
+    var = position_variant(pos.variant, variant, Variant)
     rules = var.rules
     n = len(pos.seats)
     if pos.players is not None and pos.players != n:

@@ -14,9 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from cardshop.core import PositionError, VariantError, derive_rng, format_path, load_yaml, shuffle
+from cardshop.core import (
+    PositionError,
+    PositionVariant,
+    derive_rng,
+    position_variant,
+    read_position,
+    shuffle,
+)
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
@@ -49,7 +56,7 @@ class PositionModel(_Model):
     """A Reglamentacja position; the digest's Positions section explains each key."""
 
     family: Literal["reglamentacja"] | None = None
-    variant: Name | None = None
+    variant: PositionVariant = None
     players: Annotated[int, Field(ge=1, le=12)] | None = None
     seed: int = 0
     chance: Annotated[int, Field(ge=0)] = 0
@@ -73,57 +80,16 @@ class PositionModel(_Model):
     )
 
 
-def _parse(position: Mapping[str, Any] | str) -> PositionModel:
-    if isinstance(position, str):
-        try:
-            data: Any = load_yaml(position, "<position>").data
-        except VariantError as exc:
-            where = f" at line {exc.location.line}" if exc.location else ""
-            raise PositionError(f"position is not valid YAML/JSON{where}: {exc.reason}") from None
-    elif isinstance(position, Mapping):
-        data = dict(position)
-    else:
-        raise PositionError(f"a position must be a mapping or text, not {type(position).__name__}")
-    if not isinstance(data, dict):
-        raise PositionError("a position must be a mapping")
-    try:
-        return PositionModel.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
-        msg = f"unknown key {path[-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
-        raise PositionError(f"invalid position at {format_path(path)}: {msg}") from None
-
-
-def _variant(ref: Any, given: ReglamentacjaVariant | None) -> ReglamentacjaVariant:
-    from cardshop.reglamentacja.variant import ReglamentacjaVariant
-
-    if given is not None:
-        if not isinstance(given, ReglamentacjaVariant):
-            raise PositionError(f"not a Reglamentacja variant: {type(given).__name__}")
-        return given
-    if ref is None:
-        raise PositionError("the position names no variant; pass one or set 'variant'")
-    from cardshop.core import load_variant
-
-    try:
-        variant = load_variant(ref)
-    except VariantError as exc:
-        raise PositionError(f"variant {ref!r}: {exc}") from None
-    if not isinstance(variant, ReglamentacjaVariant):
-        raise PositionError(f"variant {ref!r} is not a Reglamentacja variant")
-    return variant
-
-
 def game_from_position(
     cls: type[G], position: Mapping[str, Any] | str, variant: ReglamentacjaVariant | None
 ) -> G:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.reglamentacja.game import PHASES, SPECULATOR, STATS
     from cardshop.reglamentacja.serial import set_pending, state_problems
+    from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
-    pos = _parse(position)
-    var = _variant(pos.variant, variant)
+    pos = read_position(position, PositionModel)
+    var = position_variant(pos.variant, variant, ReglamentacjaVariant)
     rules = var.rules
     n = len(pos.seats)
     if pos.players is not None and pos.players != n:

@@ -22,7 +22,11 @@ through :mod:`cardshop.driver`) at the smallest and largest player counts:
   sampler; override :meth:`FamilyTests.hidden_twin` for a family without one);
 * action texts round-trip through ``parse_action``, and the family's ``action_space``
   holds every legal action;
-* the observation encoder's vectors have the documented length and bounds.
+* the observation encoder's vectors have the documented length and bounds;
+* the core's shared readers hold for the family: a position that names a file as its
+  variant is refused (whether the file exists or not) and never opened; event dicts
+  round-trip, and every malformed one raises :class:`~cardshop.RecordError`; an action
+  text with digits other than ASCII ones raises :class:`~cardshop.ActionParseError`.
 
 Class attributes tune it: ``variants`` (required), ``players`` (player counts;
 default the smallest and largest of each variant), ``seeds``, ``check_every``,
@@ -41,7 +45,7 @@ from typing import Any, ClassVar
 
 from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError
+from cardshop._errors import ActionParseError, CardshopError, PositionError, RecordError
 from cardshop._family import Family, new_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
@@ -52,6 +56,12 @@ from cardshop.invariants import CheckedGame, check_result
 
 __all__ = ["FamilyTests"]
 
+_DIGITS = str.maketrans(
+    "0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669"
+)
+_SUPERSCRIPTS = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
 _GARBAGE = ("", "   ", "no-such-verb", "no-such-verb 12", "x" * 500, "\x00", "take -1 2 3")
 
 
@@ -303,13 +313,26 @@ class FamilyTests:
         assert differed, "no twin differed from its game: the test proved nothing"
 
     def test_action_texts_round_trip(self) -> None:
+        """Every legal action's text parses back to it, and the same text with its
+        ASCII digits written in other scripts (``buy \u0663``, ``buy \u00b3``) is refused."""
         checked_space: set[tuple[str, int]] = set()
+        digits = 0
         for family, game in self.positions():
             for seat in game.acting:
-                for action in game.legal_actions(seat):
-                    assert game.parse_action(str(action), seat) == action, (
-                        f"{str(action)!r} does not parse back to the same action"
+                for i, action in enumerate(game.legal_actions(seat)):
+                    text = str(action)
+                    assert game.parse_action(text, seat) == action, (
+                        f"{text!r} does not parse back to the same action"
                     )
+                    if i < 50 and any(c.isdigit() for c in text):
+                        digits += 1
+                        for table in (_DIGITS, _SUPERSCRIPTS):
+                            hostile = text.translate(table)
+                            try:
+                                game.parse_action(hostile, seat)
+                            except ActionParseError:
+                                continue
+                            raise AssertionError(f"{hostile!r} was read as an action")
             key = (game.variant.name, game.players)
             if key not in checked_space and not game.is_over:
                 checked_space.add(key)
@@ -319,6 +342,7 @@ class FamilyTests:
                     assert game.parse_action(str(action), seat) == action, (
                         f"{str(action)!r} of the action space does not parse back"
                     )
+        assert digits, "no legal action has a number: the digit check proved nothing"
 
     def test_action_space_covers_every_legal_action(self) -> None:
         spaces: dict[tuple[str, int], set[Action]] = {}
@@ -352,3 +376,68 @@ class FamilyTests:
                     assert lo <= value <= hi, (
                         f"{label} = {value} lies outside {lo}..{hi} (seat {seat})"
                     )
+
+    # ------------------------------------------------------- the shared readers
+
+    def test_positions_never_open_a_file(self) -> None:
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory(prefix="cardshop-conformance-") as tmp:
+            for variant, players, seed in self._setups():
+                game = new_game(variant, players, derive_seed(seed, "conformance-file"))
+                position = game.to_position()
+                # A real variant file, so that opening it would succeed: a refusal proves
+                # the path was not followed, not that the file was missing.
+                copy = Path(tmp) / f"{variant.name}.json"
+                copy.write_text(json.dumps(game.to_dict()["variant"]), encoding="utf-8")
+                for ref in (str(copy), f"../{copy.name}", copy.name, f"./{copy.name}"):
+                    hostile = {**position, "variant": ref}
+                    for read in (Game.from_position, type(game).from_position):
+                        try:
+                            read(hostile)
+                        except PositionError:
+                            continue
+                        raise AssertionError(f"a position naming the file {ref!r} was read")
+
+    def test_event_dicts_round_trip_and_refuse_garbage(self) -> None:
+        for variant, players, seed in self._setups():
+            family = family_for(variant)
+            game = new_game(variant, players, derive_seed(seed, "conformance-events"))
+            bots = [RandomBot(derive_seed(seed, "conformance-bot", s)) for s in range(players)]
+            kinds: dict[str, dict[str, Any]] = {}
+            for _ in range(min(self.max_steps, 400)):
+                if game.is_over:
+                    break
+                for event in driver.apply(game, driver.choose(game, bots)):
+                    data = _plain(family.event_to_dict(event))
+                    assert family.event_from_dict(data) == event, f"{data} does not read back"
+                    kinds.setdefault(data["type"], data)
+            assert kinds, "a playout caused no events"
+            for data in kinds.values():
+                fields = [k for k in data if k != "type"]
+                broken: list[Any] = [
+                    [data],
+                    {**data, "type": "NoSuchEvent"},
+                    {**data, "type": 7},
+                    {**data, "extra-field": 1},
+                ]
+                if fields:
+                    first = fields[0]
+                    broken += [
+                        {k: v for k, v in data.items() if k != first},
+                        {**data, first: {"nested": [1, 2]}},
+                        {**data, first: 10**400},
+                        {**data, first: None},
+                    ]
+                for bad in broken:
+                    try:
+                        family.event_from_dict(bad)
+                    except RecordError:
+                        continue
+                    except Exception as exc:
+                        raise AssertionError(
+                            f"a malformed event {bad!r:.120} raised {type(exc).__name__}, "
+                            "not RecordError"
+                        ) from exc
+                    raise AssertionError(f"a malformed event {bad!r:.120} was read")

@@ -12,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
     PositionError,
-    SetupError,
-    VariantError,
+    PositionVariant,
     derive_rng,
-    format_path,
-    load_yaml,
+    position_variant,
+    read_position,
 )
-from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant, load_wuhltisch
+from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.game import WuhltischGame
@@ -57,7 +56,7 @@ class SeatModel(_Model):
 class PositionModel(_Model):
     """A position; see docs/wuhltisch-rules.md ("Positions")."""
 
-    variant: Name | None = None
+    variant: PositionVariant = None
     players: Annotated[int, Field(ge=1, le=12)] | None = None
     seed: Annotated[int, Field(ge=0, lt=2**64)] = 0
     chance: Count = 0
@@ -75,29 +74,6 @@ class PositionModel(_Model):
     heap: Names | None = None
 
 
-def _parse(position: Mapping[str, Any] | str) -> PositionModel:
-    if isinstance(position, str):
-        if len(position) > MAX_TEXT:
-            raise PositionError(f"a position is at most {MAX_TEXT} characters")
-        try:
-            data: Any = load_yaml(position, "<position>").data
-        except VariantError as exc:
-            raise PositionError(f"position is not valid YAML/JSON: {exc.reason}") from None
-    elif isinstance(position, Mapping):
-        data = dict(position)
-    else:
-        raise PositionError(f"a position is a mapping or YAML text, not {type(position).__name__}")
-    if not isinstance(data, dict):
-        raise PositionError("a position must be a mapping")
-    try:
-        return PositionModel.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
-        msg = f"unknown key {path[-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
-        raise PositionError(f"invalid position at {format_path(path)}: {msg}") from None
-
-
 def game_from_position(
     cls: type[WuhltischGame],
     position: Mapping[str, Any] | str,
@@ -106,26 +82,8 @@ def game_from_position(
     """Build a game from a position, refusing any inconsistency with a PositionError."""
     from cardshop.wuhltisch.checks import state_problems
 
-    pos = _parse(position)
-    ref = variant if variant is not None else pos.variant
-    if ref is None:
-        raise PositionError("the position names no variant; pass one or set 'variant'")
-    if isinstance(ref, WuhltischVariant):
-        var = ref
-    elif isinstance(ref, str):
-        from cardshop.core import builtin_variants
-
-        if variant is None and ref not in builtin_variants():
-            raise PositionError(
-                f"variant {ref[:60]!r} is not a built-in variant; a position never makes "
-                "cardshop open a file: pass yours with variant=PATH or a loaded variant"
-            )
-        try:
-            var = load_wuhltisch(ref)
-        except (VariantError, SetupError) as exc:
-            raise PositionError(f"the position's variant does not load: {exc}") from None
-    else:
-        raise PositionError(f"not a Wühltisch variant: {ref!r}")
+    pos = read_position(position, PositionModel)
+    var = position_variant(pos.variant, variant, WuhltischVariant)
     rules = var.rules
     n = len(pos.seats)
     if pos.players is not None and pos.players != n:

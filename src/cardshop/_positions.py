@@ -1,0 +1,125 @@
+"""Reading positions: the one reader every family's ``from_position`` starts with.
+
+A position (``docs/positions.md``) is data from anywhere: a mapping, or YAML or JSON
+text. :func:`position_data` bounds and parses it, :func:`read_position` validates it
+against the family's pydantic model of a position, and :func:`position_variant` finds
+the variant it is a position of: the caller's, else a registered variant's name or a
+variant embedded under ``variant``. A position never makes cardshop open a file: a
+path is the caller's to choose, with ``variant=``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from cardshop._errors import PositionError, SetupError, VariantError, format_path
+from cardshop._variant import VariantBase
+
+__all__ = [
+    "MAX_POSITION_TEXT",
+    "PositionVariant",
+    "position_data",
+    "position_variant",
+    "read_position",
+]
+
+MAX_POSITION_TEXT = 500_000
+"""The longest position text (characters) any family reads."""
+
+PositionVariant = Annotated[str, Field(max_length=200)] | dict[str, Any] | None
+"""The type of a position's ``variant`` key: a registered variant's name, a variant's
+mapping embedded in the position, or nothing (the caller passes one)."""
+
+M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V", bound=VariantBase)
+
+
+def position_data(position: object) -> dict[str, Any]:
+    """A position's mapping: ``position`` itself, or its YAML or JSON text parsed.
+
+    Text is bounded (:data:`MAX_POSITION_TEXT`) before it is parsed; everything wrong
+    raises :class:`~cardshop.PositionError`.
+    """
+    from cardshop._source import load_yaml
+
+    if isinstance(position, bytes):
+        try:
+            position = position.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PositionError(f"position is not UTF-8 text: {exc}") from None
+    if isinstance(position, str):
+        if len(position) > MAX_POSITION_TEXT:
+            raise PositionError(
+                f"a position is at most {MAX_POSITION_TEXT} characters, not {len(position)}"
+            )
+        try:
+            data: Any = load_yaml(position, "<position>").data
+        except VariantError as exc:
+            loc = exc.location
+            where = f" at line {loc.line}, column {loc.column}" if loc else ""
+            raise PositionError(f"position is not valid YAML/JSON{where}: {exc.reason}") from None
+    elif isinstance(position, Mapping):
+        data = position
+    else:
+        raise PositionError(
+            f"a position is a mapping or YAML/JSON text, not {type(position).__name__}"
+        )
+    if not isinstance(data, Mapping):
+        raise PositionError("a position is a mapping of keys to values")
+    return dict(data)
+
+
+def read_position(position: object, model: type[M]) -> M:
+    """A position parsed (:func:`position_data`) and validated by a family's model.
+
+    The first problem raises :class:`~cardshop.PositionError` naming its key path.
+    """
+    data = position_data(position)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        path = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
+        msg = f"unknown key {path[-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
+        raise PositionError(f"invalid position at {format_path(path)}: {msg}") from None
+
+
+def position_variant(written: object, given: object, model: type[V]) -> V:
+    """The variant a position is of, as the family's variant model ``model``.
+
+    ``given`` is the caller's choice (a loaded variant, a name or a path) and wins;
+    else ``written``, the position's own ``variant`` key, must be a registered
+    variant's name or an embedded mapping. Raises :class:`~cardshop.PositionError`.
+    """
+    from cardshop._loader import builtin_variants, load_variant, variant_from_data
+
+    title = model.model_fields["family"].default
+    try:
+        if given is not None:
+            variant = load_variant(given)  # type: ignore[arg-type]
+        elif written is None:
+            raise PositionError("the position names no variant; pass one or set 'variant'")
+        elif isinstance(written, Mapping):
+            variant = variant_from_data(dict(written), source="<position variant>")
+        elif isinstance(written, str):
+            names = builtin_variants()
+            if written not in names:
+                raise PositionError(
+                    f"variant {written[:60]!r} is not a known variant ({', '.join(names)}); "
+                    "a position never makes cardshop open a file: pass yours explicitly "
+                    "with Game.from_position(position, variant=PATH), or embed the "
+                    "variant's mapping under 'variant'"
+                )
+            variant = load_variant(written)
+        else:
+            raise PositionError(f"a position's variant is a name or a mapping, not {written!r:.60}")
+    except (VariantError, SetupError) as exc:
+        raise PositionError(f"the position's variant does not load: {exc}") from None
+    if not isinstance(variant, model):
+        raise PositionError(
+            f"variant {variant.name!r} is a {variant.family} variant, not a {title} one"
+        )
+    return variant
