@@ -340,12 +340,16 @@ def test_game_json_refuses_states_no_game_reaches() -> None:
 
 
 def test_game_json_bounds_size_and_depth() -> None:
+    from cardshop.core import MAX_GAME_JSON_BYTES
+
     with pytest.raises(PositionError, match="larger than"):
-        Game.from_json(" " * 9_000_000)
+        Game.from_json(" " * (MAX_GAME_JSON_BYTES + 1))
     with pytest.raises(PositionError, match="larger than"):
-        Game.from_json(b" " * 9_000_000)
+        Game.from_json(b" " * (MAX_GAME_JSON_BYTES + 1))
     with pytest.raises(PositionError, match="recursion"):
         Game.from_json('{"variant":' + "[" * 100_000)
+    with pytest.raises(PositionError, match=r"'variant'.*nest more than"):
+        Game.from_json('{"variant":' + "[" * 30 + "]" * 30 + "}")
     with pytest.raises(PositionError, match="must be a str"):
         Game.from_json(12)  # type: ignore[arg-type]
     deep: Any = []

@@ -362,5 +362,7 @@ def test_invalid_series_json_is_refused(
 
 
 def test_oversized_series_json_is_refused_before_parsing() -> None:
+    from cardshop.core import MAX_GAME_JSON_BYTES
+
     with pytest.raises(PositionError, match="larger"):
-        Series.from_json("[" * 9_000_000)
+        Series.from_json("[" * (MAX_GAME_JSON_BYTES + 1))

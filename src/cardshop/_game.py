@@ -44,6 +44,8 @@ __all__ = [
     "Result",
     "Termination",
     "rank_seats",
+    "read_game_json",
+    "verify_history",
 ]
 
 Event = Any
@@ -230,6 +232,17 @@ class Game(ABC):
             raise GameStateError(f"seat {seat!r} does not act now (acting: {list(acting)})")
         return seat
 
+    def setup_options(self) -> Mapping[str, Any] | None:
+        """The options of ``new_game`` (beyond variant, players and seed) that set this
+        game up, such as ``{"first_player": 2}``; ``None`` for a game set up from a
+        position, whose moves do not start at a setup.
+
+        :func:`verify_history` replays :attr:`moves` from this setup to check a game
+        read from JSON. The default, ``None``, makes no claim; a family whose games
+        can be replayed from their setup overrides it.
+        """
+        return None
+
     # ---------------------------------------------------------------- knowledge
 
     @abstractmethod
@@ -273,7 +286,7 @@ class Game(ABC):
         """
         from cardshop._family import get_family
 
-        data = _json_data(text)
+        data = read_game_json(text)
         if "series" in data:  # a match of several games, played as one (cardshop._series)
             from cardshop._series import Series
 
@@ -300,27 +313,86 @@ class Game(ABC):
         return get_family(_family_of(data)).game_from_position(position, None)
 
 
-MAX_JSON_BYTES = 8_000_000
-"""The largest game JSON any family reads."""
+MAX_GAME_JSON_BYTES = 20_000_000
+"""The largest game JSON (bytes of UTF-8) any family reads."""
+
+MAX_GAME_JSON_DEPTH = 24
+"""The deepest nesting of lists and objects in a game JSON."""
+
+MAX_GAME_JSON_INT = 2**64
+"""Integers in a game JSON lie strictly between ``-MAX_GAME_JSON_INT`` and it."""
 
 
-def _json_data(text: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
-    if isinstance(text, Mapping):
-        return text
-    if not isinstance(text, (str, bytes)):
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
+    """The data of a game's JSON text, or of its parsed data, bounded before any work.
+
+    The one reader of game JSON for every family: text of at most
+    :data:`MAX_GAME_JSON_BYTES` bytes, nesting at most :data:`MAX_GAME_JSON_DEPTH` deep,
+    integers below :data:`MAX_GAME_JSON_INT` in size, finite numbers, an object at the
+    top. Anything else raises :class:`~cardshop.PositionError`; what the data means is
+    for the family to check.
+    """
+    if isinstance(source, (bytes, bytearray)):
+        if len(source) > MAX_GAME_JSON_BYTES:
+            raise PositionError(f"{what} is larger than {MAX_GAME_JSON_BYTES} bytes")
+        try:
+            source = bytes(source).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PositionError(f"{what} is not UTF-8 text: {exc}") from None
+    if isinstance(source, Mapping):
+        data: Any = source
+    elif isinstance(source, str):
+        # A str of N characters is at most 4N bytes of UTF-8: count only when needed.
+        if len(source) * 4 > MAX_GAME_JSON_BYTES and (
+            len(source.encode("utf-8", "surrogatepass")) > MAX_GAME_JSON_BYTES
+        ):
+            raise PositionError(f"{what} is larger than {MAX_GAME_JSON_BYTES} bytes")
+        try:
+            data = json.loads(source, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as exc:
+            raise PositionError(f"not a game in JSON: {str(exc)[:200]}") from None
+    else:
         raise PositionError(
-            f"game JSON must be a str, bytes or a mapping, not {type(text).__name__}"
+            f"{what} must be a str, bytes or a mapping, not {type(source).__name__}"
         )
-    size = len(text.encode() if isinstance(text, str) else text)
-    if size > MAX_JSON_BYTES:
-        raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes ({size})")
-    try:
-        data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
-    except (ValueError, RecursionError) as exc:
-        raise PositionError(f"not a game in JSON: {str(exc)[:200]}") from None
-    if not isinstance(data, dict):
-        raise PositionError("game JSON must be an object")
-    return data
+    if not isinstance(data, Mapping):
+        raise PositionError(f"{what} must be an object")
+    for key, top in data.items():
+        problem = _json_problem(top)
+        if problem:
+            raise PositionError(f"{what} at {str(key)[:60]!r}: {problem}")
+    return dict(data)
+
+
+def _json_problem(root: Any) -> str | None:
+    """What makes ``root`` (a value of a game JSON's top level) out of bounds, or None."""
+    stack: list[tuple[Any, int]] = [(root, 2)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            items: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            items = value
+        elif isinstance(value, bool) or value is None or isinstance(value, str):
+            continue
+        elif isinstance(value, int):
+            if not -MAX_GAME_JSON_INT < value < MAX_GAME_JSON_INT:
+                return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
+            continue
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                return "a number is not finite"
+            continue
+        else:
+            return f"a {type(value).__name__} is not JSON data"
+        if depth > MAX_GAME_JSON_DEPTH:
+            return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
+        stack.extend((item, depth + 1) for item in items)
+    return None
 
 
 def _family_of(data: Mapping[str, Any]) -> str:
@@ -356,3 +428,54 @@ def _family_of(data: Mapping[str, Any]) -> str:
     if not isinstance(family, str):
         raise PositionError(f"the family must be a name, not {family!r:.60}")
     return family
+
+
+def verify_history(game: Game, what: str = "game JSON") -> None:
+    """Check that ``game.moves`` lead from its setup to its state, exactly.
+
+    A new game with the same variant, players, seed and :meth:`Game.setup_options` is
+    played through the moves (the moves of one step together); it must reach the same
+    :meth:`Game.to_dict`, so moves that were dropped, added or changed, and step
+    counters that were set by hand, are all found. A game set up from a position
+    (``setup_options()`` is ``None``) is not checked. Raises
+    :class:`~cardshop.PositionError` naming the first move that does not replay or the
+    parts of the state that differ.
+    """
+    from cardshop._errors import CardshopError
+    from cardshop._family import new_game
+
+    setup = game.setup_options()
+    if setup is None:
+        return
+    again = new_game(game.variant, game.players, game.seed, **setup)
+    moves = game.moves
+    i = 0
+    while i < len(moves):
+        step = moves[i].step
+        j = i
+        while j < len(moves) and moves[j].step == step:
+            j += 1
+        group = moves[i:j]
+        try:
+            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
+                again.apply(group[0].action, group[0].seat)
+            else:
+                again.apply_joint({m.seat: m.action for m in group})
+        except CardshopError as exc:
+            raise PositionError(
+                f"{what}: moves[{i}] ({group[0].action}, step {step}) does not replay "
+                f"from the setup: {exc}"
+            ) from None
+        i = j
+    ours, theirs = game.to_dict(), again.to_dict()
+    if ours != theirs:
+        diff = [k for k in ours if ours.get(k) != theirs.get(k)]
+        a, b = ours.get("state"), theirs.get("state")
+        if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
+            diff = [k for k in diff if k != "state"]
+            diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
+        raise PositionError(
+            f"{what}: the moves do not lead from the setup to the stated game (it differs "
+            f"in {', '.join(diff[:8])}); a game that did not start from new_game says "
+            '"from_setup": false'
+        )

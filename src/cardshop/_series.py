@@ -193,6 +193,14 @@ class Series(Game):
             self.variant, self._players, derive_seed(self.seed, "game", index), **options
         )
 
+    def setup_options(self) -> dict[str, Any]:
+        """The options that set the series up: the family's options for its games and,
+        for a family whose games take one, ``first_player``."""
+        options = dict(self._options)
+        if self._takes_first:
+            options["first_player"] = self._first
+        return options
+
     # ---------------------------------------------------------------- the state
 
     @property
@@ -417,9 +425,9 @@ class Series(Game):
         are replayed from their seeds and must give the stated results, and the
         current game must be the next game of the series; a
         :class:`~cardshop.PositionError` otherwise."""
-        from cardshop._game import _json_data
+        from cardshop._game import read_game_json
 
-        return _from_dict(_json_data(text), options)
+        return _from_dict(read_game_json(text), options)
 
 
 _CLASSES: dict[str, type[Series]] = {}

@@ -17,7 +17,9 @@ What is here, by concern:
   :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure.
 * **Games**: :class:`Game` (the protocol every engine implements), :class:`Dynamics`,
-  :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`, and a
+  :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
+  :func:`read_game_json` (the one bounded reader of game JSON) and
+  :func:`verify_history` (a game read from JSON replays from its setup), and a
   match of several games played as one, :class:`Series`.
 * **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
   parses and bounds one against the family's model of a position, and
@@ -76,6 +78,9 @@ from cardshop._family import (
     register_family,
 )
 from cardshop._game import (
+    MAX_GAME_JSON_BYTES,
+    MAX_GAME_JSON_DEPTH,
+    MAX_GAME_JSON_INT,
     Dynamics,
     Event,
     Game,
@@ -84,6 +89,8 @@ from cardshop._game import (
     Result,
     Termination,
     rank_seats,
+    read_game_json,
+    verify_history,
 )
 from cardshop._loader import builtin_variants, load_variant, parse_variant, variant_from_data
 from cardshop._positions import (
@@ -115,6 +122,9 @@ __all__ = [
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",
     "MAX_GAMES_PER_PLAYER",
+    "MAX_GAME_JSON_BYTES",
+    "MAX_GAME_JSON_DEPTH",
+    "MAX_GAME_JSON_INT",
     "MAX_PLAYERS",
     "MAX_POSITION_TEXT",
     "MAX_TITLE",
@@ -171,8 +181,10 @@ __all__ = [
     "position_data",
     "position_variant",
     "rank_seats",
+    "read_game_json",
     "read_position",
     "register_family",
     "shuffle",
     "variant_from_data",
+    "verify_history",
 ]

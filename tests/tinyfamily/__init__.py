@@ -40,6 +40,7 @@ from cardshop.core import (
     rank_seats,
     register_family,
     shuffle,
+    verify_history,
 )
 
 NAME = "tinymarket"
@@ -228,7 +229,10 @@ class TinyGame(Game):
         )
 
     def clone(self) -> Self:
-        return self.from_dict(self.to_dict())  # type: ignore[return-value]
+        return self.from_dict(self.to_dict(), check_history=False)  # type: ignore[return-value]
+
+    def setup_options(self) -> dict[str, Any]:
+        return {}  # a tiny game's moves always start at its deal (its positions hold them)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TinyGame) and self.to_dict() == other.to_dict()
@@ -257,7 +261,7 @@ class TinyGame(Game):
         return self.to_dict()
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TinyGame:
+    def from_dict(cls, data: Mapping[str, Any], check_history: bool = True) -> TinyGame:
         try:
             variant = TinyVariant.model_validate(data["variant"], strict=False)
             game = cls(variant, int(data["players"]), int(data["seed"]))
@@ -272,6 +276,8 @@ class TinyGame(Game):
         problem = conservation(game)
         if problem:
             raise PositionError(f"not a tinymarket game: {problem}")
+        if check_history:
+            verify_history(game)
         return game
 
 

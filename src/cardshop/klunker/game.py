@@ -1134,6 +1134,11 @@ class Game(CoreGame):
 
     FORMAT: ClassVar[str] = "cardshop-klunker-game/1"  # ClassVar: a class attribute in mypyc
 
+    def setup_options(self) -> dict[str, Any] | None:
+        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
+        game set up from a position."""
+        return {"first_player": self.first_player} if self._from_setup else None
+
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
         data = self._plain_dict()

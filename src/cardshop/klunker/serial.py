@@ -26,12 +26,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop.core import (
     MAX_ACTION_TEXT,
+    MAX_GAME_JSON_BYTES,
     SEED_LIMIT,
     ActionError,
     PositionError,
     SetupError,
     VariantError,
     format_path,
+    read_game_json,
     variant_from_data,
 )
 from cardshop.klunker.position import (
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_HISTORY", "MAX_JSON_BYTES", "game_from_data", "history_cap"]
 
-MAX_JSON_BYTES = 8_000_000
+MAX_JSON_BYTES = MAX_GAME_JSON_BYTES
 """The largest game JSON text read (in UTF-8 bytes)."""
 
 MAX_HISTORY = 1_000_000
@@ -136,21 +138,9 @@ def _variant(data: dict[str, Any], claimed: str) -> Variant:
 
 
 def _parse(source: str | bytes | Mapping[str, Any]) -> _Doc:
+    data = read_game_json(source)
     try:
-        if isinstance(source, Mapping):
-            return _Doc.model_validate(dict(source))
-        if isinstance(source, str):
-            # A str of N characters is at most 4N bytes of UTF-8: count only when needed.
-            if len(source) * 4 > MAX_JSON_BYTES and len(source.encode()) > MAX_JSON_BYTES:
-                raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes")
-        elif isinstance(source, (bytes, bytearray)):
-            if len(source) > MAX_JSON_BYTES:
-                raise PositionError(f"game JSON is larger than {MAX_JSON_BYTES} bytes")
-        else:
-            raise PositionError(
-                f"game JSON must be a str, bytes or a mapping, not {type(source).__name__}"
-            )
-        return _Doc.model_validate_json(source)
+        return _Doc.model_validate(data)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         if err["type"] == "json_invalid":

@@ -46,10 +46,12 @@ __all__ = [
 ]
 
 
-def _new_game(variant: VariantBase, players: int, seed: int | None = None, **options: Any) -> Game:
+def _new_game(
+    variant: VariantBase, players: int, seed: int | None = None, first_player: int | None = None
+) -> Game:
     if not isinstance(variant, ReglamentacjaVariant):
         raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
-    return new_game(variant, players, seed, **options)
+    return new_game(variant, players, seed, first_player)
 
 
 def _from_position(position: Any, variant: VariantBase | None) -> Game:

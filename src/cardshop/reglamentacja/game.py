@@ -32,7 +32,6 @@ from cardshop.core import (
     GameStateError,
     IllegalActionError,
     Move,
-    PositionError,
     Result,
     Seat,
     SetupError,
@@ -41,6 +40,7 @@ from cardshop.core import (
     action_words,
     derive_rng,
     rank_seats,
+    read_game_json,
     shuffle,
 )
 from cardshop.reglamentacja.events import (
@@ -112,7 +112,6 @@ STOP = Action("stop")
 MAX_ACTION_TEXT = 300
 OFFER_TURN_CACHE = 64
 """Most offer turns' legal action lists a variant keeps (each up to ~13,000 actions)."""
-MAX_JSON = 2_000_000
 
 VERBS = {
     "offer": "offer SEAT [give KIND...] [take KIND...] [place]  (trade stamps and places)",
@@ -181,6 +180,7 @@ class ReglamentacjaGame(Game):
         "_cstack",
         "_dcount",
         "_done",
+        "_from_setup",
         "_fs",
         "_hand",
         "_hsize",
@@ -240,6 +240,7 @@ class ReglamentacjaGame(Game):
     _termination: int
     _stats: list[int]
     _moves: list[Move]
+    _from_setup: bool
     _step: int
     _legal: list[Action] | None
 
@@ -341,6 +342,7 @@ class ReglamentacjaGame(Game):
         self._termination = 0
         self._stats = [0] * len(STATS)
         self._moves = []
+        self._from_setup = True  # false for a game set up from a position
         self._step = 0
         self._legal = None
 
@@ -1181,6 +1183,7 @@ class ReglamentacjaGame(Game):
         g.n = self.n
         g.seed = self.seed
         g.first_player = self.first_player
+        g._from_setup = self._from_setup
         g._chance = self._chance
         g._swhere = self._swhere.copy()
         g._stack = self._stack.copy()
@@ -1257,6 +1260,11 @@ class ReglamentacjaGame(Game):
 
     # -------------------------------------------------------------------- JSON
 
+    def setup_options(self) -> dict[str, Any] | None:
+        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
+        game set up from a position."""
+        return {"first_player": self.first_player} if self._from_setup else None
+
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
         data = self._plain_dict()
@@ -1275,6 +1283,7 @@ class ReglamentacjaGame(Game):
             "players": self.n,
             "seed": self.seed,
             "first_player": self.first_player,
+            "from_setup": self._from_setup,
             "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
             "state": {
                 "chance": self._chance,
@@ -1320,17 +1329,7 @@ class ReglamentacjaGame(Game):
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
         if options:
             raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
-        if isinstance(text, Mapping):
-            return cls.from_dict(text)
-        if not isinstance(text, (str, bytes)) or len(text) > MAX_JSON:
-            raise PositionError(f"game JSON must be text of at most {MAX_JSON} characters")
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise PositionError(f"game JSON does not parse: {exc}") from None
-        if not isinstance(data, dict):
-            raise PositionError("game JSON must be an object")
-        return cls.from_dict(data)
+        return cls.from_dict(read_game_json(text))
 
     def to_position(self) -> dict[str, Any]:
         """This game as a position (docs/reglamentacja-rules.md, section Positions)."""

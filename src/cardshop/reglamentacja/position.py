@@ -102,6 +102,7 @@ def game_from_position(
         raise PositionError(f"active is {pos.active}, but seats are 0..{n - 1}")
     g = cls.__new__(cls)
     g._init_empty(var, n, pos.seed)
+    g._from_setup = False
     g._chance = pos.chance
     g._turn = pos.turn
     g._phase = PHASES.index(pos.phase)

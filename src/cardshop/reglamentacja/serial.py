@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from cardshop.core import ActionParseError, Move, PositionError, VariantError
+from cardshop.core import (
+    SEED_LIMIT,
+    ActionParseError,
+    Move,
+    PositionError,
+    VariantError,
+    read_game_json,
+    verify_history,
+)
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
@@ -56,12 +64,16 @@ def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
     """Rebuild a game from :meth:`ReglamentacjaGame.to_dict` data, checking everything."""
     from cardshop.reglamentacja.game import PHASES, STATS
 
-    if not isinstance(data, Mapping):
-        raise PositionError("game data must be a mapping")
+    data = read_game_json(data)
     expected = {"family", "format", "variant_hash", "players", "seed", "first_player"}
     expected |= {"moves", "state", "variant"}
-    if set(data) != expected:
-        raise PositionError(f"game data must have exactly the keys {sorted(expected)}")
+    if not expected <= set(data) <= expected | {"from_setup"}:
+        raise PositionError(
+            f"game data must have exactly the keys {sorted(expected)} (and from_setup)"
+        )
+    from_setup = data.get("from_setup", True)
+    if type(from_setup) is not bool:
+        raise PositionError(f"from_setup must be true or false, not {from_setup!r:.60}")
     if data["family"] != cls.family or data["format"] != cls.FORMAT:
         raise PositionError(f"not a {cls.family} game ({data['family']!r}, {data['format']!r})")
     try:
@@ -72,9 +84,7 @@ def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
     if data["variant_hash"] != rules.content_hash:
         raise PositionError("variant_hash does not match the variant")
     n = _int(data["players"], "players", rules.min_players, rules.max_players)
-    seed = data["seed"]
-    if type(seed) is not int:
-        raise PositionError(f"seed must be an int, not {seed!r}")
+    seed = _int(data["seed"], "seed", 0, SEED_LIMIT - 1)
     first = _int(data["first_player"], "first_player", 0, n - 1)
     st = data["state"]
     keys = {
@@ -87,6 +97,7 @@ def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
     g = cls.__new__(cls)
     g._init_empty(variant, n, seed)
     g.first_player = first
+    g._from_setup = from_setup
     g._chance = _int(st["chance"], "chance", 0, 2**62)
     ns, nc = rules.n_stamps, rules.n_cards
     g._swhere = _ints(st["stamps"], "stamps", 0, n + 1, ns)
@@ -136,6 +147,7 @@ def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
     problems = state_problems(g)
     if problems:
         raise PositionError("inconsistent game state: " + "; ".join(problems[:5]))
+    verify_history(g)
     return g
 
 

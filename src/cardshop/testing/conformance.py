@@ -26,7 +26,10 @@ through :mod:`cardshop.driver`) at the smallest and largest player counts:
 * the core's shared readers hold for the family: a position that names a file as its
   variant is refused (whether the file exists or not) and never opened; event dicts
   round-trip, and every malformed one raises :class:`~cardshop.RecordError`; an action
-  text with digits other than ASCII ones raises :class:`~cardshop.ActionParseError`.
+  text with digits other than ASCII ones raises :class:`~cardshop.ActionParseError`;
+  a new game states its setup (:meth:`~cardshop.Game.setup_options`), and a game JSON
+  whose history was tampered with (any one key of it taken from the game one step
+  earlier), or that is out of the core's bounds, is refused.
 
 Class attributes tune it: ``variants`` (required), ``players`` (player counts;
 default the smallest and largest of each variant), ``seeds``, ``check_every``,
@@ -441,3 +444,48 @@ class FamilyTests:
                             "not RecordError"
                         ) from exc
                     raise AssertionError(f"a malformed event {bad!r:.120} was read")
+
+    def test_tampered_histories_and_json_out_of_bounds_are_refused(self) -> None:
+        from cardshop._game import MAX_GAME_JSON_BYTES, MAX_GAME_JSON_DEPTH
+
+        for variant, players, seed in self._setups():
+            game = new_game(variant, players, derive_seed(seed, "conformance-history"))
+            assert game.setup_options() is not None, (
+                "a new game must state its setup (Game.setup_options), so that a game "
+                "read from JSON can be replayed from it"
+            )
+            bots = [RandomBot(derive_seed(seed, "conformance-bot", s)) for s in range(players)]
+            earlier = game.clone()
+            for _ in range(min(self.max_steps, 40)):
+                if game.is_over:
+                    break
+                earlier = game.clone()
+                driver.apply(game, driver.choose(game, bots))
+            now, before = json.loads(game.to_json()), json.loads(earlier.to_json())
+            assert _same(Game.from_json(now), game), "a game does not read back from its JSON"
+            spliced = [key for key in now if key in before and now[key] != before[key]]
+            assert spliced, "a step changed nothing in the game's JSON"
+            for key in spliced:
+                hostile = {**now, key: before[key]}
+                if hostile == before:
+                    continue  # the game one step earlier, whole: a true game
+                try:
+                    Game.from_json(json.dumps(hostile))
+                except PositionError:
+                    continue
+                raise AssertionError(f"a game JSON whose {key!r} is from one step earlier was read")
+            text = json.dumps(now)
+            deep = "[" * (MAX_GAME_JSON_DEPTH + 1) + "]" * (MAX_GAME_JSON_DEPTH + 1)
+            for hostile_text in (
+                text + " " * (MAX_GAME_JSON_BYTES + 1 - len(text)),
+                text[:-1] + ', "x": ' + deep + "}",
+                text[:-1] + ', "x": ' + str(10**30) + "}",
+                text[:-1] + ', "x": NaN}',
+                "[" + text + "]",
+            ):
+                for read in (Game.from_json, type(game).from_json):
+                    try:
+                        read(hostile_text)
+                    except PositionError:
+                        continue
+                    raise AssertionError(f"an out-of-bounds game JSON was read ({read})")

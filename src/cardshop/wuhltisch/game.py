@@ -143,6 +143,7 @@ class WuhltischGame(Game):
         self.seed = seed
         self.setup_events = []
         self._moves: list[Move] = []
+        self._from_setup = True  # false for a game set up from a position
         self._steps = 0
         self._chance = 0
         self._round = 1
@@ -589,6 +590,7 @@ class WuhltischGame(Game):
         g.seed = self.seed
         g.setup_events = self.setup_events.copy()
         g._moves = self._moves.copy()
+        g._from_setup = self._from_setup
         g._steps = self._steps
         g._chance = self._chance
         g._round = self._round
@@ -669,10 +671,16 @@ class WuhltischGame(Game):
             "variant": self.variant.hash_data(),
             "players": self.n,
             "seed": self.seed,
+            "from_setup": self._from_setup,
             "steps": self._steps,
             "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
             "state": self._state(),
         }
+
+    def setup_options(self) -> dict[str, Any] | None:
+        """``{}`` for a game dealt by ``new_game`` (it takes no options), ``None`` for a
+        game set up from a position."""
+        return {} if self._from_setup else None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WuhltischGame:

@@ -110,6 +110,7 @@ def game_from_position(
 
     game = cls.__new__(cls)
     game._init_empty(var, n, pos.seed)
+    game._from_setup = False
     for s, seat in enumerate(pos.seats):
         at = f"seats[{s}]"
         game._active[s] = card(seat.face_up, f"{at}.face_up") if seat.face_up is not None else -1

@@ -14,13 +14,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop.core import Action, Move, PositionError, VariantError, format_path
+from cardshop.core import (
+    Action,
+    Move,
+    PositionError,
+    VariantError,
+    format_path,
+    read_game_json,
+    verify_history,
+)
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.game import WuhltischGame
 
-MAX_JSON = 20_000_000
 MAX_MOVES = 2_000_000
 Card = Annotated[int, Field(ge=-1, le=MAX_CARDS)]
 Cards = Annotated[list[Card], Field(max_length=MAX_CARDS)]
@@ -65,6 +72,7 @@ class _Doc(_Model):
     variant: dict[str, Any]
     players: Annotated[int, Field(ge=1, le=12)]
     seed: Annotated[int, Field(ge=0, lt=2**64)]
+    from_setup: bool = True
     steps: Count
     moves: Annotated[
         list[Annotated[list[Annotated[int, Field(ge=0, le=10**9)] | Name], Field(max_length=3)]],
@@ -111,15 +119,9 @@ def game_from_data(
     from cardshop.wuhltisch.checks import state_problems
     from cardshop.wuhltisch.game import FORMAT
 
+    data = read_game_json(source)
     try:
-        if isinstance(source, Mapping):
-            doc = _Doc.model_validate(dict(source))
-        elif isinstance(source, (str, bytes)):
-            if len(source) > MAX_JSON:
-                raise PositionError(f"game JSON is larger than {MAX_JSON} bytes")
-            doc = _Doc.model_validate_json(source)
-        else:
-            raise PositionError(f"not a game in JSON: {type(source).__name__}")
+        doc = _Doc.model_validate(data)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         if err["type"] == "json_invalid":
@@ -162,6 +164,7 @@ def game_from_data(
         last = step
         moves.append(Move(step, seat, action))
     game._moves = moves
+    game._from_setup = doc.from_setup
     game._steps = doc.steps
     game._chance = st.chance
     game._round = st.round
@@ -187,4 +190,5 @@ def game_from_data(
     problems = state_problems(game)
     if problems:
         raise PositionError("game JSON is not a legal state: " + "; ".join(problems[:5]))
+    verify_history(game)
     return game
