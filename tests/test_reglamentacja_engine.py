@@ -471,3 +471,21 @@ def test_apply_joint_takes_the_one_acting_seat() -> None:
     events = game.apply_joint({seat: Action("pass")})
     assert events
     assert game.moves[-1].seat == seat
+
+
+def test_first_player_through_new_game_and_replay() -> None:
+    """RG-SETUP-4: the first player can be chosen through cardshop.new_game and
+    cardshop.replay, and it heads the queue."""
+    import cardshop
+
+    for first in range(4):
+        game = cardshop.new_game("reglamentacja", players=4, seed=9, first_player=first)
+        assert game.first_player == first
+        assert game.to_position()["queue"][0] == first
+        rng = random.Random(first)
+        for _ in range(30):
+            game.apply(random_action(game, rng))
+        again = cardshop.replay("reglamentacja", 4, 9, first, [m.action for m in game.moves])
+        assert again == game
+    with pytest.raises(cardshop.SetupError):
+        cardshop.new_game("reglamentacja", players=4, seed=9, first_player=4)

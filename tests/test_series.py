@@ -366,3 +366,15 @@ def test_oversized_series_json_is_refused_before_parsing() -> None:
 
     with pytest.raises(PositionError, match="larger"):
         Series.from_json("[" * (MAX_GAME_JSON_BYTES + 1))
+
+
+def test_a_match_has_every_member_its_games_have() -> None:
+    """A match is a full game: members of its games (Klunker's zones()) are those of
+    the game being played, and an unknown name is still an AttributeError."""
+    match = cardshop.new_game("klunker-zh", players=3, seed=1)
+    assert isinstance(match, Series)
+    assert match.zones() == match.current.zones()
+    with pytest.raises(AttributeError):
+        _ = match.no_such_member
+    with pytest.raises(AttributeError):
+        _ = match._no_such_private

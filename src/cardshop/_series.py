@@ -193,6 +193,13 @@ class Series(Game):
             self.variant, self._players, derive_seed(self.seed, "game", index), **options
         )
 
+    def __getattr__(self, name: str) -> Any:
+        """A match is a full game: any public member of its games (``zones()``, a
+        family's counters) is that of the game being played."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.current, name)
+
     def setup_options(self) -> dict[str, Any]:
         """The options that set the series up: the family's options for its games and,
         for a family whose games take one, ``first_player``."""

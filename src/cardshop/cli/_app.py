@@ -17,7 +17,7 @@ __all__ = ["app", "atomic_output", "console", "err_console", "fail", "user_error
 
 app = typer.Typer(
     name="cardshop",
-    help="Play, simulate and audit Klunker-family card games defined in YAML.",
+    help="Play, simulate and audit shopping card games (every registered family) defined in YAML.",
     no_args_is_help=False,  # no command is a usage error: one paragraph, exit 2
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -46,7 +46,7 @@ def _main(
         ),
     ] = False,
 ) -> None:
-    """Play, simulate and audit Klunker-family card games defined in YAML."""
+    """Play, simulate and audit shopping card games (every registered family) defined in YAML."""
 
 
 def paragraph(message: str) -> str:

@@ -1,4 +1,4 @@
-"""Property-based testing of Klunker-family variants, for your own test suite.
+"""Property-based testing of variants of every family, for your own test suite.
 
 Needs hypothesis (``pip install "cardshop[testing]"``). Two parts:
 
