@@ -26,7 +26,7 @@ from cardshop._variant import VariantBase
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.testing import Playthrough, action_sequences, draw_step, family_variants, games
 from cardshop.wuhltisch import WuhltischGame, WuhltischVariant
-from cardshop.wuhltisch.checks import conservation_problems, state_problems
+from cardshop.wuhltisch.invariants import conservation_problems, state_problems
 from cardshop.wuhltisch.strategies import variants
 
 SMALL = {"max_rounds": 2, "max_round_ticks": 12}

@@ -14,7 +14,7 @@ import cardshop
 from cardshop import PositionError
 from cardshop.testing import family_variants, games
 from cardshop.wuhltisch import WuhltischGame
-from cardshop.wuhltisch.checks import state_problems
+from cardshop.wuhltisch.invariants import state_problems
 
 
 @settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])

@@ -442,12 +442,16 @@ def verify_history(game: Game, what: str = "game JSON") -> None:
     parts of the state that differ.
     """
     from cardshop._errors import CardshopError
-    from cardshop._family import new_game
+    from cardshop._family import get_family, new_game
+    from cardshop._series import Series
 
     setup = game.setup_options()
     if setup is None:
         return
-    again = new_game(game.variant, game.players, game.seed, **setup)
+    # A match is set up by cardshop.new_game; a game of it (of a variant with a
+    # 'match' key too) by its family's own new_game.
+    deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
+    again = deal(game.variant, game.players, game.seed, **setup)
     moves = game.moves
     i = 0
     while i < len(moves):

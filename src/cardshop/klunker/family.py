@@ -71,7 +71,7 @@ FAMILY = Family(
     determinizer=_determinizer,
     search=SEARCH,
     digest="rules.md",
-    variant_strategy="cardshop.testing.strategies:variants",
+    variant_strategy="cardshop.klunker.strategies:variants",
     kernel="cardshop.klunker.kernel",
     description="Shop window, safe and purchase: Klunker and its editions.",
 )

@@ -13,16 +13,16 @@ from typing import Any
 
 from cardshop.core import Dynamics, Family, Game, PositionError, SetupError, VariantBase
 from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, determinizer, hand_value, sample
-from cardshop.reglamentacja.encoding import (
+from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
+from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
+from cardshop.reglamentacja.invariants import INVARIANTS
+from cardshop.reglamentacja.search import SEARCH
+from cardshop.reglamentacja.spaces import (
     ObservationEncoder,
     action_space,
     observation_encoder,
     render,
 )
-from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
-from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
-from cardshop.reglamentacja.invariants import INVARIANTS
-from cardshop.reglamentacja.search import SEARCH
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [

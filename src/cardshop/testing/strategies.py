@@ -1,5 +1,5 @@
 """Hypothesis strategies: games and legal action sequences of any family's variants,
-and random valid variants of the Klunker family.
+and random valid variants of any family that generates them.
 
 Every option is keyword-only. For example::
 
@@ -18,10 +18,10 @@ Every option is keyword-only. For example::
 each acting seat's action among its legal ones (every seat of a simultaneous tick,
 one draw each), so failures shrink to short games of simple choices.
 
-:func:`variants` generates Klunker data (``family: klunker``) and validates it with
-the model the registry gives for that family; generated variants always pass
-``semantic_errors()``: they are variants a user could write, not just ones the schema
-accepts.
+:func:`family_variants` finds a family's generator through the registry
+(``Family.variant_strategy``: Klunker's is :mod:`cardshop.klunker.strategies`);
+generated variants always pass ``semantic_errors()``: they are variants a user could
+write, not just ones the schema accepts. :func:`variants` is ``family_variants("klunker")``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from cardshop._loader import load_variant
 from cardshop._variant import VariantBase
 
 __all__ = [
-    "KIND_NAMES",
     "Playthrough",
     "action_sequences",
     "draw_step",
@@ -51,108 +50,14 @@ __all__ = [
     "variants",
 ]
 
-KIND_NAMES = ("amber", "beryl", "coral", "jade", "onyx", "opal", "pearl", "ruby", "topaz")
-"""The card kinds that generated variants draw their names from."""
 
-_TIEBREAKS = ("fewest_safe_and_window", "fewest_safe", "fewest_window")
 _SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
 
-def _check_range(name: str, low: int, high: int, floor: int) -> None:
-    if low < floor or high < low:
-        raise ValueError(f"{name}: need {floor} <= min <= max, got {low}..{high}")
-
-
-@st.composite
-def variants(
-    draw: DrawFn,
-    *,
-    min_kinds: int = 1,
-    max_kinds: int = 7,
-    min_players: int = 2,
-    max_players: int = 6,
-    max_cards_per_kind: int = 20,
-    max_hand_size: int = 8,
-    max_set_size: int = 5,
-    min_round_cap: int = 1,
-    max_round_cap: int = 30,
-    tax: bool | None = None,
-    reshuffle: bool | None = None,
-    name: str = "generated",
-) -> VariantBase:
-    """A random valid variant of the Klunker family.
-
-    Everything varies: card kinds and counts, player range, starting cash, hand
-    size, the round's steps and their order (``tax`` and ``reshuffle`` included
-    when true, left out when false, either when None), set size, payout table and
-    overrides, where unpaid cards and tax go, price, the decline and no-cash rules,
-    tiebreaks, match format and a small round cap (``min_round_cap`` to
-    ``max_round_cap``).
-    """
-    _check_range("kinds", min_kinds, max_kinds, 1)
-    _check_range("round cap", min_round_cap, max_round_cap, 1)
-    _check_range("players", min_players, max_players, 2)
-    if max_kinds > len(KIND_NAMES):
-        raise ValueError(f"max_kinds is at most {len(KIND_NAMES)}")
-    order = draw(st.permutations(KIND_NAMES))
-    kinds = list(order[: draw(st.integers(min_kinds, max_kinds))])
-    set_size = draw(st.integers(1, max_set_size))
-    low = draw(st.integers(min_players, max_players))
-    high = draw(st.integers(low, max_players))
-    hand_size = draw(st.integers(1, max_hand_size))
-    starting_cash = {n: draw(st.integers(0, 3)) for n in range(low, high + 1)}
-    counts = [draw(st.integers(1, max_cards_per_kind)) for _ in kinds]
-    need = max(n * (starting_cash[n] + hand_size) for n in starting_cash)
-    if sum(counts) < need:  # the deck must deal the setup at every player count
-        counts[0] += need - sum(counts)
-
-    steps = ["fill", "store", "purchase", "refill"]
-    for step, wanted in (("tax", tax), ("reshuffle", reshuffle)):
-        if wanted or (wanted is None and draw(st.booleans())):
-            steps.append(step)
-    steps = list(draw(st.permutations(steps)))
-    store, purchase = steps.index("store"), steps.index("purchase")
-    if store > purchase:
-        steps[store], steps[purchase] = "purchase", "store"
-
-    data: dict[str, Any] = {
-        "family": "klunker",
-        "name": name,
-        "players": {"min": low, "max": high},
-        "cards": dict(zip(kinds, counts, strict=True)),
-        "hand_size": hand_size,
-        "starting_cash": starting_cash,
-        "steps": steps,
-        "sale": {
-            "set_size": set_size,
-            "payout": draw(st.lists(st.integers(0, set_size), min_size=1, max_size=5)),
-            "overrides": draw(
-                st.dictionaries(st.sampled_from(kinds), st.integers(0, set_size), max_size=2)
-            ),
-            "unpaid_to": draw(st.sampled_from(["discard", "deck"])),
-        },
-        "purchase": {
-            "price": draw(st.integers(0, 2)),
-            "broke_may_buy": draw(st.booleans()),
-            "decline": draw(st.sampled_from(["ends_phase", "skip_turn"])),
-        },
-        "tiebreak": draw(st.lists(st.sampled_from(_TIEBREAKS), unique=True, max_size=3)),
-        "round_cap": draw(st.integers(min_round_cap, max_round_cap)),
-    }
-    if "tax" in steps:
-        data["tax"] = {
-            "per_player_count": draw(
-                st.dictionaries(st.integers(low, high), st.integers(0, 3), max_size=high - low + 1)
-            ),
-            "to": draw(st.sampled_from(["deck", "discard"])),
-        }
-    if draw(st.booleans()):
-        data["match"] = {"games_per_player": draw(st.integers(1, 2))}
-    variant = get_family("klunker").variant_model.model_validate(data)
-    problems = variant.semantic_errors()
-    if problems:  # pragma: no cover - a bug in this strategy
-        raise AssertionError(f"variants() built an invalid variant: {problems} from {data}")
-    return variant
+def variants(**options: Any) -> SearchStrategy[VariantBase]:
+    """Valid variants of the Klunker family: ``family_variants("klunker", **options)``
+    (the options of :func:`cardshop.klunker.strategies.variants`)."""
+    return family_variants("klunker", **options)
 
 
 def family_variants(family: str, **options: Any) -> SearchStrategy[VariantBase]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cardshop.core import Dynamics, Family, PositionError, SetupError, VariantBase
-from cardshop.wuhltisch.checks import INVARIANTS, state_problems
+from cardshop.wuhltisch.bots import WuhltischGreedyBot
 from cardshop.wuhltisch.events import (
     WuhltischEvent,
     describe_event,
@@ -19,7 +19,7 @@ from cardshop.wuhltisch.events import (
     event_to_dict,
 )
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation, new_game
-from cardshop.wuhltisch.greedy import WuhltischGreedyBot
+from cardshop.wuhltisch.invariants import INVARIANTS, state_problems
 from cardshop.wuhltisch.sampling import sample
 from cardshop.wuhltisch.search import SEARCH
 from cardshop.wuhltisch.spaces import action_space, observation_encoder, render

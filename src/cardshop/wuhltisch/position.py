@@ -80,7 +80,7 @@ def game_from_position(
     variant: WuhltischVariant | str | None = None,
 ) -> WuhltischGame:
     """Build a game from a position, refusing any inconsistency with a PositionError."""
-    from cardshop.wuhltisch.checks import state_problems
+    from cardshop.wuhltisch.invariants import state_problems
 
     pos = read_position(position, PositionModel)
     var = position_variant(pos.variant, variant, WuhltischVariant)

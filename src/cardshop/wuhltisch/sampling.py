@@ -24,7 +24,7 @@ __all__ = ["sample"]
 
 def sample(observation: Any, variant: VariantBase, rng: random.Random) -> WuhltischGame:
     """A game consistent with ``observation``, its hidden cards dealt with ``rng``."""
-    from cardshop.wuhltisch.checks import state_problems
+    from cardshop.wuhltisch.invariants import state_problems
 
     o: WuhltischObservation = observation
     if not isinstance(variant, WuhltischVariant):

@@ -6,7 +6,7 @@ iteration costs about a second, and a playout cut off by ``max_playout`` is wort
 flat 0.5 to every seat, which tells the search nothing. :data:`SEARCH` makes it fit:
 
 * **rollout**: every seat plays the greedy bot's rule
-  (:meth:`~cardshop.wuhltisch.greedy.WuhltischGreedyBot.decide`) on the sampled game;
+  (:meth:`~cardshop.wuhltisch.bots.WuhltischGreedyBot.decide`) on the sampled game;
 * **progress**: a counter that moves when anyone lays down a set, when a round ends
   and every :data:`STRIDE` ticks, so a playout (``horizon`` 1) stops at the first of
   these: at most ``STRIDE`` ticks;
@@ -27,8 +27,8 @@ import random
 from collections.abc import Sequence
 
 from cardshop.core import Action, Game, RolloutPolicy, SearchHooks, Seat, VariantBase
+from cardshop.wuhltisch.bots import WuhltischGreedyBot
 from cardshop.wuhltisch.game import WuhltischGame
-from cardshop.wuhltisch.greedy import WuhltischGreedyBot
 
 __all__ = ["FULL_HAND_SHARE", "PARTIAL_SHARE", "SEARCH", "STRIDE", "estimates"]
 

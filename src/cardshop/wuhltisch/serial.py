@@ -2,7 +2,7 @@
 
 The input is hostile: its size and shape are bounded by a strict schema before any
 work, the variant it carries is validated and must match its hash, and the state
-must pass :func:`cardshop.wuhltisch.checks.state_problems`.
+must pass :func:`cardshop.wuhltisch.invariants.state_problems`.
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ def game_from_data(
     cls: type[WuhltischGame], source: str | bytes | Mapping[str, Any]
 ) -> WuhltischGame:
     """Validate a game's JSON text (or parsed data) and rebuild the game."""
-    from cardshop.wuhltisch.checks import state_problems
     from cardshop.wuhltisch.game import FORMAT
+    from cardshop.wuhltisch.invariants import state_problems
 
     data = read_game_json(source)
     try:
