@@ -243,6 +243,22 @@ class Game(ABC):
         """
         return None
 
+    # ---------------------------------------------------------------- progress
+
+    def scores(self) -> tuple[int, ...] | None:
+        """Each seat's score now, by the rules' count so far (at the end, the result's
+        scores); ``None`` for a game that keeps no running score. Audits read it for
+        lead changes and drama."""
+        return None
+
+    def progress(self) -> int | None:
+        """How far the game has come, in its family's unit of length
+        (:attr:`Family.length_unit <cardshop.Family.length_unit>`: rounds, turns), the
+        count :attr:`Result.rounds` gives at the end; ``None`` for a game with no such
+        counter. Audits count lead changes per unit of it; searches stop playouts
+        after a horizon of it."""
+        return None
+
     # ---------------------------------------------------------------- knowledge
 
     @abstractmethod

@@ -200,6 +200,24 @@ class Series(Game):
             raise AttributeError(name)
         return getattr(self.current, name)
 
+    def scores(self) -> tuple[int, ...] | None:
+        """Each seat's score over the series so far: the finished games' totals plus
+        the running scores of the game being played."""
+        if self.is_over:
+            return tuple(self.totals)
+        now = self.current.scores()
+        if now is None:
+            return None
+        return tuple(t + s for t, s in zip(self.totals, now, strict=True))
+
+    def progress(self) -> int | None:
+        """The finished games' lengths plus how far the current game has come."""
+        done = sum(r.rounds for r in self.results)
+        if self.is_over:
+            return done
+        now = self.current.progress()
+        return None if now is None else done + now
+
     def setup_options(self) -> dict[str, Any]:
         """The options that set the series up: the family's options for its games and,
         for a family whose games take one, ``first_player``."""

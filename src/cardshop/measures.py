@@ -26,12 +26,12 @@ its 95% interval (Newcombe's hybrid score interval for shares, the normal interv
 for means and ratios, a paired bootstrap for balance) and whether it excludes 0.
 
 Running scores: lead changes, drama and decisiveness need the scores after each
-round. The rule, for any family: the game's ``scores()`` method, read whenever its
-round counter changes (the ``round`` attribute, else ``turn``, else the family's
-search ``progress`` hook), and once at the end (then the final scores). For a match
-(:class:`cardshop._series.Series`) the totals of the finished games plus the current
-game's running scores, counting rounds across games. A family whose games offer no
-``scores()`` has no running scores, and those three measures are absent.
+round. The rule, for any family: the game's :meth:`~cardshop.Game.scores`, read
+whenever its :meth:`~cardshop.Game.progress` (rounds, turns: the family's unit)
+changes, and once at the end (then the final scores). For a match
+(:class:`cardshop.Series`) the totals of the finished games plus the current game's
+running scores, counting progress across games. A game whose ``scores()`` is ``None``
+has no running scores, and those three measures are absent.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from typing import Any
 from cardshop._core import Action, derive_seed
 from cardshop._errors import CardshopError
 from cardshop._files import read_text_bounded
+from cardshop._game import Game
 from cardshop._stats import Z95, wilson
 
 __all__ = [
@@ -256,52 +257,23 @@ class GameSummary:
 # ------------------------------------------------------- collecting while playing
 
 
-def running_scores(game: Any) -> tuple[int, ...] | None:
-    """Each seat's score now, by the rule of the module docstring (None: no such score)."""
-    from cardshop._series import Series
+def running_scores(game: Game) -> tuple[int, ...] | None:
+    """Each seat's score now (:meth:`Game.scores <cardshop.Game.scores>`; None: the game
+    keeps no running score)."""
+    return game.scores()
 
-    if isinstance(game, Series):
-        if game.is_over:
-            return tuple(game.totals)
-        now = running_scores(game.current)
-        if now is None:
-            return None
-        return tuple(t + s for t, s in zip(game.totals, now, strict=True))
-    scores = getattr(game, "scores", None)
-    if not callable(scores):
+
+def round_counter(game: Game) -> Callable[[], int] | None:
+    """A function giving ``game``'s progress now (:meth:`Game.progress
+    <cardshop.Game.progress>`, in its family's unit); None: the game has no counter."""
+    if game.progress() is None:
         return None
-    return tuple(scores())
 
+    def counter() -> int:
+        now = game.progress()
+        return 0 if now is None else now
 
-def round_counter(game: Any) -> Callable[[], int] | None:
-    """A function giving ``game``'s round counter now (None: the game has none)."""
-    from cardshop._family import get_family
-    from cardshop._series import Series
-
-    if isinstance(game, Series):
-        series = game
-
-        def across() -> int:
-            done = sum(r.rounds for r in series.results)
-            inner = round_counter(series.current)
-            return done + (inner() if inner is not None and not series.is_over else 0)
-
-        return across
-    for name in ("round", "turn"):
-        if isinstance(getattr(game, name, None), int):
-
-            def counter(attribute: str = name) -> int:
-                return int(getattr(game, attribute))
-
-            return counter
-    try:
-        hooks = get_family(game.variant.family).search
-    except CardshopError:  # pragma: no cover - a game of an unregistered family
-        return None
-    if hooks is not None and hooks.progress is not None:
-        progress = hooks.progress
-        return lambda: progress(game)
-    return None
+    return counter
 
 
 class _Counting:

@@ -210,6 +210,9 @@ class TinyGame(Game):
             sum(values[c] for c in self.piles[s]) + values[self.secrets[s]] for s in range(self.n)
         )
 
+    def progress(self) -> int:
+        return self.step  # a tiny game's length is counted in steps
+
     def result(self) -> Result:
         if self.over is None:
             raise GameStateError("the game is not over")

@@ -353,6 +353,10 @@ class Game(CoreGame):
         """The current round, from 1."""
         return self._round
 
+    def progress(self) -> int:
+        """The current round, from 1 (the family counts its length in rounds)."""
+        return self._round
+
     @property
     def start_player(self) -> Seat:
         return self._start

@@ -384,6 +384,10 @@ class ReglamentacjaGame(Game):
         """The current turn, from 1 (the final turn counts as one)."""
         return self._turn
 
+    def progress(self) -> int:
+        """The current turn, from 1 (the family counts its length in turns)."""
+        return self._turn
+
     @property
     def active(self) -> Seat:
         """The seat holding the spinning top."""

@@ -13,7 +13,9 @@ The battery, on seeded random playouts (bots pick uniformly among the legal acti
 through :mod:`cardshop.driver`) at the smallest and largest player counts:
 
 * every invariant (the generic ones and the family's) after every step, in
-  :class:`~cardshop.invariants.CheckedGame`, until each game ends;
+  :class:`~cardshop.invariants.CheckedGame`, until each game ends; at the end the
+  running ``scores()`` and ``progress()`` agree with ``result()``, and each
+  observation names its seat;
 * clone, JSON (``type(game).from_json`` and ``cardshop.Game.from_json``) and position
   round trips;
 * illegal actions, unknown action texts and seats that do not act change nothing;
@@ -202,7 +204,18 @@ class FamilyTests:
                     checked.apply_joint(actions)
             assert game.is_over, f"{variant.name}: no end within {self.max_steps} steps"
             assert check_result(game) is None
-            assert len(game.result().scores) == players
+            result = game.result()
+            assert len(result.scores) == players
+            # The protocol the tools read: running scores and progress end where the
+            # result does; every observation says whose it is.
+            assert game.scores() in (None, result.scores), "scores() disagrees with result()"
+            assert game.progress() in (None, result.rounds), (
+                f"progress() is {game.progress()} at the end, result().rounds {result.rounds}"
+            )
+            for s in range(players):
+                assert getattr(game.observation(s), "seat", None) == s, (
+                    f"observation({s}) has no seat {s} (searches read observation.seat)"
+                )
 
     def test_clone_json_and_position_round_trips(self) -> None:
         for _, game in self.positions():

@@ -193,6 +193,10 @@ class WuhltischGame(Game):
     def round(self) -> int:
         return self._round
 
+    def progress(self) -> int:
+        """The current round, from 1 (the family counts its length in rounds)."""
+        return self._round
+
     @property
     def tick(self) -> int:
         """Ticks played in the current round."""
