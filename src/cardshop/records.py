@@ -131,15 +131,9 @@ class RecordedStep:
 
 
 def setup_options(game: Game) -> dict[str, Any]:
-    """The setup options of ``game``: each option its family's ``new_game`` takes
-    (:func:`cardshop.game_options`) that the game keeps as an attribute of that name
-    (Klunker: ``first_player``)."""
-    options = {}
-    for name in game_options(get_family(game.variant.family)):
-        value = getattr(game, name, None)
-        if value is not None:
-            options[name] = value
-    return options
+    """The setup options of ``game`` (:meth:`Game.setup_options
+    <cardshop.Game.setup_options>`; ``{}`` for a game set up from a position)."""
+    return dict(game.setup_options() or {})
 
 
 @dataclass(slots=True)

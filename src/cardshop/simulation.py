@@ -519,7 +519,7 @@ def _play_one(job: _Job, index: int) -> GameOutcome:
     bots = [_build(spec, variant, bot_seed(job.seed, index, s)) for s, spec in enumerate(specs)]
     game, steps = _play(variant, job.players, bots, game_seed(job.seed, index), None, None)
     result = game.result()
-    first = getattr(game, "first_player", None)  # for families that choose one
+    first = (game.setup_options() or {}).get("first_player")  # for families that have one
     return GameOutcome(
         game=index,
         seed=game.seed,
