@@ -157,7 +157,9 @@ class Family:
     search: SearchHooks | None = None
     """Playout policy and evaluation for the core's ISMCTS (needs ``sampler``)."""
     digest: str = ""
-    """Where the family's rules digest is (a docs page)."""
+    """Where the family's rules digest is: a page of cardshop's documentation
+    (``"rules.md"``, for the built-in families), or, for a family from elsewhere, a URL
+    or an absolute path (shown as it is)."""
     variant_strategy: str = ""
     """``"module:function"`` of a function taking keyword options and returning a
     hypothesis strategy of the family's valid variants; imported only by
@@ -174,6 +176,11 @@ class Family:
     ``RELEASES_GIL = True`` in the module makes ``simulate``'s own workers threads
     (docs/kernel.md). Families without one play on the reference engine."""
     description: str = ""
+    variants: str = ""
+    """Optional: the name of a package (``"mygame.variants"``) whose ``*.yaml`` files are
+    the family's named variants: ``load_variant("NAME")``, positions, ``cardshop
+    variants``, ``demo NAME`` and ``simulate NAME`` find them by file name, as they find
+    cardshop's own (a name cardshop already uses keeps cardshop's)."""
     length_unit: str = "round"
     """What :attr:`Result.rounds <cardshop.Result.rounds>` counts, in the singular, for
     the command line's words ("after 29 turns"): a round unless the family says

@@ -78,9 +78,32 @@ def _builtin_files() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.yaml")) if p.is_file()}
 
 
+@lru_cache(maxsize=64)
+def _family_files(package: str) -> dict[str, Path]:
+    """The named variants a family ships: the ``*.yaml`` files of its package."""
+    try:
+        folder = Path(str(resources.files(package))).resolve()
+    except (ImportError, TypeError, ValueError):
+        return {}  # the family is broken; `cardshop variants` reports why
+    return {p.stem: p for p in sorted(folder.glob("*.yaml")) if p.is_file()}
+
+
+def _named_files() -> dict[str, Path]:
+    """Every named variant and its file: cardshop's own, then those each registered
+    family ships (``Family.variants``; a name already taken keeps its first file)."""
+    files = dict(_builtin_files())
+    for family in families().values():
+        if family.variants:
+            for name, path in _family_files(family.variants).items():
+                files.setdefault(name, path)
+    return files
+
+
 def builtin_variants() -> list[str]:
-    """Names of the variants that ship with cardshop."""
-    return sorted(_builtin_files())
+    """Names of the named variants: those that ship with cardshop and those that the
+    registered families ship (``Family.variants``), which ``load_variant(NAME)``,
+    positions and every command find by name."""
+    return sorted(_named_files())
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -104,7 +127,7 @@ def _parent_path(
 ) -> tuple[Path, str | None]:
     """The file an ``extends`` value names, and the built-in name if it is one."""
     if not _looks_like_path(ref):
-        builtin = _builtin_files().get(ref)
+        builtin = _named_files().get(ref)
         if builtin is None:
             raise sourced.error(
                 f"extends names unknown variant {ref!r} (built-in variants: {_known()})",
@@ -345,7 +368,7 @@ def load_variant(
     ref, maybe_name = _reference(name_or_path)
     check_reference(ref)
     if maybe_name:
-        builtin = _builtin_files().get(ref)
+        builtin = _named_files().get(ref)
         if builtin is not None:
             variant = _load_file(builtin, str(builtin), extends_anywhere=False)
             _BUILTINS[ref] = variant
@@ -405,7 +428,7 @@ def inspect_variant(
         ref, maybe_name = _reference(name_or_path)
         check_reference(ref)
         if maybe_name:
-            builtin = _builtin_files().get(ref)
+            builtin = _named_files().get(ref)
             if builtin is not None:
                 return _read_path(builtin, str(builtin), _Reading(False))
             if not _is_file(ref):

@@ -37,6 +37,8 @@ from cardshop.core import (
     Termination,
     VariantBase,
     derive_rng,
+    position_data,
+    position_variant,
     rank_seats,
     register_family,
     shuffle,
@@ -333,18 +335,27 @@ def render(game: Game, seat: Seat | None) -> str:
     return f"market: {market}   taken: {list(game.observation(0).taken)}   step {game.step}"
 
 
+def from_position(position: object, variant: VariantBase | None) -> TinyGame:
+    """A tiny position is its game's dict; its ``variant`` may be a name or the data,
+    found by the core's reader (never a path)."""
+    data = position_data(position)
+    loaded = position_variant(data.get("variant"), variant, TinyVariant)
+    return TinyGame.from_dict({**data, "variant": loaded.to_data()})
+
+
 FAMILY = Family(
     name=NAME,
     dynamics=Dynamics.SEQUENTIAL,
     variant_model=TinyVariant,
     new_game=new_game,
     game_from_dict=TinyGame.from_dict,
-    game_from_position=lambda position, variant: TinyGame.from_dict(position),
+    game_from_position=from_position,
     action_space=action_space,
     observation_encoder=Encoder,
     event_to_dict=EVENTS.to_dict,
     event_from_dict=EVENTS.from_dict,
     render=render,
+    variants=__name__,  # tiny-seq.yaml and tiny-sim.yaml, beside this file
     invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
 )
 

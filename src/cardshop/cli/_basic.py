@@ -203,7 +203,8 @@ def _broken_families() -> list[str]:
 
 @app.command("variants")
 def list_variants() -> None:
-    """List the built-in variants with their family, then the registered families.
+    """List the named variants (cardshop's and the registered families') with their
+    family, then the registered families.
 
     A variant (or a family) that cannot be loaded is reported in one paragraph on
     stderr and the others are still listed; the exit code is then 2.

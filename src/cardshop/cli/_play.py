@@ -25,7 +25,7 @@ import typer
 
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
-from cardshop._family import event_text
+from cardshop._family import Family, event_text
 from cardshop._family import new_game as new_family_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
@@ -158,8 +158,11 @@ class Session:
                 lines.append(f"  {verb:<14}e.g. {actions[0]}{more}")
         if self.family.description:
             lines.append(f"The {self.family.name} family: {paragraph(self.family.description)}")
-        if self.family.digest:
-            lines.append(f"Its rules: docs/{self.family.digest} in cardshop's documentation.")
+        digest = self.family.digest
+        if digest and "://" not in digest and not digest.startswith("/"):
+            lines.append(f"Its rules: docs/{digest} in cardshop's documentation.")
+        elif digest:
+            lines.append(f"Its rules: {digest}")
         return "\n".join(lines)
 
     def list_matching(self, prefix: str) -> None:
@@ -347,11 +350,17 @@ def save_recovery(session: Session) -> Path | None:
     return None
 
 
+def _default_bot(family: Family) -> str:
+    """The bot the other seats get when none is named: the family's ``greedy`` bot, or
+    the uniform random one for a family that has none."""
+    return "greedy" if "greedy" in family.bots else "random"
+
+
 def _start(
     variant: str | None,
     players: int | None,
     seat: int | None,
-    bot: str,
+    bot: str | None,
     seed: int | None,
     first_player: int | None,
     resume: Path | None,
@@ -369,6 +378,7 @@ def _start(
         if not 0 <= seat < record.players:
             raise SetupError(f"--seat must be a seat 0..{record.players - 1}, not {seat}")
         names = list(record.bots)
+        bot = bot or _default_bot(family_for(game.variant))
         for s in range(record.players):
             if s != seat and names[s] in (HUMAN, "unknown"):
                 names[s] = bot
@@ -379,6 +389,7 @@ def _start(
             raise SetupError("name a variant to play (e.g. klunker-en), or --resume FILE")
         loaded = load_variant(variant)
         family = family_for(loaded)
+        bot = bot or _default_bot(family)
         make_bot(bot, loaded, 0)  # an unknown bot fails before the game starts
         if players is None:
             players = loaded.players.min
@@ -419,13 +430,16 @@ def play(
     ] = None,
     seat: Annotated[int | None, typer.Option("--seat", help="Your seat (default 0).")] = None,
     bot: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--bot",
             "-b",
-            help="The other seats' bot: random, ismcts[:N] or one of the family's (greedy).",
+            help=(
+                "The other seats' bot: random, ismcts[:N] or one of the family's "
+                "(default: the family's greedy bot, random for a family without one)."
+            ),
         ),
-    ] = "greedy",
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the game.")] = None,
     first_player: Annotated[
         int | None,
