@@ -22,6 +22,7 @@ __all__ = [
     "MAX_POSITION_TEXT",
     "PositionVariant",
     "position_data",
+    "position_players",
     "position_variant",
     "read_position",
 ]
@@ -123,3 +124,15 @@ def position_variant(written: object, given: object, model: type[V]) -> V:
             f"variant {variant.name!r} is a {variant.family} variant, not a {title} one"
         )
     return variant
+
+
+def position_players(seats: int, stated: int | None, variant: VariantBase) -> int:
+    """The number of players of a position that lists ``seats`` seats and may state
+    ``players``: they must agree, and lie in the variant's range. Raises
+    :class:`~cardshop.PositionError`."""
+    if stated is not None and stated != seats:
+        raise PositionError(f"players is {stated} but {seats} seats are listed")
+    low, high = variant.players.min, variant.players.max
+    if not low <= seats <= high:
+        raise PositionError(f"{seats} players is outside {variant.name}'s range {low}..{high}")
+    return seats

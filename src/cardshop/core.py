@@ -97,6 +97,7 @@ from cardshop._positions import (
     MAX_POSITION_TEXT,
     PositionVariant,
     position_data,
+    position_players,
     position_variant,
     read_position,
 )
@@ -179,6 +180,7 @@ __all__ = [
     "new_series",
     "parse_variant",
     "position_data",
+    "position_players",
     "position_variant",
     "rank_seats",
     "read_game_json",

@@ -20,6 +20,7 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
+    position_players,
     position_variant,
     read_position,
     shuffle,
@@ -91,13 +92,7 @@ def game_from_position(
     pos = read_position(position, PositionModel)
     var = position_variant(pos.variant, variant, ReglamentacjaVariant)
     rules = var.rules
-    n = len(pos.seats)
-    if pos.players is not None and pos.players != n:
-        raise PositionError(f"players is {pos.players} but {n} seats are listed")
-    if not rules.min_players <= n <= rules.max_players:
-        raise PositionError(
-            f"{n} players is outside {rules.name}'s range {rules.min_players}..{rules.max_players}"
-        )
+    n = position_players(len(pos.seats), pos.players, var)
     if pos.active >= n:
         raise PositionError(f"active is {pos.active}, but seats are 0..{n - 1}")
     g = cls.__new__(cls)

@@ -18,6 +18,7 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
+    position_players,
     position_variant,
     read_position,
 )
@@ -85,13 +86,7 @@ def game_from_position(
     pos = read_position(position, PositionModel)
     var = position_variant(pos.variant, variant, WuhltischVariant)
     rules = var.rules
-    n = len(pos.seats)
-    if pos.players is not None and pos.players != n:
-        raise PositionError(f"players is {pos.players} but {n} seats are listed")
-    if not rules.min_players <= n <= rules.max_players:
-        raise PositionError(
-            f"{n} players is outside {rules.name}'s range {rules.min_players}..{rules.max_players}"
-        )
+    n = position_players(len(pos.seats), pos.players, var)
     left = {name: list(ids) for name, ids in rules.ids_by_name.items()}
     taken = [False] * rules.n_cards
 
