@@ -489,3 +489,16 @@ def test_first_player_through_new_game_and_replay() -> None:
         assert again == game
     with pytest.raises(cardshop.SetupError):
         cardshop.new_game("reglamentacja", players=4, seed=9, first_player=4)
+
+
+def test_a_position_beyond_the_turn_cap_is_refused() -> None:
+    """RG-CAP-1: no turn lies beyond the cap (the final turn counts as one more)."""
+    game = new_game(V, 3, seed=4)
+    position = game.to_position()
+    cap = game.rules.turn_cap
+    at_cap = ReglamentacjaGame.from_position({**position, "turn": cap})
+    assert at_cap.turn == cap
+    with pytest.raises(PositionError, match="turn_cap"):
+        ReglamentacjaGame.from_position({**position, "turn": cap + 1})
+    with pytest.raises(PositionError, match="turn_cap"):
+        ReglamentacjaGame.from_position({**position, "turn": 10**5})

@@ -263,7 +263,10 @@ class Game(ABC):
 
     @abstractmethod
     def observation(self, seat: Seat) -> Any:
-        """What ``seat`` may know now (the family's observation type)."""
+        """What ``seat`` may know now (the family's observation type).
+
+        An observation has a ``seat`` attribute, the seat it is for: bots and searches
+        that see only observations read it."""
 
     @abstractmethod
     def result(self) -> Result:
@@ -326,7 +329,7 @@ class Game(ABC):
         from cardshop._positions import position_data
 
         data = position_data(position)
-        return get_family(_family_of(data)).game_from_position(position, None)
+        return get_family(_family_of(data)).game_from_position(data, None)
 
 
 MAX_GAME_JSON_BYTES = 20_000_000

@@ -95,6 +95,13 @@ def game_from_position(
     n = position_players(len(pos.seats), pos.players, var)
     if pos.active >= n:
         raise PositionError(f"active is {pos.active}, but seats are 0..{n - 1}")
+    final = pos.phase.startswith("final") or pos.phase == "over"
+    cap = rules.turn_cap + (1 if final else 0)  # the final turn counts as one [RG-CAP-1]
+    if pos.turn > cap:
+        raise PositionError(
+            f"turn is {pos.turn}, beyond the variant's turn_cap of {rules.turn_cap}"
+            + (" and its final turn" if final else "")
+        )
     g = cls.__new__(cls)
     g._init_empty(var, n, pos.seed)
     g._from_setup = False
