@@ -502,3 +502,29 @@ class FamilyTests:
                     except PositionError:
                         continue
                     raise AssertionError(f"an out-of-bounds game JSON was read ({read})")
+
+    def test_first_player_through_new_game_and_replay(self) -> None:
+        """A family whose games take a first player takes it through
+        :func:`cardshop.new_game` and :func:`cardshop.replay`, and states it in its
+        setup."""
+        from cardshop._family import game_options, replay
+
+        for variant, players, seed in self._setups():
+            family = family_for(variant)
+            if "first_player" not in game_options(family):
+                continue
+            for first in range(players):
+                game = new_game(variant, players, derive_seed(seed, "first"), first)
+                assert (game.setup_options() or {}).get("first_player") == first
+                bots = [RandomBot(derive_seed(seed, "first-bot", s)) for s in range(players)]
+                steps: list[dict[Seat, Action]] = []
+                for _ in range(min(self.max_steps, 30)):
+                    if game.is_over:
+                        break
+                    actions = driver.choose(game, bots)
+                    driver.apply(game, actions)
+                    steps.append(actions)
+                again = replay(
+                    variant, players, derive_seed(seed, "first"), first, [dict(a) for a in steps]
+                )
+                assert _same(again, game), f"replay with first_player={first} differs"
