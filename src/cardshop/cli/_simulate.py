@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,9 +169,44 @@ def _signals_stop() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not _caught:  # once stopped, the process only ends: a second signal is ignored
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         sys.unraisablehook = hook
+
+
+def _stop_signal(exc: BaseException) -> int | None:
+    """The stop signal behind ``exc``: a :class:`Stopped`, or any error raised once a
+    signal was caught (a library the stop interrupted half-way, such as a compiler,
+    may raise its own error instead); ``None`` for anything else."""
+    if isinstance(exc, Stopped):
+        return exc.signum
+    if _caught and not isinstance(exc, typer.Exit | SystemExit):
+        return _caught[0]
+    return None
+
+
+class _Notes(logging.Handler):
+    """The library's notes (``INFO`` records of the ``cardshop`` loggers), one line each
+    on stderr: a kernel's first compile says so."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"cardshop: {paragraph(record.getMessage())}", markup=False)
+
+
+@contextlib.contextmanager
+def _library_notes() -> Iterator[None]:
+    logger = logging.getLogger("cardshop")
+    handler = _Notes(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @app.command("simulate")
@@ -280,7 +316,7 @@ def simulate_command(
     written: list[str] = []
     start = time.perf_counter()
     try:
-        with _signals_stop():
+        with _signals_stop(), _library_notes():
             executor = _dask_client(dask, dask_timeout) if dask else None
             with Progress(
                 TextColumn("simulating"),
@@ -315,19 +351,32 @@ def simulate_command(
                     raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
                 written.append(str(path))
                 console.print(f"wrote {path}", markup=False)
-    except Stopped as stop:
-        files = f"only {', '.join(written)} was written" if written else "no file was written"
-        err_console.print(
-            f"cardshop: stopped by {signal.Signals(stop.signum).name} after {played:,} of "
-            f"{games:,} games; the workers are stopped and {files}",
-            markup=False,
-        )
-        raise typer.Exit(128 + stop.signum) from None
     except WorkerLostError as exc:
         err_console.print(
             f"cardshop: error: {paragraph(str(exc))}; no file was written", markup=False
         )
         raise typer.Exit(1) from None
+    except BaseException as exc:
+        signum = _stop_signal(exc)
+        if signum is None:
+            raise
+        files = f"only {', '.join(written)} was written" if written else "no file was written"
+        err_console.print(
+            f"cardshop: stopped by {signal.Signals(signum).name} after {played:,} of "
+            f"{games:,} games; the workers are stopped and {files}",
+            markup=False,
+        )
+        if executor is not None:
+            executor.close()
+            executor = None
+        if threading.active_count() > 1:
+            # A thread that cannot be stopped still runs (the kernel's first compile,
+            # stopped half-way): the interpreter's exit would wait on it for seconds.
+            # Nothing is left to do (no worker, no file), so this process ends now.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + signum)
+        raise typer.Exit(128 + signum) from None
     finally:
         if executor is not None:
             executor.close()
