@@ -259,7 +259,7 @@ def test_audit_runs_as_a_command() -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,  # a hang guard: the audit takes seconds, this is 100 times that
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
