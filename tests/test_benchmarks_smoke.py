@@ -91,7 +91,7 @@ def test_a_run_past_its_guard_is_killed_with_its_children(tmp_path: Path) -> Non
     child = int(pid_file.read_text())
     with contextlib.suppress(psutil.NoSuchProcess):
         process = psutil.Process(child)
-        process.wait(timeout=60)  # a guard: SIGKILL ends it at once
+        process.wait(timeout=600)  # a guard: SIGKILL ends it at once
         assert process.status() == psutil.STATUS_ZOMBIE
 
 
