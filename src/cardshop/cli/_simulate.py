@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -29,6 +28,7 @@ from cardshop._loader import load_variant
 from cardshop._series import family_for
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
+from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.simulation import (
     ENGINES,
     SimulationResult,
@@ -123,67 +123,6 @@ def _engine(sim: SimulationResult) -> str:
     if sim.engine == "kernel" or sim.engine_note == "the reference engine was asked for":
         return f"engine: {sim.engine}"
     return f"engine: reference ({sim.engine_note})"
-
-
-class Stopped(BaseException):
-    """SIGTERM (or SIGINT) arrived: unwind, stopping the workers on the way."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-_caught: list[int] = []
-"""Signals turned into :class:`Stopped` in this process. A handler's exception raised
-while the interpreter runs a finalizer is printed and dropped, not propagated; the
-progress callback raises it again from here, so the stop is never lost."""
-
-
-def _raise_if_stopped() -> None:
-    if _caught:
-        raise Stopped(_caught[0])
-
-
-@contextlib.contextmanager
-def _signals_stop() -> Iterator[None]:
-    """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        # Once is enough: a second signal must not cut the clean-up short.
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, signal.SIG_IGN)
-        _caught.append(signum)
-        raise Stopped(signum)
-
-    def unraisable(info: Any) -> None:
-        # A Stopped raised where Python can only drop it (a finalizer, or a callback
-        # from C such as the kernel's compiler caching its code) is raised again
-        # later (_raise_if_stopped): no "Exception ignored" report for it.
-        if not isinstance(info.exc_value, Stopped):
-            hook(info)
-
-    _caught.clear()
-    hook = sys.unraisablehook
-    sys.unraisablehook = unraisable
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        if not _caught:  # once stopped, the process only ends: a second signal is ignored
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-        sys.unraisablehook = hook
-
-
-def _stop_signal(exc: BaseException) -> int | None:
-    """The stop signal behind ``exc``: a :class:`Stopped`, or any error raised once a
-    signal was caught (a library the stop interrupted half-way, such as a compiler,
-    may raise its own error instead); ``None`` for anything else."""
-    if isinstance(exc, Stopped):
-        return exc.signum
-    if _caught and not isinstance(exc, typer.Exit | SystemExit):
-        return _caught[0]
-    return None
 
 
 class _Notes(logging.Handler):
@@ -308,7 +247,7 @@ def simulate_command(
 
     def advance(n: int) -> None:
         nonlocal played
-        _raise_if_stopped()
+        raise_if_stopped()
         played += n
         progress.advance(task, n)
 
@@ -316,7 +255,7 @@ def simulate_command(
     written: list[str] = []
     start = time.perf_counter()
     try:
-        with _signals_stop(), _library_notes():
+        with signals_stop(), _library_notes():
             executor = _dask_client(dask, dask_timeout) if dask else None
             with Progress(
                 TextColumn("simulating"),
@@ -357,7 +296,7 @@ def simulate_command(
         )
         raise typer.Exit(1) from None
     except BaseException as exc:
-        signum = _stop_signal(exc)
+        signum = stop_signal(exc)
         if signum is None:
             raise
         files = f"only {', '.join(written)} was written" if written else "no file was written"
