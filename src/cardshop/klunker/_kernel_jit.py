@@ -40,6 +40,7 @@ reference counting, a call does not update the counts of the arrays it is passed
 (at the entry and at every exit of a call, two atomic operations an array; these
 were about a tenth of the kernel's time)."""
 
+
 @contextlib.contextmanager
 def compiling(announce):
     """While the block runs, call ``announce()`` when numba starts compiling a function
@@ -55,7 +56,6 @@ def compiling(announce):
 
     with event.install_listener("numba:compile", Listener()):
         yield
-
 
 
 # ----------------------------------------------------------------- BLAKE2b-64
