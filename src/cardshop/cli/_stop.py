@@ -3,8 +3,9 @@
 A command runs its work inside :func:`signals_stop`; the first signal raises
 :class:`Stopped` where the program is, and is remembered, so that a stop raised where
 Python can only drop it (a finalizer, a callback from C such as a garbage collector
-hook) is raised again at the command's next check (:func:`raise_if_stopped`). A second
-signal is ignored: it cannot cut the clean-up short or kill the process half-way.
+hook) is raised again a moment later (a timer) and at the command's next check
+(:func:`raise_if_stopped`). A second signal is ignored: it cannot cut the clean-up
+short or kill the process half-way.
 The command then exits with ``128 + signal`` (130 for SIGINT, 143 for SIGTERM).
 """
 
@@ -56,18 +57,26 @@ def signals_stop() -> Iterator[None]:
 
     def unraisable(info: Any) -> None:
         # A Stopped raised where Python can only drop it (a finalizer, or a callback
-        # from C such as the kernel's compiler caching its code) is raised again
-        # later (raise_if_stopped): no "Exception ignored" report for it.
-        if not isinstance(info.exc_value, Stopped):
+        # from C such as a garbage collector hook) gets no "Exception ignored" report:
+        # it is raised again in a moment, from the code running then.
+        if isinstance(info.exc_value, Stopped):
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+        else:
             hook(info)
+
+    def again(signum: int, frame: FrameType | None) -> None:
+        raise_if_stopped()
 
     _caught.clear()
     hook = sys.unraisablehook
     sys.unraisablehook = unraisable
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    alarm = signal.signal(signal.SIGALRM, again)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm)
         if not _caught:  # once stopped, the process only ends: a second signal is ignored
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
