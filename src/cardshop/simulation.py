@@ -640,8 +640,10 @@ def _aside(call: Callable[[], object], name: str) -> None:
 
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
-    while thread.is_alive():  # a signal handler's exception interrupts this wait; short
-        thread.join(0.05)  # waits, as a signal may be delivered to the other thread
+    # Short waits: a signal's handler runs in this thread between two of them, even
+    # when the system delivered the signal to the other thread.
+    while thread.is_alive():
+        thread.join(0.05)
     if raised:
         raise raised[0]
 
