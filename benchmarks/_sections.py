@@ -47,6 +47,7 @@ class Context:
 
     budget: Budget
     quick: bool
+    smoke: bool = False  # the least work that still runs every section (the tests' run)
     variants: dict[str, Variant] = field(default_factory=dict)
     _moves: dict[tuple[str, int], list[list[tuple[Game, Action]]]] = field(default_factory=dict)
 
@@ -225,7 +226,7 @@ def section_playouts_simulate(ctx: Context) -> Data:
         return {"status": "skipped", "note": where}
     rows = []
     for name, counts in BUILTIN_PLAYERS.items():
-        for players in counts:
+        for players in counts[:1] if ctx.smoke else counts:
             variant = ctx.variant(name)
             decisions: dict[int, int] = {}
 
@@ -268,7 +269,7 @@ def section_simulate_workers(ctx: Context) -> Data:
     if fn is None:
         return {"status": "skipped", "note": where}
     variant = ctx.variant("klunker-en")
-    games = 200 if ctx.quick else 2000
+    games = 40 if ctx.smoke else 200 if ctx.quick else 2000
     out: Data = {"status": "ok", "games": games, "variant": "klunker-en", "players": 4}
     for workers in (1, 2):
         _call_simulate(fn, variant, 4, 20, workers)  # warm-up: start-up paths, pools
@@ -449,7 +450,7 @@ def section_import_time(ctx: Context) -> Data:
         "import time; w = time.perf_counter(); c = time.process_time(); import cardshop; "
         "print(time.process_time() - c, time.perf_counter() - w)"
     )
-    runs = 3 if ctx.quick else 9
+    runs = 1 if ctx.smoke else 3 if ctx.quick else 9
     cpu, wall = [], []
     for _ in range(runs):
         done = subprocess.run(

@@ -1,4 +1,4 @@
-"""Benchmark the cardshop engine: ``python benchmarks/run.py [--quick] [--json PATH]``.
+"""Benchmark the cardshop engine: ``python benchmarks/run.py [--quick|--smoke] [--json PATH]``.
 
 Runs every section of the performance issue (random playouts, clone, observation,
 legal actions, JSON, memory, simulate, import time, cost growth), prints a table with
@@ -377,6 +377,12 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="a tiny budget: checks the suite runs, not the figures"
     )
     parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="--quick with even less work (one player count per variant in simulate's "
+        "playouts): checks that every section runs, in seconds",
+    )
+    parser.add_argument(
         "--json",
         type=Path,
         default=DEFAULT_JSON,
@@ -389,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated sections to run (others are marked skipped): {', '.join(SECTIONS)}",
     )
     args = parser.parse_args(argv)
+    args.quick = args.quick or args.smoke
     only = set(args.only.split(",")) if args.only else set(SECTIONS)
     unknown = only - set(SECTIONS)
     if unknown:
@@ -397,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 5)
     if seconds <= 0 or repeats < 1:
         parser.error("--seconds must be positive and --repeats at least 1")
-    ctx = Context(budget=Budget(seconds, repeats), quick=args.quick)
+    ctx = Context(budget=Budget(seconds, repeats), quick=args.quick, smoke=args.smoke)
     started = time.time()
     info = machine()
     sections: Data = {}
@@ -417,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         "format": "cardshop-benchmarks/1",
         "command": " ".join(["python", "benchmarks/run.py", *(argv or sys.argv[1:])]),
         "quick": args.quick,
+        "smoke": args.smoke,
         "budget": {"seconds_per_repeat": seconds, "repeats": repeats},
         "machine": {**info, "load_average_after": load_after},
         "clock": "CPU time of the process (time.process_time); wall time for simulate workers",

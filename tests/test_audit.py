@@ -6,11 +6,14 @@ an engine fault injected here (a sale that drops a card).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,14 @@ import pytest
 
 import cardshop
 import tinyfamily
-from cardshop.audit import AuditReport, Distribution, report_schema, run_audit, wilson
+from cardshop.audit import (
+    AuditInterrupted,
+    AuditReport,
+    Distribution,
+    report_schema,
+    run_audit,
+    wilson,
+)
 from cardshop.cli import run
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
@@ -259,7 +269,7 @@ def test_audit_runs_as_a_command() -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,  # a hang guard: the audit takes seconds, this is 100 times that
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
@@ -368,3 +378,176 @@ def test_bots_are_chosen_by_name_seat_by_seat() -> None:
     # Seats 0 and 2 play greedy and seat 1 random: greedy wins more.
     rates = report.player_counts[0].win_rate_by_seat
     assert rates[0].estimate + rates[2].estimate > 2 * rates[1].estimate
+
+
+# ------------------------------------------------------- progress, stop, partial
+
+
+def test_each_game_is_reported_as_played_per_player_count() -> None:
+    calls: list[tuple[int, int]] = []
+    report = run_audit(
+        "klunker-en", games=3, players=[3, 4], examples=0, played=lambda n, d: calls.append((n, d))
+    )
+    assert calls == [(3, 1), (3, 2), (3, 3), (4, 1), (4, 2), (4, 3)]
+    assert not report.partial
+    assert report.to_dict()["partial"] is False
+
+
+class _Halt(KeyboardInterrupt):
+    pass
+
+
+def _halt_at(players: int, game: int) -> Any:
+    def played(n: int, done: int) -> None:
+        if (n, done) == (players, game):
+            raise _Halt
+
+    return played
+
+
+def test_a_stopped_audit_gives_what_it_had_as_a_partial_report() -> None:
+    with pytest.raises(AuditInterrupted) as info:
+        run_audit("klunker-en", games=4, players=[3, 4], examples=0, played=_halt_at(4, 2))
+    assert isinstance(info.value.__cause__, _Halt)
+    report = info.value.report
+    assert isinstance(report, AuditReport)
+    assert report.partial
+    assert [(pc.players, pc.games) for pc in report.player_counts] == [(3, 4), (4, 2)]
+    whole = run_audit("klunker-en", games=4, players=[3], examples=0)
+    assert report.player_counts[0] == whole.player_counts[0]  # the same games, all of them
+    data = report.to_dict()
+    jsonschema.validate(data, report_schema())
+    assert data["partial"] is True
+    assert "PARTIAL REPORT" in report.to_text()
+    assert "2 with 4 players" in report.to_text()
+    assert "PARTIAL REPORT" in report.to_markdown()
+
+
+def test_a_stopped_comparison_is_partial_where_it_stopped() -> None:
+    from cardshop.audit import ComparisonReport, run_comparison
+
+    def halt_after(games: int) -> Any:
+        calls: list[int] = []
+
+        def played(n: int, done: int) -> None:
+            calls.append(done)
+            if len(calls) == games:
+                raise _Halt
+
+        return played
+
+    options: dict[str, Any] = {"games": 3, "players": [3], "examples": 0}
+    with pytest.raises(AuditInterrupted) as info:  # in A: A's partial report
+        run_comparison("klunker-en", "klunker-es", played=halt_after(2), **options)
+    alone = info.value.report
+    assert isinstance(alone, AuditReport)
+    assert alone.partial
+    assert alone.variant == "klunker-en"
+    with pytest.raises(AuditInterrupted) as info:  # in B: the comparison so far
+        run_comparison("klunker-en", "klunker-es", played=halt_after(5), **options)
+    report = info.value.report
+    assert isinstance(report, ComparisonReport)
+    assert (report.partial, report.a.partial, report.b.partial) == (True, False, True)
+    assert [pc.games for pc in report.b.player_counts] == [2]
+    data = report.to_dict()
+    jsonschema.validate(data, report_schema())
+    assert data["partial"] is True
+    assert "B: PARTIAL REPORT" in report.to_text()
+
+
+def test_saved_games_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A write that fails half-way (a file size limit here) leaves the old file."""
+    target = tmp_path / "games.jsonl"
+    target.write_text("old\n")
+    code = (
+        "import resource, signal, sys\n"
+        "from cardshop.audit import run_audit\n"
+        "report = run_audit('klunker-en', games=30, players=[3], examples=0)\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        f"    report.save_games({str(target)!r})\n"
+        "except OSError as exc:\n"
+        "    print('failed', exc.errno)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=900
+    )  # a hang guard: thirty games take a second or two
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("failed"), done.stdout
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl"]
+
+
+def test_the_command_shows_games_played_of_the_total(tmp_path: Path) -> None:
+    """Not a terminal: a plain line at each tenth of a player count's games."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardshop", "audit", "klunker-en", "--players", "3",
+         "--players", "4", "--games", "20", "--examples", "0", "--json"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip  # a hang guard: forty games take seconds
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    for n in (3, 4):
+        assert [line for line in lines if line.startswith(f"audit: {n} players: ")] == [
+            f"audit: {n} players: 20 games",
+            *(f"audit: {n} players: {k} of 20 games" for k in range(2, 21, 2)),
+        ]
+
+
+STOP_GUARD = 120
+"""Seconds a stopped audit may take to end, a guard against a hang only: it ends within
+a game (a fraction of a second here), while the audit asked for would take hours."""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_the_first_signal_stops_an_audit_with_a_partial_report(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    """One Ctrl-C (or SIGTERM) after the state machine ran (its garbage collector hook
+    is where a Ctrl-C used to be lost): exit 128 + signal, the report so far marked
+    partial, on stdout and in the HTML page, and no saved-games file."""
+    pytest.importorskip("hypothesis")
+    page = tmp_path / "report.html"
+    saved = tmp_path / "games.jsonl"
+    args = ["--players", "3", "--games", "1000000", "--examples", "3", "--json"]
+    args += ["--save-games", str(saved)]
+    if importlib.util.find_spec("plotly") is not None:
+        args += ["--html", str(page)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardshop", "audit", "klunker-en", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:  # up to the first tenth... of a million: the first game lines
+        seen.append(line)
+        if line.startswith("audit: 3 players: 1000000 games"):
+            break
+    time.sleep(1)  # games being played
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=STOP_GUARD)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"the audit still ran {STOP_GUARD} s after one {sig.name}")
+    err = "".join(seen) + err
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err
+    assert "Exception ignored" not in err
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"cardshop: stopped by {sig.name} after [\d,]+ games; the report is partial; "
+        "no --save-games file was written",
+        last,
+    ), last
+    data = json.loads(out)
+    jsonschema.validate(data, report_schema())
+    assert data["partial"] is True
+    (variant,) = data["variants"]
+    (count,) = variant["player_counts"]
+    assert 0 < count["games"] < 1_000_000
+    assert not saved.exists()
+    if page.exists():
+        assert "Partial report:" in page.read_text()

@@ -1,17 +1,23 @@
 """The benchmark suite runs end to end and writes every section (no timing is checked).
 
-``benchmarks/run.py --quick`` is run as a real subprocess, as a user would run it;
-the figures of a quick run mean nothing, so only the shape of the report is tested.
+``benchmarks/run.py --smoke`` (the least work that runs every section) is run as a real
+subprocess, as a user would run it; its figures mean nothing, so only the shape of the
+report is tested. Every run's timeout is a guard against a hang only, far above a
+normal run; a run that hits it is killed with every process it started.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 import cardshop
@@ -42,17 +48,57 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"JSON holds {name}, which is not valid JSON")
 
 
+def _run(args: list[str], guard: float) -> subprocess.CompletedProcess[str]:
+    """Run a benchmark script in a session of its own; past ``guard`` seconds kill the
+    whole session (the script and its workers), so that none outlives the test."""
+    proc = subprocess.Popen(
+        [sys.executable, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=guard)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"{' '.join(args)} still ran after {guard} s (a hang guard)")
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # workers the script left behind
+            os.killpg(proc.pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+SMOKE_GUARD = 900
+"""A ``--smoke`` run takes about 6 s of CPU (35 s of wall time on 2 cores under a load of
+6); the guard is 25 times that wall time."""
+
+
+def test_a_run_past_its_guard_is_killed_with_its_children(tmp_path: Path) -> None:
+    """What a hung benchmark meets: it and the processes it started are gone."""
+    pid_file = tmp_path / "child.pid"
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import pathlib, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)'])\n"
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(child.pid))\n"
+        "time.sleep(3600)\n"
+    )
+    with pytest.raises(pytest.fail.Exception, match="still ran after"):
+        _run([str(script)], 20)  # the script only waits: a guard that must trigger
+    child = int(pid_file.read_text())
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process = psutil.Process(child)
+        process.wait(timeout=600)  # a guard: SIGKILL ends it at once
+        assert process.status() == psutil.STATUS_ZOMBIE
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
     out = tmp_path_factory.mktemp("bench") / "figures.json"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _run([str(SCRIPT), "--smoke", "--json", str(out)], SMOKE_GUARD)
     assert done.returncode == 0, done.stderr
     return done.stdout, json.loads(out.read_text(), parse_constant=_reject_constant)
 
@@ -110,14 +156,7 @@ def test_figures_are_positive_and_targets_judged(quick_run: tuple[str, dict[str,
 
 
 def test_unknown_section_is_a_usage_error() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--only", "no-such-section"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _run([str(SCRIPT), "--only", "no-such-section"], 300)  # it ends in a second
     assert done.returncode == 2
     assert "no-such-section" in done.stderr
 
@@ -135,14 +174,9 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
 
     out = tmp_path / "peers.json"
     only = "klunker-en,wuhltisch,hearts,uno"
-    done = subprocess.run(
-        [sys.executable, str(PEERS), "--quick", "--only", only, "--json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    # A hang guard: the run takes about 6 s, and 100 s when it first compiles the kernel
+    # (on 2 busy cores): 900 s is nine times the longest.
+    done = _run([str(PEERS), "--quick", "--only", only, "--json", str(out)], 900)
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text(), parse_constant=_reject_constant)
     rows = {row["subject"]: row for row in report["rows"]}

@@ -27,7 +27,7 @@ def cardshop(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,  # a hang guard: a command takes seconds, this is 100 times that
         check=False,
     )
 

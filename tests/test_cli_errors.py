@@ -28,7 +28,7 @@ def cardshop(
         [sys.executable, "-m", "cardshop", *args],
         input=stdin,
         capture_output=True,
-        timeout=120,
+        timeout=900,  # a hang guard: a command takes seconds, this is 100 times that
         check=False,
         env={**os.environ, **(env or {})},
     )

@@ -55,7 +55,7 @@ def tiny_cardshop(*args: str, stdin: str | None = None) -> subprocess.CompletedP
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,  # a hang guard: a command takes seconds, this is 100 times that
         check=False,
         cwd=ROOT,
     )

@@ -87,7 +87,8 @@ def run_command(command: str, cwd: Path) -> str:
         argv = [sys.executable, "-m", "cardshop", *argv[1:]]
     elif argv[0] == "python":
         argv = [sys.executable, *argv[1:]]
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+    # A hang guard: a documented command takes seconds; 900 s is 100 times that.
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"`{command}` exited with {proc.returncode}:\n{output}"
     return output
@@ -216,7 +217,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=1800,  # a hang guard: the build takes about 20 s, this is 90 times that
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -18,7 +18,7 @@ def cardshop(*args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "cardshop", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=1800,  # a hang guard: seconds, a minute when the kernel compiles first
         check=False,
     )
 

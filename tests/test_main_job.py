@@ -13,7 +13,7 @@ def demo(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=900,  # a hang guard: a demo takes seconds, this is 100 times that
     )
 
 

@@ -39,7 +39,7 @@ def cardshop(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
         [sys.executable, "-m", "cardshop", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,  # a hang guard: a command takes seconds, this is 100 times that
         check=False,
         cwd=cwd,
     )
@@ -206,7 +206,7 @@ def test_html_without_the_report_extra_is_a_clear_error(tmp_path: Path) -> None:
         [sys.executable, "-c", BLOCK_REPORT, "audit", "klunker-en", *SMALL, "--html", str(out)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,  # a hang guard: it fails before any game
         check=False,
     )
     assert proc.returncode == 2

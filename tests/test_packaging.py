@@ -38,8 +38,9 @@ VARIANTS = sorted(p.name for p in (ROOT / "variants").glob("*.yaml"))
 
 
 def run(
-    *cmd: str | Path, cwd: Path = ROOT, timeout: float = 300, env: dict[str, str] | None = None
+    *cmd: str | Path, cwd: Path = ROOT, timeout: float = 1800, env: dict[str, str] | None = None
 ) -> str:
+    """Run a command; ``timeout`` is a hang guard (a build takes a minute or two)."""
     proc = subprocess.run(
         [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
@@ -119,7 +120,7 @@ def test_a_required_compiled_build_fails_without_a_compiler(tmp_path: Path) -> N
         env={**NO_COMPILER, "CARDSHOP_REQUIRE_COMPILED": "1"},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=1800,  # a hang guard: it fails within a minute
         check=False,
     )
     assert proc.returncode != 0

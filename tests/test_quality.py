@@ -37,3 +37,28 @@ def test_ruff(cmd: tuple[str, ...]) -> None:
 def test_mypy_strict() -> None:
     proc = run(sys.executable, "-m", "mypy", "--strict", "src")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+SLOWEST_GUARD = 600
+"""The least a literal ``timeout=`` in the tests may be: every one is a guard against a
+hang, far above the seconds a normal run takes, never a measure of the machine's speed."""
+
+
+def test_every_timeout_in_the_tests_is_a_hang_guard() -> None:
+    import ast
+
+    short = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
+                value = keyword.value
+                if (
+                    keyword.arg == "timeout"
+                    and isinstance(value, ast.Constant)
+                    and isinstance(value.value, int | float)
+                    and value.value < SLOWEST_GUARD
+                ):
+                    short.append(f"{path.relative_to(ROOT)}:{node.lineno}: timeout={value.value}")
+    assert short == [], short

@@ -521,8 +521,8 @@ def test_an_unwritable_place_raises_oserror_and_leaves_nothing(tmp_path: Path) -
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=900, check=False
+    )  # a hang guard: it takes about a second
 
 
 def test_importing_cardshop_does_not_import_plotly() -> None:

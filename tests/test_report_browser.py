@@ -129,7 +129,8 @@ def cli(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     command = [sys.executable, "-m", "cardshop", "audit", "klunker-en", "klunker-es"]
     command += ["--players", "3", "--games", "10", "--examples", "0", "--quiet"]
     command += ["--bots", "random", "--bots", "greedy", "--json", "--html", str(page)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    # A hang guard: the audit takes seconds, 1800 s is 100 times that.
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     for seen in _visit(browser, page):
@@ -143,7 +144,8 @@ def single(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     page = tmp_path_factory.mktemp("single") / "report.html"
     command = [sys.executable, "-m", "cardshop", "audit", "klunker-en", "--html", str(page)]
     command += ["--players", "4", "--games", "6", "--examples", "0", "--quiet", "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    # A hang guard: the audit takes seconds, 1800 s is 100 times that.
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr
     for seen in _visit(browser, page):
         yield CliRun(json.loads(done.stdout), page, seen)

@@ -43,7 +43,7 @@ def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,  # a hang guard: a command takes seconds, this is 100 times that
     )
 
 

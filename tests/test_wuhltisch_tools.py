@@ -44,7 +44,7 @@ def test_demo_prints_every_tick_and_the_round_scores_in_a_real_process() -> None
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=300,
+        timeout=900,  # a hang guard: a demo game takes seconds, this is 100 times that
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

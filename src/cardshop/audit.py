@@ -60,6 +60,7 @@ from cardshop.measures import (
 __all__ = [
     "REPORT_SCHEMA",
     "AuditError",
+    "AuditInterrupted",
     "AuditReport",
     "ComparisonReport",
     "Distribution",
@@ -79,6 +80,22 @@ REPORT_SCHEMA = "cardshop-audit/2"
 
 class AuditError(CardshopError, ValueError):
     """An audit cannot run as asked (a bad option, or hypothesis is not installed)."""
+
+
+class AuditInterrupted(KeyboardInterrupt):
+    """An audit stopped half-way by Ctrl-C (or by any exception that is not an error:
+    a stop signal a program turned into one). ``report`` holds what it had found and
+    played so far, marked partial (``report.partial``); the interruption is its
+    ``__cause__``."""
+
+    def __init__(self, report: AuditReport | ComparisonReport) -> None:
+        super().__init__("the audit was stopped; its report holds what it had done")
+        self.report = report
+
+
+def _interruption(exc: BaseException) -> bool:
+    """Whether ``exc`` stops an audit rather than fails it: not an error, not an exit."""
+    return not isinstance(exc, Exception | SystemExit | GeneratorExit | AuditInterrupted)
 
 
 # ------------------------------------------------------------------ statistics
@@ -241,6 +258,9 @@ class AuditReport:
     family: str = ""
     source: str = ""
     """The saved-games file the report was computed from (empty: games played now)."""
+    partial: bool = False
+    """Whether the audit was stopped before its end: the report holds the games played
+    until then (each player count's ``games``) and the invariants found violated."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -309,6 +329,7 @@ class AuditReport:
             "games": self.games,
             "command": self.command(),
             "ok": self.ok,
+            "partial": self.partial,
             "variants": [self.variant_dict()],
             "comparison": None,
         }
@@ -357,6 +378,16 @@ class AuditReport:
             return "the variant's cap"
         return f"the round cap of {self.round_cap}"
 
+    def partial_text(self) -> str:
+        """What a partial report holds, in a sentence (empty for a whole report)."""
+        if not self.partial:
+            return ""
+        played = ", ".join(f"{pc.games} with {pc.players} players" for pc in self.player_counts)
+        return (
+            f"PARTIAL REPORT: the audit was stopped before its end; games played: "
+            f"{played or 'none'} (of {self.games} per player count)"
+        )
+
     def to_text(self) -> str:
         """The report for a terminal."""
         out = [
@@ -365,6 +396,8 @@ class AuditReport:
             f"{self.command()}",
             "",
         ]
+        if self.partial:
+            out += [self.partial_text(), ""]
         if self.source:
             out.append(
                 f"Invariants: not checked (the measures of the games saved in {self.source})"
@@ -433,6 +466,7 @@ class AuditReport:
             self.command(),
             "```",
             "",
+            *([f"**{self.partial_text()}**", ""] if self.partial else []),
             "### Invariants",
             "",
             "| Invariant | Clauses | Result |",
@@ -646,6 +680,7 @@ def run_audit(
     max_cap_share: float = 0.0,
     bots: str | Sequence[str] = "random",
     progress: Callable[[str], None] | None = None,
+    played: Callable[[int, int], None] | None = None,
 ) -> AuditReport:
     """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
@@ -656,7 +691,13 @@ def run_audit(
     every ``check_every``-th step; games may be capped in at most ``max_cap_share``
     of games before the audit fails. ``bots`` names the bots that play (a name, or
     one per seat in turn; any name :func:`cardshop.bots.make_bot` knows for the
-    variant). ``progress`` receives a line of text as each part starts.
+    variant). ``progress`` receives a line of text as each part starts, and
+    ``played(players, done)`` the number of games of a player count played so far,
+    after each game.
+
+    Stopped half-way (Ctrl-C: a ``KeyboardInterrupt``, or any exception that is not an
+    error), it raises :class:`AuditInterrupted`, whose ``report`` holds what it had:
+    the games played until then and the invariants found violated, marked partial.
     """
     v = load_variant(variant)
     ref = v.name if isinstance(variant, VariantBase) else str(variant)
@@ -681,65 +722,81 @@ def run_audit(
     say = progress or (lambda _line: None)
     catalogue = describe_invariants(v.family)
     found: dict[str, tuple[Counterexample | None, str]] = {}
+    reports: list[PlayerCountReport] = []
+    summaries: list[GameSummary] = []
+    count = 0  # the player count being played, 0 before the games
 
-    remaining = frozenset(catalogue)
-    if examples:
-        # The first violation is shrunk; later searches (for the invariants still
-        # holding) report what they find as found, which costs far less.
-        while remaining:
-            say(f"state machine: {examples} examples, checking {len(remaining)} invariants")
-            exc, shrunk = _state_machine(v, ref, counts, remaining, examples, seed, not found)
-            if exc is None or exc.invariant not in remaining:
-                break
-            how = "state machine (shrunk)" if shrunk else "state machine"
-            found[exc.invariant] = (exc.counterexample, how)
-            remaining = remaining - {exc.invariant}
-
-    reports = []
-    for n in counts:
-        say(f"{n} players: {games} games")
-        summaries = []
-        for i in range(games):
-            _game, violation, summary = _audit_game(
-                v, n, seed, i, remaining, check_every, ref, names
+    def report(partial: bool) -> AuditReport:
+        findings = tuple(
+            InvariantFinding(
+                name,
+                clauses,
+                summary,
+                held=name not in found,
+                counterexample=found.get(name, (None, ""))[0],
+                found_by=found.get(name, (None, ""))[1],
             )
-            if violation is not None and violation.invariant not in found:
-                found[violation.invariant] = (
-                    violation.counterexample,
-                    f"simulated game {i} with {n} players",
-                )
-                remaining = remaining - {violation.invariant}
-            if summary is not None:
-                summaries.append(summary)
-        reports.append(_summarise(n, summaries, games - len(summaries), seed))
-
-    findings = tuple(
-        InvariantFinding(
-            name,
-            clauses,
-            summary,
-            held=name not in found,
-            counterexample=found.get(name, (None, ""))[0],
-            found_by=found.get(name, (None, ""))[1],
+            for name, (summary, clauses) in catalogue.items()
         )
-        for name, (summary, clauses) in catalogue.items()
-    )
-    cap = getattr(v, "round_cap", None)
-    return AuditReport(
-        variant=ref,
-        name=v.name,
-        title=v.title,
-        content_hash=v.content_hash,
-        round_cap=cap if isinstance(cap, int) else None,
-        seed=seed,
-        games=games,
-        examples=examples,
-        max_cap_share=max_cap_share,
-        policy=",".join(names),
-        invariants=findings,
-        player_counts=tuple(reports),
-        family=v.family,
-    )
+        counts_done = list(reports)
+        if partial and summaries:  # the player count it stopped in, as far as it got
+            counts_done.append(_summarise(count, summaries, 0, seed))
+        cap = getattr(v, "round_cap", None)
+        return AuditReport(
+            variant=ref,
+            name=v.name,
+            title=v.title,
+            content_hash=v.content_hash,
+            round_cap=cap if isinstance(cap, int) else None,
+            seed=seed,
+            games=games,
+            examples=examples,
+            max_cap_share=max_cap_share,
+            policy=",".join(names),
+            invariants=findings,
+            player_counts=tuple(counts_done),
+            family=v.family,
+            partial=partial,
+        )
+
+    try:
+        remaining = frozenset(catalogue)
+        if examples:
+            # The first violation is shrunk; later searches (for the invariants still
+            # holding) report what they find as found, which costs far less.
+            while remaining:
+                say(f"state machine: {examples} examples, checking {len(remaining)} invariants")
+                exc, shrunk = _state_machine(v, ref, counts, remaining, examples, seed, not found)
+                if exc is None or exc.invariant not in remaining:
+                    break
+                how = "state machine (shrunk)" if shrunk else "state machine"
+                found[exc.invariant] = (exc.counterexample, how)
+                remaining = remaining - {exc.invariant}
+
+        for n in counts:
+            say(f"{n} players: {games} games")
+            count, summaries = n, []
+            for i in range(games):
+                _game, violation, summary = _audit_game(
+                    v, n, seed, i, remaining, check_every, ref, names
+                )
+                if violation is not None and violation.invariant not in found:
+                    found[violation.invariant] = (
+                        violation.counterexample,
+                        f"simulated game {i} with {n} players",
+                    )
+                    remaining = remaining - {violation.invariant}
+                if summary is not None:
+                    summaries.append(summary)
+                if played is not None:
+                    played(n, i + 1)
+            reports.append(_summarise(n, summaries, games - len(summaries), seed))
+            summaries = []
+    except BaseException as exc:
+        if _interruption(exc):
+            raise AuditInterrupted(report(partial=True)) from exc
+        raise
+    return report(partial=False)
 
 
 def _summarise(
@@ -864,6 +921,11 @@ class ComparisonReport:
     def ok(self) -> bool:
         return self.a.ok and self.b.ok
 
+    @property
+    def partial(self) -> bool:
+        """Whether the audit of either variant was stopped before its end."""
+        return self.a.partial or self.b.partial
+
     def command(self) -> str:
         if self.a.source:
             return self.a.command()
@@ -877,6 +939,7 @@ class ComparisonReport:
         data = self.a.to_dict()
         data["command"] = self.command()
         data["ok"] = self.ok
+        data["partial"] = self.partial
         data["variants"] = [self.a.variant_dict(), self.b.variant_dict()]
         data["comparison"] = {
             "a": self.a.variant,
@@ -913,6 +976,9 @@ class ComparisonReport:
                 f"{tag}: {r.variant} ({r.title or r.name}), hash {r.content_hash[:12]}; "
                 f"invariants {held}; {capped} of {total} games capped"
             )
+        out += [
+            f"{tag}: {r.partial_text()}" for tag, r in (("A", self.a), ("B", self.b)) if r.partial
+        ]
         return out
 
     def to_text(self) -> str:
@@ -1007,7 +1073,12 @@ def run_comparison(
         def tell(line: str, tag: str = tag, name: str = loaded.name) -> None:
             say(f"{tag} ({name}): {line}")
 
-        reports.append(run_audit(ref, players=players, progress=tell, **options))
+        try:
+            reports.append(run_audit(ref, players=players, progress=tell, **options))
+        except AuditInterrupted as stop:
+            if reports and isinstance(stop.report, AuditReport):  # stopped in B
+                raise AuditInterrupted(ComparisonReport.of(reports[0], stop.report)) from stop
+            raise  # stopped in A: its partial report is all there is
     return ComparisonReport.of(reports[0], reports[1])
 
 

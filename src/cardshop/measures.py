@@ -46,7 +46,7 @@ from typing import Any
 
 from cardshop._core import Action, derive_seed
 from cardshop._errors import CardshopError
-from cardshop._files import read_text_bounded
+from cardshop._files import read_text_bounded, write_text_atomic
 from cardshop._game import Game
 from cardshop._stats import Z95, wilson
 
@@ -1071,8 +1071,11 @@ def dump_games(sections: Iterable[GamesSection]) -> str:
 
 
 def write_games(sections: Iterable[GamesSection], path: str | Path) -> None:
-    """Write sections of summaries to ``path`` (:func:`dump_games`); raises ``OSError``."""
-    Path(path).write_text(dump_games(sections), encoding="utf-8")
+    """Write sections of summaries to ``path`` (:func:`dump_games`); raises ``OSError``.
+
+    The file is written whole or not at all (:func:`cardshop._files.write_text_atomic`):
+    a failure half-way leaves the old file, never a truncated one."""
+    write_text_atomic(path, dump_games(sections))
 
 
 def _header(data: dict[str, Any], where: str) -> dict[str, Any]:

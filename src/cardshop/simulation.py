@@ -615,12 +615,37 @@ def _prepare_kernel(kernel: str, variant: VariantBase, players: int, *, threads:
     """Before simulate's own workers start: load the kernel's compiled code here (its
     optional ``prepare(variant, players)``). Threads share it and forked processes
     inherit it, instead of each loading it (about 1.5 s of CPU for Klunker's).
-    Spawned processes inherit nothing: there it would only cost this process time."""
+    Spawned processes inherit nothing: there it would only cost this process time.
+
+    The first run compiles the kernel (a minute): that happens here, in a thread of
+    its own, so that a stop (Ctrl-C, or a signal the caller turned into an exception)
+    is raised in this thread's wait and never inside the compiler, which it would
+    leave broken; the process may then exit without waiting for the compiler."""
     if not threads and not _forking():
         return
     prepare = getattr(importlib.import_module(kernel), "prepare", None)
     if callable(prepare):
-        prepare(variant, players)
+        _aside(lambda: prepare(variant, players), "cardshop-kernel-load")
+
+
+def _aside(call: Callable[[], object], name: str) -> None:
+    """Run ``call`` in a daemon thread and wait for it; raise what it raised."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # passed on to the waiting thread
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    # Short waits: a signal's handler runs in this thread between two of them, even
+    # when the system delivered the signal to the other thread.
+    while thread.is_alive():
+        thread.join(0.05)
+    if raised:
+        raise raised[0]
 
 
 def _releases_gil(kernel: str) -> bool:
@@ -643,22 +668,30 @@ def _process_pool(workers: int) -> Executor:
 
 def _stop_workers(pool: Executor) -> None:
     """Stop simulate's own pool now: cancel what waits, terminate the running worker
-    processes (a pool of threads lets each finish its task: a kernel's chunk is short)."""
+    processes and wait until they are gone (a pool of threads lets each finish its
+    task: a kernel's chunk is short)."""
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if callable(terminate):
         terminate()
+        pool.shutdown(wait=True)
         return
+    # Taken before the shutdown below: on Python 3.11 to 3.13 ``shutdown(wait=False)``
+    # forgets the pool's processes and its manager thread, which would then be left
+    # to finish their tasks (minutes, for some families' chunks).
+    processes: list[Any] = list((getattr(pool, "_processes", None) or {}).values())
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
-    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
+    for process in processes:
         if process.is_alive():
             process.terminate()
-    for process in list(processes.values()):
+    for process in processes:
         process.join(5)
         if process.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
             process.kill()
             process.join()
-    pool.shutdown(wait=True)
+    if manager is not None:
+        manager.join()  # it sees its workers gone and ends
+    pool.shutdown(wait=True)  # a thread pool: its threads end their running tasks
 
 
 def _slots(executor: Any) -> int:
@@ -806,6 +839,8 @@ def simulate(
         if games:
             _set_up(job)
         if kernel is not None:
+            if games:
+                _prepare_kernel(kernel, var, players, threads=True)
             step = chunk_size or KERNEL_CHUNK
             for start in range(0, games, step):
                 played = _play_chunk(job, range(start, min(start + step, games)))

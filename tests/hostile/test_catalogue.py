@@ -61,7 +61,7 @@ def test_a_forked_command_line_answers_as_the_real_command(
         [sys.executable, "-m", "cardshop", *argv],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=900,  # a hang guard: a case takes about a second
         stdin=subprocess.DEVNULL,
         cwd=tmp_path,
         check=False,

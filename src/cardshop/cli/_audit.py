@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cardshop.audit import (
+    AuditInterrupted,
     AuditReport,
     ComparisonReport,
     report_from_games,
@@ -18,6 +23,7 @@ from cardshop.audit import (
     run_comparison,
 )
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.measures import dump_games
 
 REPORT_EXTRA = 'pip install "cardshop[report]"'
@@ -57,6 +63,58 @@ def _write_html(writer: Any, report: dict[str, Any], path: Path) -> None:
         writer.write_html(report, path)
     except OSError as exc:
         raise fail(f"--html {path}: cannot write the report: {exc.strerror or exc}") from None
+
+
+class _Games:
+    """The audit's progress on stderr: games played of the total, per player count.
+
+    On a terminal a bar per player count; elsewhere (a log, a pipe) a plain line at
+    every tenth of a player count's games. Each call checks for a stop first."""
+
+    def __init__(self, games: int, quiet: bool) -> None:
+        self.games = games
+        self.quiet = quiet
+        self.label = ""
+        self.played = 0
+        self.bars: Progress | None = None
+        self.task: Any = None
+
+    def line(self, text: str) -> None:
+        """A line as each part of the audit starts."""
+        raise_if_stopped()
+        if text.endswith(f": {self.games} games"):  # a player count's games start
+            self.label = text.removesuffix(f": {self.games} games")
+            if self.bars is not None:
+                self.task = self.bars.add_task(self.label, total=self.games)
+        if not self.quiet:
+            err_console.print(f"audit: {text}", markup=False)
+
+    def game(self, players: int, done: int) -> None:
+        """A game of a player count was played: ``done`` of them so far."""
+        raise_if_stopped()
+        self.played += 1
+        if self.quiet:
+            return
+        if self.bars is not None:
+            if self.task is not None:
+                self.bars.update(self.task, completed=done)
+        elif done * 10 // self.games != (done - 1) * 10 // self.games:
+            err_console.print(f"audit: {self.label}: {done} of {self.games} games", markup=False)
+
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
+        if self.quiet or not err_console.is_terminal:
+            yield
+            return
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+        ) as self.bars:
+            yield
+        self.bars = None
 
 
 @app.command()
@@ -174,29 +232,45 @@ def audit(
         if path is not None:
             _check_writable(option, path)
 
-    def progress(line: str) -> None:
-        if not quiet:
-            err_console.print(f"audit: {line}", markup=False)
-
+    shown = _Games(games, quiet)
     report: AuditReport | ComparisonReport
-    if from_games is not None:
-        report = report_from_games(from_games)
-    else:
-        options: dict[str, Any] = {
-            "games": games,
-            "players": players,
-            "seed": seed,
-            "examples": examples,
-            "check_every": check_every,
-            "max_cap_share": max_cap_share,
-            "bots": bots or ["random"],
-            "progress": progress,
-        }
-        if len(names) == 2:
-            report = run_comparison(names[0], names[1], **options)
-        else:
-            report = run_audit(names[0], **options)
-    if save_games is not None:
+    stopped: int | None = None
+    try:
+        with signals_stop():
+            if from_games is not None:
+                report = report_from_games(from_games)
+            else:
+                options: dict[str, Any] = {
+                    "games": games,
+                    "players": players,
+                    "seed": seed,
+                    "examples": examples,
+                    "check_every": check_every,
+                    "max_cap_share": max_cap_share,
+                    "bots": bots or ["random"],
+                    "progress": shown.line,
+                    "played": shown.game,
+                }
+                with shown.shown():
+                    if len(names) == 2:
+                        report = run_comparison(names[0], names[1], **options)
+                    else:
+                        report = run_audit(names[0], **options)
+    except AuditInterrupted as exc:
+        # Stopped half-way: the report of what was done is written as asked, marked
+        # partial (a second signal is ignored meanwhile), then the command exits.
+        report = exc.report
+        stopped = stop_signal(exc) or signal.SIGINT
+    except BaseException as exc:
+        signum = stop_signal(exc)
+        if signum is None:
+            raise
+        err_console.print(
+            f"cardshop: stopped by {signal.Signals(signum).name}; no report was written",
+            markup=False,
+        )
+        raise typer.Exit(128 + signum) from None
+    if save_games is not None and stopped is None:
         sections = (
             report.games_sections()
             if isinstance(report, ComparisonReport)
@@ -215,5 +289,13 @@ def audit(
         console.print(report.to_markdown(), markup=False)
     else:
         console.print(report.to_text(), markup=False)
+    if stopped is not None:
+        skipped = "; no --save-games file was written" if save_games is not None else ""
+        err_console.print(
+            f"cardshop: stopped by {signal.Signals(stopped).name} after {shown.played:,} "
+            f"games; the report is partial{skipped}",
+            markup=False,
+        )
+        raise typer.Exit(128 + stopped)
     if not report.ok:
         raise typer.Exit(1)

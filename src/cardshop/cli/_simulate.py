@@ -13,10 +13,10 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -28,6 +28,7 @@ from cardshop._loader import load_variant
 from cardshop._series import family_for
 from cardshop._stats import Interval
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
+from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.simulation import (
     ENGINES,
     SimulationResult,
@@ -124,53 +125,27 @@ def _engine(sim: SimulationResult) -> str:
     return f"engine: reference ({sim.engine_note})"
 
 
-class Stopped(BaseException):
-    """SIGTERM (or SIGINT) arrived: unwind, stopping the workers on the way."""
+class _Notes(logging.Handler):
+    """The library's notes (``INFO`` records of the ``cardshop`` loggers), one line each
+    on stderr: a kernel's first compile says so."""
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-_caught: list[int] = []
-"""Signals turned into :class:`Stopped` in this process. A handler's exception raised
-while the interpreter runs a finalizer is printed and dropped, not propagated; the
-progress callback raises it again from here, so the stop is never lost."""
-
-
-def _raise_if_stopped() -> None:
-    if _caught:
-        raise Stopped(_caught[0])
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"cardshop: {paragraph(record.getMessage())}", markup=False)
 
 
 @contextlib.contextmanager
-def _signals_stop() -> Iterator[None]:
-    """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        # Once is enough: a second signal must not cut the clean-up short.
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, signal.SIG_IGN)
-        _caught.append(signum)
-        raise Stopped(signum)
-
-    def unraisable(info: Any) -> None:
-        # A Stopped raised where Python can only drop it (a finalizer, or a callback
-        # from C such as the kernel's compiler caching its code) is raised again
-        # later (_raise_if_stopped): no "Exception ignored" report for it.
-        if not isinstance(info.exc_value, Stopped):
-            hook(info)
-
-    _caught.clear()
-    hook = sys.unraisablehook
-    sys.unraisablehook = unraisable
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+def _library_notes() -> Iterator[None]:
+    logger = logging.getLogger("cardshop")
+    handler = _Notes(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sys.unraisablehook = hook
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @app.command("simulate")
@@ -272,7 +247,7 @@ def simulate_command(
 
     def advance(n: int) -> None:
         nonlocal played
-        _raise_if_stopped()
+        raise_if_stopped()
         played += n
         progress.advance(task, n)
 
@@ -280,7 +255,7 @@ def simulate_command(
     written: list[str] = []
     start = time.perf_counter()
     try:
-        with _signals_stop():
+        with signals_stop(), _library_notes():
             executor = _dask_client(dask, dask_timeout) if dask else None
             with Progress(
                 TextColumn("simulating"),
@@ -315,19 +290,32 @@ def simulate_command(
                     raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
                 written.append(str(path))
                 console.print(f"wrote {path}", markup=False)
-    except Stopped as stop:
-        files = f"only {', '.join(written)} was written" if written else "no file was written"
-        err_console.print(
-            f"cardshop: stopped by {signal.Signals(stop.signum).name} after {played:,} of "
-            f"{games:,} games; the workers are stopped and {files}",
-            markup=False,
-        )
-        raise typer.Exit(128 + stop.signum) from None
     except WorkerLostError as exc:
         err_console.print(
             f"cardshop: error: {paragraph(str(exc))}; no file was written", markup=False
         )
         raise typer.Exit(1) from None
+    except BaseException as exc:
+        signum = stop_signal(exc)
+        if signum is None:
+            raise
+        files = f"only {', '.join(written)} was written" if written else "no file was written"
+        err_console.print(
+            f"cardshop: stopped by {signal.Signals(signum).name} after {played:,} of "
+            f"{games:,} games; the workers are stopped and {files}",
+            markup=False,
+        )
+        if executor is not None:
+            executor.close()
+            executor = None
+        if threading.active_count() > 1:
+            # A thread that cannot be stopped still runs (the kernel's first compile,
+            # stopped half-way): the interpreter's exit would wait on it for seconds.
+            # Nothing is left to do (no worker, no file), so this process ends now.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + signum)
+        raise typer.Exit(128 + signum) from None
     finally:
         if executor is not None:
             executor.close()

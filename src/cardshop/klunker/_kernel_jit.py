@@ -28,14 +28,35 @@ it holds cards).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from numba import njit
+from numba.core import event
 
 _helper = njit(cache=True, error_model="numpy", _nrt=False)
 """The decorator of the helpers, which allocate no arrays: compiled without numba's
 reference counting, a call does not update the counts of the arrays it is passed
 (at the entry and at every exit of a call, two atomic operations an array; these
 were about a tenth of the kernel's time)."""
+
+
+@contextlib.contextmanager
+def compiling(announce):
+    """While the block runs, call ``announce()`` when numba starts compiling a function
+    (its cache had no machine code for it): numba's ``numba:compile`` event, which a
+    load from the cache does not send."""
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            announce()
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        yield
+
 
 # ----------------------------------------------------------------- BLAKE2b-64
 

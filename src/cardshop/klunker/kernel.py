@@ -16,7 +16,9 @@ when a kernel runs, never by ``import cardshop``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -25,6 +27,7 @@ from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [
     "BOTS",
+    "COMPILING",
     "MAX_SEED_TEXT",
     "RELEASES_GIL",
     "KernelRules",
@@ -50,6 +53,14 @@ the compiled code loaded once."""
 MAX_SEED_TEXT = 200
 """The longest ``repr`` of a simulation's master seed the kernel takes (a bound on
 the hashed text; longer seeds play on the reference engine)."""
+
+COMPILING = "compiling the Klunker batch kernel (first run only, about a minute)..."
+"""The message logged (``INFO``, logger ``cardshop.klunker.kernel``) when a run must
+compile the kernel: once a process, on a cache without its machine code (the first run
+after an install or an upgrade; docs/kernel.md). The ``simulate`` command shows it."""
+
+_log = logging.getLogger(__name__)
+_announced: list[bool] = []
 
 _TIEBREAKS = {"fewest_safe_and_window": 0, "fewest_safe": 1, "fewest_window": 2}
 _VERBS = ("window", "done", "store", "pass", "buy", "decline", "sell")
@@ -194,15 +205,25 @@ def _run(
     lengths = np.zeros(count, dtype=np.int64)
     text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
     size = 512 * count if record else 1
+    loaded = bool(_kernel_jit.play.overloads)  # compiled, or read from the cache, here
     while True:
         hist = np.zeros(size, dtype=np.int64)
-        done = _kernel_jit.play(
-            *rules, players, text, start, count, seat_bots, rotate, record, hist,
-            out, seeds, lengths,
-        )  # fmt: skip
+        watch = contextlib.nullcontext() if loaded else _kernel_jit.compiling(_announce)
+        with watch:
+            done = _kernel_jit.play(
+                *rules, players, text, start, count, seat_bots, rotate, record, hist,
+                out, seeds, lengths,
+            )  # fmt: skip
+        loaded = True
         if done >= 0:
             return out, seeds, lengths, hist
         size *= 4  # the histories did not fit: play again with room for them
+
+
+def _announce() -> None:
+    if not _announced:
+        _announced.append(True)
+        _log.info(COMPILING)
 
 
 def prepare(variant: VariantBase, players: int) -> None:

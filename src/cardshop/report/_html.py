@@ -161,8 +161,14 @@ def _header(report: Report, names: list[str], plotly_version: str) -> str:
             f"<tr><td>{swatch}{_e(name)}</td><td>{_e(v.title)}</td><td>{_e(v.family)}</td>"
             f"<td>{bots}</td></tr>"
         )
+    note = (
+        "<p class=partial><strong>Partial report:</strong> the audit was stopped before "
+        "its end; it holds the games played until then.</p>"
+        if report.partial
+        else ""
+    )
     return (
-        f"<header><h1>{_e(title)}</h1>"
+        f"<header><h1>{_e(title)}{' (partial)' if report.partial else ''}</h1>{note}"
         "<table class=variants><thead><tr><th>Variant</th><th>Title</th><th>Family</th>"
         f"<th>Bots by seat</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         "<dl class=facts>"

@@ -158,6 +158,8 @@ class Report:
     games: int
     variants: tuple[VariantReport, ...]
     comparison: Comparison | None
+    partial: bool = False
+    """The audit was stopped before its end: the games are those played until then."""
 
     def units(self) -> dict[str, str]:
         """The unit of each measure id (the first variant that has it decides)."""
@@ -272,7 +274,8 @@ def read_report(report: object) -> Report:
     variants = tuple(_variant(r, v, ("variants", i)) for i, v in enumerate(raw_variants))
     raw_comparison = top.get("comparison")
     comparison = None if raw_comparison is None else _comparison(r, raw_comparison)
-    return Report(schema, version, seed, games, variants, comparison)
+    partial = r.flag(top.get("partial", False), ("partial",))
+    return Report(schema, version, seed, games, variants, comparison, partial)
 
 
 def _variant(r: _Reader, value: object, path: Path) -> VariantReport:

@@ -1,0 +1,94 @@
+"""One way for a long command to stop: SIGTERM and Ctrl-C become :class:`Stopped`.
+
+A command runs its work inside :func:`signals_stop`; the first signal raises
+:class:`Stopped` where the program is, and is remembered, so that a stop raised where
+Python can only drop it (a finalizer, a callback from C such as a garbage collector
+hook) is raised again a moment later (a timer) and at the command's next check
+(:func:`raise_if_stopped`). A second signal is ignored: it cannot cut the clean-up
+short or kill the process half-way.
+The command then exits with ``128 + signal`` (130 for SIGINT, 143 for SIGTERM).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+import typer
+
+__all__ = ["Stopped", "raise_if_stopped", "signals_stop", "stop_signal"]
+
+
+class Stopped(BaseException):
+    """SIGTERM (or SIGINT) arrived: unwind, stopping the work on the way."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_caught: list[int] = []
+"""Signals turned into :class:`Stopped` in this process. A handler's exception raised
+while the interpreter runs a finalizer is dropped, not propagated; the command's next
+check (:func:`raise_if_stopped`) raises it again, so the stop is never lost."""
+
+
+def raise_if_stopped() -> None:
+    """Raise :class:`Stopped` again if a signal was caught (commands call it often:
+    from a progress callback)."""
+    if _caught:
+        raise Stopped(_caught[0])
+
+
+@contextlib.contextmanager
+def signals_stop() -> Iterator[None]:
+    """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # Once is enough: a second signal must not cut the clean-up short.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        _caught.append(signum)
+        raise Stopped(signum)
+
+    def unraisable(info: Any) -> None:
+        # A Stopped raised where Python can only drop it (a finalizer, or a callback
+        # from C such as a garbage collector hook) gets no "Exception ignored" report:
+        # it is raised again in a moment, from the code running then.
+        if isinstance(info.exc_value, Stopped):
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+        else:
+            hook(info)
+
+    def again(signum: int, frame: FrameType | None) -> None:
+        raise_if_stopped()
+
+    _caught.clear()
+    hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    alarm = signal.signal(signal.SIGALRM, again)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm)
+        if not _caught:  # once stopped, the process only ends: a second signal is ignored
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        sys.unraisablehook = hook
+
+
+def stop_signal(exc: BaseException) -> int | None:
+    """The stop signal behind ``exc``: a :class:`Stopped`, or any error raised once a
+    signal was caught (a library the stop interrupted half-way, such as a compiler,
+    may raise its own error instead); ``None`` for anything else."""
+    if isinstance(exc, Stopped):
+        return exc.signum
+    if _caught and not isinstance(exc, typer.Exit | SystemExit):
+        return _caught[0]
+    return None
