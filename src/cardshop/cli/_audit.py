@@ -137,6 +137,22 @@ def audit(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
     ] = False,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            "--precision",
+            help="Play until each --precision-measure's 95% interval has a half-width of at "
+            "most this (0.02: two points of a share); --games is then the cap.",
+        ),
+    ] = None,
+    precision_measures: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--precision-measure",
+            help="A measure id for --precision (repeatable; a trailing * matches any "
+            "suffix; default: win_share_*).",
+        ),
+    ] = None,
 ) -> None:
     """Check every invariant of VARIANT (of any family) and measure its games; with two
     variants, compare them.
@@ -192,6 +208,10 @@ def audit(
             "bots": bots or ["random"],
             "progress": progress,
         }
+        if precision is not None:
+            if len(names) == 2:
+                raise fail("--precision audits one variant, not a comparison")
+            options.update(precision=precision, precision_measures=precision_measures)
         if len(names) == 2:
             report = run_comparison(names[0], names[1], **options)
         else:
@@ -215,5 +235,9 @@ def audit(
         console.print(report.to_markdown(), markup=False)
     else:
         console.print(report.to_text(), markup=False)
+    if precision is not None and isinstance(report, AuditReport):
+        from cardshop.tuning.precision import precision_summary
+
+        err_console.print(f"audit: {precision_summary(report, precision, precision_measures)}", markup=False)
     if not report.ok:
         raise typer.Exit(1)

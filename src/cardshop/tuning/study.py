@@ -111,8 +111,9 @@ class TuneResult:
 
     @property
     def met(self) -> bool:
-        """Whether the best candidate's 95% intervals are inside every target's tolerance."""
-        return _meets(self.loaded, self.best)
+        """Whether the best candidate's 95% intervals are inside every target's tolerance
+        (objectives with a direction have none: they never fail this)."""
+        return _meets(self.loaded, self.best, targets_only=True)
 
     def tuned_values(self) -> dict[KeyPath, Any]:
         return {k.path: self.best.values[k.label] for k in self.loaded.knobs}
@@ -272,11 +273,15 @@ def _losses(loaded: LoadedSpec, c: Candidate) -> list[float]:
     ]
 
 
-def _meets(loaded: LoadedSpec, c: Candidate) -> bool:
+def _meets(loaded: LoadedSpec, c: Candidate, *, targets_only: bool = False) -> bool:
+    """Whether ``c``'s 95% intervals are inside every target's tolerance (and, unless
+    ``targets_only``, every objective is such a target)."""
     if not c.summaries:
         return False
     est = _estimates(loaded, c, Z95)
     for j, objective in enumerate(loaded.spec.objectives):
+        if objective.target is None and targets_only:
+            continue
         if objective.target is None or objective.tolerance is None:
             return False
         for n in loaded.players:
@@ -499,7 +504,7 @@ def tune(
                 stopped = "trials"
             elif out_of_budget():
                 stopped = out_of_budget()
-            elif s.stop_when_met and best.summaries and _meets(loaded, best):
+            elif s.stop_when_met and _meets(loaded, _replayed(loaded, player, best)):
                 stopped = "met"
             elif len(tried) >= size or duplicates >= MAX_DUPLICATES:
                 stopped = "searched"
@@ -584,11 +589,7 @@ def tune(
     try:
         front = _pareto([base, *trials])
         best = _choose(loaded, front, base)
-        if not best.summaries:  # a candidate of an earlier run of the study: play it again
-            variant = _variant_of(loaded, best)
-            for k in range(s.budget.batches):
-                for n in loaded.players:
-                    best.summaries.setdefault(n, []).extend(player.play(variant, n, k))
+        _replayed(loaded, player, best)
     finally:
         player.close()
     study.set_user_attr("cpu_seconds", used_cpu())
@@ -610,6 +611,18 @@ def tune(
         result.before[n] = report_measures(ids, base.summaries[n], seed=s.seed)
         result.after[n] = report_measures(ids, best.summaries[n], seed=s.seed)
     return result
+
+
+def _replayed(loaded: LoadedSpec, player: _Player, c: Candidate) -> Candidate:
+    """``c`` with its games: a complete candidate of an earlier run of the study is
+    played again (the same seeds give the same games)."""
+    if c.summaries or c.losses is None:
+        return c
+    variant = _variant_of(loaded, c)
+    for k in range(loaded.spec.budget.batches):
+        for n in loaded.players:
+            c.summaries.setdefault(n, []).extend(player.play(variant, n, k))
+    return c
 
 
 def c_key(c: Candidate, loaded: LoadedSpec) -> tuple[Any, ...]:
