@@ -238,6 +238,8 @@ def audit(
     if precision is not None and isinstance(report, AuditReport):
         from cardshop.tuning.precision import precision_summary
 
-        err_console.print(f"audit: {precision_summary(report, precision, precision_measures)}", markup=False)
+        err_console.print(
+            f"audit: {precision_summary(report, precision, precision_measures)}", markup=False
+        )
     if not report.ok:
         raise typer.Exit(1)

@@ -45,7 +45,9 @@ def tune_command(
     ] = False,
     racing: Annotated[
         bool | None,
-        typer.Option("--racing/--no-racing", help="Override the spec's racing.", show_default=False),
+        typer.Option(
+            "--racing/--no-racing", help="Override the spec's racing.", show_default=False
+        ),
     ] = None,
     workers: Annotated[
         int | None,

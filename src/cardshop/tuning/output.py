@@ -96,7 +96,13 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
     def render(node: dict[Any, Any], indent: str, prefix: KeyPath) -> None:
         for key, value in node.items():
             here = (*prefix, key)
-            label = key if isinstance(key, int) else _scalar(key) if not str(key).isidentifier() else key
+            label = (
+                key
+                if isinstance(key, int)
+                else _scalar(key)
+                if not str(key).isidentifier()
+                else key
+            )
             if isinstance(value, dict) and here not in marks:
                 lines.append(f"{indent}{label}:")
                 render(value, indent + "  ", here)
@@ -114,7 +120,10 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
-        return {(int(k) if isinstance(k, str) and k.isdigit() else k): _plain(v) for k, v in value.items()}
+        return {
+            (int(k) if isinstance(k, str) and k.isdigit() else k): _plain(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
@@ -203,7 +212,9 @@ def _history(data: dict[str, Any]) -> dict[str, Any]:
                 "name": state,
                 "marker": {"symbol": symbol, "size": 9},
                 "x": [t["trial"] for t in rows],
-                "y": [t["games"] for t in rows] if state == "dropped" else [t["losses"][0] for t in rows],
+                "y": [t["games"] for t in rows]
+                if state == "dropped"
+                else [t["losses"][0] for t in rows],
                 "yaxis": "y2" if state == "dropped" else "y",
                 "text": [json.dumps(t["values"]) for t in rows],
             }
@@ -217,16 +228,29 @@ def _history(data: dict[str, Any]) -> dict[str, Any]:
         running = min(running, t["losses"][0])
         best.append(running)
     traces.append(
-        {"type": "scatter", "mode": "lines", "name": "best so far", "line": {"shape": "hv"},
-         "x": [t["trial"] for t in done], "y": best}
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "best so far",
+            "line": {"shape": "hv"},
+            "x": [t["trial"] for t in done],
+            "y": best,
+        }
     )
     layout = _layout(f"Optimisation history: loss of {name}", "trial", "loss")
-    layout["yaxis2"] = {"title": {"text": "games played (dropped)"}, "overlaying": "y", "side": "right"}
+    layout["yaxis2"] = {
+        "title": {"text": "games played (dropped)"},
+        "overlaying": "y",
+        "side": "right",
+    }
     return {"data": traces, "layout": layout}
 
 
 def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] | None:
-    rows = [(label, data[key][n].get(measure)) for label, key in (("base", "before"), ("tuned", "after"))]
+    rows = [
+        (label, data[key][n].get(measure))
+        for label, key in (("base", "before"), ("tuned", "after"))
+    ]
     if any(m is None for _, m in rows):
         return None
     values = [m["value"] for _, m in rows]
@@ -244,8 +268,16 @@ def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] 
         if o["measure"] == measure and "target" in o:
             t, tol = o["target"], o.get("tolerance", 0)
             layout["shapes"] = [
-                {"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "y0": t - tol, "y1": t + tol,
-                 "fillcolor": "rgba(26,127,55,0.12)", "line": {"width": 0}}
+                {
+                    "type": "rect",
+                    "xref": "paper",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": t - tol,
+                    "y1": t + tol,
+                    "fillcolor": "rgba(26,127,55,0.12)",
+                    "line": {"width": 0},
+                }
             ]
     return {"data": [trace], "layout": layout}
 
@@ -257,14 +289,26 @@ def _front(data: dict[str, Any]) -> dict[str, Any] | None:
     done = [t for t in data["trials"] if t["state"] == "complete"]
     on = {t["trial"] for t in data["front"]}
     traces = []
-    for label, rows in (("front", [t for t in done if t["trial"] in on]), ("others", [t for t in done if t["trial"] not in on])):
+    for label, rows in (
+        ("front", [t for t in done if t["trial"] in on]),
+        ("others", [t for t in done if t["trial"] not in on]),
+    ):
         traces.append(
-            {"type": "scatter", "mode": "markers", "name": label,
-             "x": [t["losses"][0] for t in rows], "y": [t["losses"][1] for t in rows],
-             "text": [json.dumps(t["values"]) for t in rows], "marker": {"size": 10}}
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": label,
+                "x": [t["losses"][0] for t in rows],
+                "y": [t["losses"][1] for t in rows],
+                "text": [json.dumps(t["values"]) for t in rows],
+                "marker": {"size": 10},
+            }
         )
     a, b = objectives[0]["measure"], objectives[1]["measure"]
-    return {"data": traces, "layout": _layout("Pareto front (losses)", f"loss of {a}", f"loss of {b}")}
+    return {
+        "data": traces,
+        "layout": _layout("Pareto front (losses)", f"loss of {a}", f"loss of {b}"),
+    }
 
 
 def render_html(result: TuneResult | dict[str, Any]) -> str:
@@ -294,7 +338,9 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
             if b is None or a is None:
                 continue
             goal = (
-                f"{o['target']} ± {o.get('tolerance', 0)}" if "target" in o else o.get("direction", "")
+                f"{o['target']} ± {o.get('tolerance', 0)}"
+                if "target" in o
+                else o.get("direction", "")
             )
             measure_rows.append(
                 f"<tr><td>{_e(a['label'])}</td><td class=num>{_e(n)}</td><td>{_e(goal)}</td>"
@@ -327,7 +373,7 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
     trial_rows = "".join(
         f"<tr><td class=num>{t['trial']}</td><td>{_e(json.dumps(t['values']))}</td>"
         f"<td>{_e(t['state'])}</td><td class=num>{t['games']:,}</td>"
-        f"<td class=num>{_e('' if t['losses'] is None else ', '.join(f'{x:.4f}' for x in t['losses']))}</td>"
+        f"<td class=num>{_e(_losses_text(t['losses']))}</td>"
         f"<td>{_e(t['reason'] or '')}</td></tr>"
         for t in data["trials"]
     )
@@ -351,10 +397,12 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
     )
 
 
+def _losses_text(losses: list[float] | None) -> str:
+    return "" if losses is None else ", ".join(f"{x:.4f}" for x in losses)
+
+
 def _fmt(m: dict[str, Any]) -> str:
-    return Measure(
-        "", "", m["value"], m["low"], m["high"], m["unit"], "", m["interval"]
-    ).text()
+    return Measure("", "", m["value"], m["low"], m["high"], m["unit"], "", m["interval"]).text()
 
 
 def write_html(result: TuneResult | dict[str, Any], path: str | Path) -> None:

@@ -24,8 +24,8 @@ __all__ = ["DEFAULT_MEASURES", "audit_to_precision", "half_widths", "precision_r
 
 DEFAULT_MEASURES = ("win_share_*",)
 """Measures checked by default: the win share of every position (``*``: any suffix)."""
-FIRST_GAMES = 200
-"""Games per player count of the first run."""
+FIRST_GAMES = 100
+"""Games per player count of the first run (by default)."""
 
 
 def _wanted(names: Sequence[str], available: Sequence[str]) -> list[str]:
@@ -65,12 +65,14 @@ def audit_to_precision(
     max_games: int = 100_000,
     examples: int = 50,
     progress: Callable[[str], None] | None = None,
+    first_games: int = FIRST_GAMES,
     **options: Any,
 ) -> AuditReport:
     """Audit ``variant`` with as many games as ``precision`` needs, at most ``max_games``
     per player count (see the module docstring). ``measures``: ids, a trailing ``*``
     matching any suffix (default :data:`DEFAULT_MEASURES`); ``options`` are
-    :func:`~cardshop.audit.run_audit`'s. The report's ``games`` says how many were played.
+    :func:`~cardshop.audit.run_audit`'s; the first run plays ``first_games``. The report's
+    ``games`` says how many were played.
     """
     if not isinstance(precision, (int, float)) or not precision > 0 or math.isinf(precision):
         raise AuditError(f"precision must be a number above 0, not {precision!r}")
@@ -78,7 +80,7 @@ def audit_to_precision(
         raise AuditError(f"the game cap must be at least 1, not {max_games}")
     wanted = tuple(measures or DEFAULT_MEASURES)
     say = progress or (lambda _line: None)
-    games = min(FIRST_GAMES, max_games)
+    games = min(max(1, first_games), max_games)
     if isinstance(variant, Path):
         variant = str(variant)
     while True:
@@ -90,7 +92,10 @@ def audit_to_precision(
                 "(docs/measures.md lists the measure ids)"
             )
         widest = max(widths.values())
-        say(f"precision: widest half-width {widest:.4f} after {games:,} games (wanted {precision:g})")
+        say(
+            f"precision: widest half-width {widest:.4f} after {games:,} games "
+            f"(wanted {precision:g})"
+        )
         if widest <= precision or games >= max_games:
             break
         need = games * (widest / precision) ** 2 * 1.1 if math.isfinite(widest) else 2 * games

@@ -72,7 +72,7 @@ def z_of(level: float) -> float:
 def _share(successes: float, trials: float, z: float, offset: float = 0.0) -> Estimate | None:
     if trials <= 0:
         return None
-    iv = wilson(min(successes, trials), int(round(trials)), z)
+    iv = wilson(min(successes, trials), round(trials), z)
     return Estimate(iv.estimate - offset, iv.low - offset, iv.high - offset)
 
 
@@ -98,7 +98,9 @@ def _from_measure(m: Measure, z: float) -> Estimate:
         ordered = sorted(m.replicates)
         tail = (1 - NormalDist().cdf(z)) if math.isfinite(z) else 0.0
         n = len(ordered)
-        return Estimate(m.value, ordered[int(tail * (n - 1))], ordered[math.ceil((1 - tail) * (n - 1))])
+        return Estimate(
+            m.value, ordered[int(tail * (n - 1))], ordered[math.ceil((1 - tail) * (n - 1))]
+        )
     if m.method in ("normal", "ratio") and math.isfinite(m.se):
         return Estimate(m.value, m.value - z * m.se, m.value + z * m.se)
     return Estimate(m.value, m.low, m.high)
@@ -210,9 +212,7 @@ class Race:
     @staticmethod
     def dominated(lower: Sequence[float], front: Sequence[Sequence[float]]) -> bool:
         """Whether some front member's losses are all below these lower bounds."""
-        return any(
-            all(lo > f for lo, f in zip(lower, member, strict=True)) for member in front
-        )
+        return any(all(lo > f for lo, f in zip(lower, member, strict=True)) for member in front)
 
     def drop(
         self,

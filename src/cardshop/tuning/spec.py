@@ -348,7 +348,9 @@ def load_spec(
                 raise TuneError(exc.reason, source=source, location=exc.location) from None
             folder = folder or path.parent
         if not isinstance(sourced.data, dict):
-            raise TuneError("a tuning spec is a mapping (base, knobs, objectives, ...)", source=source)
+            raise TuneError(
+                "a tuning spec is a mapping (base, knobs, objectives, ...)", source=source
+            )
         try:
             model = TuneSpec.model_validate(sourced.data)
         except ValidationError as exc:

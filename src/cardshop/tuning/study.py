@@ -132,7 +132,12 @@ _TRACE_VARIANTS: dict[str, VariantBase] = {}
 
 
 def traced_games(
-    variant_data: dict[str, Any], players: int, bots: Sequence[str], seed: int, start: int, stop: int
+    variant_data: dict[str, Any],
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
 ) -> list[GameSummary]:
     """Games ``start..stop`` on the reference engine, each decision counted (a worker task).
 
@@ -249,8 +254,7 @@ class _Player:
 
 def _objectives(loaded: LoadedSpec) -> list[tuple[float | None, str | None]]:
     return [
-        (None if o.target is None else float(o.target), o.direction)
-        for o in loaded.spec.objectives
+        (None if o.target is None else float(o.target), o.direction) for o in loaded.spec.objectives
     ]
 
 
@@ -299,18 +303,20 @@ def _pareto(candidates: Sequence[Candidate]) -> list[Candidate]:
     front = []
     for c in done:
         assert c.losses is not None
-        dominated = False
-        for o in done:
-            assert o.losses is not None
-            if o is not c and all(a <= b for a, b in zip(o.losses, c.losses, strict=True)):
-                if any(a < b for a, b in zip(o.losses, c.losses, strict=True)) or (
-                    o.number < c.number and o.losses == c.losses
-                ):
-                    dominated = True
-                    break
-        if not dominated:
+        if not any(_dominates(o, c) for o in done if o is not c):
             front.append(c)
     return front
+
+
+def _dominates(o: Candidate, c: Candidate) -> bool:
+    """Whether ``o`` is at least as good as ``c`` everywhere and better somewhere (of two
+    equal candidates, the earlier one stays on the front)."""
+    assert o.losses is not None
+    assert c.losses is not None
+    pairs = list(zip(o.losses, c.losses, strict=True))
+    if not all(a <= b for a, b in pairs):
+        return False
+    return any(a < b for a, b in pairs) or o.number < c.number
 
 
 def _choose(loaded: LoadedSpec, front: Sequence[Candidate], base: Candidate) -> Candidate:
@@ -413,7 +419,9 @@ def tune(
     if storage == "auto":
         storage = (
             Path(loaded.source).with_suffix(".tune.db")
-            if loaded.sourced is not None and loaded.folder is not None and loaded.source != "<spec>"
+            if loaded.sourced is not None
+            and loaded.folder is not None
+            and loaded.source != "<spec>"
             else None
         )
     if storage is not None:
@@ -500,7 +508,7 @@ def tune(
         while not stopped:
             front = _pareto([base, *trials])
             best = _choose(loaded, front, base)
-            if len(trials) >= s.budget.trials:
+            if sum(c.state != "stopped" for c in trials) >= s.budget.trials:
                 stopped = "trials"
             elif out_of_budget():
                 stopped = out_of_budget()
@@ -527,7 +535,8 @@ def tune(
             knob_values = {k.path: values[k.label] for k in loaded.knobs}
             try:
                 variant = variant_from_data(
-                    apply_knobs(loaded.base.to_data(), knob_values), source=f"<trial {trial.number}>"
+                    apply_knobs(loaded.base.to_data(), knob_values),
+                    source=f"<trial {trial.number}>",
                 )
             except VariantError as exc:
                 c.state, c.reason = "rejected", exc.reason
@@ -554,10 +563,14 @@ def tune(
                     if (
                         s.racing
                         and k < s.budget.batches - 1
-                        and race.drop(_estimates(loaded, c, race.z), objectives, loaded.players, front_losses)
+                        and race.drop(
+                            _estimates(loaded, c, race.z), objectives, loaded.players, front_losses
+                        )
                     ):
                         c.state = "dropped"
-                        c.reason = f"dropped by racing after {c.batches} of {s.budget.batches} batches"
+                        c.reason = (
+                            f"dropped by racing after {c.batches} of {s.budget.batches} batches"
+                        )
                         break
             except KeyboardInterrupt:
                 c.state, c.reason = "stopped", "interrupted"
