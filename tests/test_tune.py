@@ -141,14 +141,20 @@ def test_estimates_equal_the_audit_intervals() -> None:
     assert shown["first_player_advantage"].text() == audit["first_player_advantage"].text()
 
 
-def test_loss_lower_bound() -> None:
-    from cardshop.tuning.racing import Estimate
+def test_losses_and_their_lower_bounds() -> None:
+    from cardshop.tuning.racing import Estimate, loss
 
-    assert loss_lower_bound(Estimate(0.1, 0.05, 0.15), 0.0, None) == pytest.approx(0.05)
-    assert loss_lower_bound(Estimate(0.0, -0.05, 0.05), 0.0, None) == 0.0
-    assert loss_lower_bound(Estimate(3.0, 2.0, 4.0), None, "minimize") == 2.0
-    assert loss_lower_bound(Estimate(3.0, 2.0, 4.0), None, "maximize") == -4.0
-    assert loss_lower_bound(Estimate(3.0, None, None), 0.0, None) == float("-inf")
+    assert loss(0.05, (0.0, None, 0.02)) == pytest.approx(0.03)
+    assert loss(-0.01, (0.0, None, 0.02)) == 0.0  # inside the tolerance: good enough
+    assert loss(3.0, (None, "maximize", 0.0)) == -3.0
+    target = (0.0, None, 0.0)
+    assert loss_lower_bound(Estimate(0.1, 0.05, 0.15), target) == pytest.approx(0.05)
+    assert loss_lower_bound(Estimate(0.1, 0.05, 0.15), (0.0, None, 0.02)) == pytest.approx(0.03)
+    assert loss_lower_bound(Estimate(0.1, 0.05, 0.15), (0.0, None, 0.1)) == 0.0
+    assert loss_lower_bound(Estimate(0.0, -0.05, 0.05), target) == 0.0
+    assert loss_lower_bound(Estimate(3.0, 2.0, 4.0), (None, "minimize", 0.0)) == 2.0
+    assert loss_lower_bound(Estimate(3.0, 2.0, 4.0), (None, "maximize", 0.0)) == -4.0
+    assert loss_lower_bound(Estimate(3.0, None, None), target) == float("-inf")
 
 
 def _race(rng: random.Random, race: Race, p_first: float, incumbent: float, batch: int) -> int:
@@ -161,7 +167,7 @@ def _race(rng: random.Random, race: Race, p_first: float, incumbent: float, batc
             break
         e = estimate("first_player_advantage", games, race.z)
         assert e is not None
-        if race.drop({(0, 4): e}, [(0.0, None)], [4], [[incumbent]]):
+        if race.drop({(0, 4): e}, [(0.0, None, 0.0)], [4], [[incumbent]]):
             return k
     return 0
 
@@ -197,6 +203,8 @@ def test_dominance_across_objectives() -> None:
     assert Race.dominated([0.3, 0.3], [[0.1, 0.2]])
     assert not Race.dominated([0.3, 0.1], [[0.1, 0.2]])
     assert Race.dominated([0.3, 0.1], [[0.1, 0.2], [0.2, 0.05]])
+    assert Race.dominated([0.0, 0.3], [[0.0, 0.2]])  # as good in one, worse in the other
+    assert not Race.dominated([0.1, 0.2], [[0.1, 0.2]])  # as good in both: kept
 
 
 # ------------------------------------------------------------------ studies
@@ -265,14 +273,21 @@ def test_a_study_is_reproducible_from_its_seed(
 
 
 def test_racing_plays_fewer_games_for_the_same_answer(tmp_path: Path) -> None:
+    """No first-player advantage (within 2 points) and games as short as can be: a
+    candidate with longer games is dropped after its first batch, since the front has
+    shorter ones, and its advantage can be no better than the front's (inside the band)."""
     pytest.importorskip("numba")
     spec = _klunker_spec(tmp_path, "stop_when_met: false\n")
-    spec.write_text(spec.read_text().replace("trials: 12", "trials: 6"))
+    text = spec.read_text().replace("trials: 12", "trials: 6").replace("batches: 2", "batches: 3")
+    text = text.replace(
+        "tolerance: 0.02}", "tolerance: 0.02}\n  - {measure: rounds, direction: minimize}"
+    )
+    spec.write_text(text)
     on = tune(spec, storage=None, racing=True)
     off = tune(spec, storage=None, racing=False)
     assert [c.values for c in on.trials] == [c.values for c in off.trials]
     assert on.games < off.games
-    assert any(c.state == "dropped" for c in on.trials)
+    assert any(c.state == "dropped" and c.batches == 1 for c in on.trials)
     assert not any(c.state == "dropped" for c in off.trials)
     assert on.best.values == off.best.values
 

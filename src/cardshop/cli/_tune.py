@@ -22,7 +22,8 @@ def tune_command(
         typer.Option(
             "--out",
             "-o",
-            help="Write the tuned variant here (default: SPEC's name with .tuned.yaml).",
+            help="Write the tuned variant here (default: SPEC's name, less .yaml and .tune, "
+            "with .tuned.yaml).",
         ),
     ] = None,
     json_file: Annotated[
@@ -36,8 +37,8 @@ def tune_command(
         Path | None,
         typer.Option(
             "--storage",
-            help="The study's SQLite file (default: SPEC's name with .tune.db); running "
-            "again resumes it.",
+            help="The study's SQLite file (default: SPEC's name, less .yaml and .tune, with "
+            ".tune.db); running again resumes it.",
         ),
     ] = None,
     no_storage: Annotated[
@@ -76,12 +77,15 @@ def tune_command(
     loaded = load_spec(spec)  # errors before any game is played
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, not {workers}")
-    target = out or spec.with_suffix(".tuned.yaml")
+    stem = spec.name.removesuffix(spec.suffix).removesuffix(".tune")
+    target = out or spec.with_name(f"{stem}.tuned.yaml")
     writer = _html_writer(html) if html is not None else None
     for option, path in (("--out", target), ("--json", json_file), ("--html", html)):
         if path is not None:
             _check_writable(option, path)
-    store: Path | str | None = None if no_storage else (storage or spec.with_suffix(".tune.db"))
+    store: Path | str | None = (
+        None if no_storage else (storage or spec.with_name(f"{stem}.tune.db"))
+    )
     executor: Any = None
     if dask is not None:
         from cardshop.cli._simulate import _dask_client

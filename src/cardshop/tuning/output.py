@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +35,11 @@ def _extends(result: TuneResult, out: Path | None) -> str:
     if ref in builtin_variants():
         return ref
     target = Path(ref).resolve()
-    if out is None:
+    folder = None if out is None else out.resolve().parent
+    if folder is None or not target.is_relative_to(folder):
+        # Outside the tuned file's folder: loading it needs extends_anywhere.
         return str(target)
-    return os.path.relpath(target, out.resolve().parent)
+    return target.relative_to(folder).as_posix()
 
 
 def _scalar(value: Any) -> str:
@@ -201,30 +202,25 @@ def _layout(title: str, x: str, y: str) -> dict[str, Any]:
 
 
 def _history(data: dict[str, Any]) -> dict[str, Any]:
+    """Each candidate's loss of the first objective, as measured, by trial; the best so far."""
     traces = []
     name = data["objectives"][0]["measure"]
     for state, symbol in (("complete", "circle"), ("dropped", "x")):
-        rows = [t for t in data["trials"] if t["state"] == state and t["trial"] >= 0]
+        rows = [t for t in data["trials"] if t["state"] == state and t["measured"]]
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": state,
+                "name": f"{state} (base: trial -1)" if state == "complete" else state,
                 "marker": {"symbol": symbol, "size": 9},
                 "x": [t["trial"] for t in rows],
-                "y": [t["games"] for t in rows]
-                if state == "dropped"
-                else [t["losses"][0] for t in rows],
-                "yaxis": "y2" if state == "dropped" else "y",
-                "text": [json.dumps(t["values"]) for t in rows],
+                "y": [t["measured"][0] for t in rows],
+                "text": [f"{json.dumps(t['values'])}, {t['games']:,} games" for t in rows],
             }
         )
     best, running = [], float("inf")
-    done = sorted(
-        (t for t in data["trials"] if t["state"] == "complete" and t["trial"] >= 0),
-        key=lambda t: t["trial"],
-    )
-    for t in done:
+    done = [t for t in data["trials"] if t["state"] == "complete" and t["losses"]]
+    for t in sorted(done, key=lambda t: t["trial"]):
         running = min(running, t["losses"][0])
         best.append(running)
     traces.append(
@@ -233,17 +229,14 @@ def _history(data: dict[str, Any]) -> dict[str, Any]:
             "mode": "lines",
             "name": "best so far",
             "line": {"shape": "hv"},
-            "x": [t["trial"] for t in done],
+            "x": sorted(t["trial"] for t in done),
             "y": best,
         }
     )
-    layout = _layout(f"Optimisation history: loss of {name}", "trial", "loss")
-    layout["yaxis2"] = {
-        "title": {"text": "games played (dropped)"},
-        "overlaying": "y",
-        "side": "right",
+    return {
+        "data": traces,
+        "layout": _layout(f"Optimisation history: loss of {name}", "trial", "loss"),
     }
-    return {"data": traces, "layout": layout}
 
 
 def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] | None:

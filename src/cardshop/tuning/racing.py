@@ -1,19 +1,22 @@
 """Racing: play a candidate in batches, and drop it once it cannot beat the best.
 
-Every objective is a *loss* to make small: ``|m - target|`` for a target, ``m`` to
-minimize, ``-m`` to maximize, where ``m`` is a measure's true value on the candidate
-(its worst player count when there are several). After each batch the candidate's
+Every objective is a *loss* to make small: for a target, the distance of ``m`` from
+it beyond the tolerance (0 anywhere inside ``target +- tolerance``: every value there is
+good enough, and the other objectives decide); ``m`` to minimize, ``-m`` to maximize;
+``m`` being a measure's true value on the candidate (its worst player count when there
+are several). After each batch the candidate's
 measures get intervals of level ``1 - a`` with ``a = alpha / (K * M)``: ``K`` the most
 batches a candidate plays, ``M`` the number of (objective, player count) pairs. A lower
 bound of each loss follows (the distance from the target to the interval, ...), and
 the candidate is **dropped** when, for some candidate of the Pareto front so far (one
-objective: the best so far), every objective's lower bound is above that candidate's
-loss.
+objective: the best so far), every objective's lower bound is at least that candidate's
+loss, and one is above it.
 
 The error rate: an interval of level ``1 - a`` misses the true value with probability
 at most ``a`` (asymptotically), and the loss's lower bound can exceed the true loss
-only when the interval misses. A candidate that is in truth no worse than a front
-candidate in some objective can then be dropped only through such a miss, at one of
+only when the interval misses. A candidate that is in truth better than a front
+candidate in some objective, or as good in all, can then be dropped only through such
+a miss, at one of
 at most ``K * M`` looks: its chance of a **false drop is at most alpha** (Bonferroni
 over the looks; the front's losses are taken as measured, from the games they were
 played). A candidate much worse than the front is dropped after its first batch or
@@ -46,7 +49,7 @@ from cardshop.measures import (
     worst_deficit,
 )
 
-__all__ = ["Estimate", "Race", "estimate", "loss", "loss_lower_bound", "z_of"]
+__all__ = ["Estimate", "Goal", "Race", "estimate", "loss", "loss_lower_bound", "z_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,21 +180,28 @@ def _skill(measure: str, summaries: Sequence[GameSummary], z: float) -> Estimate
 # --------------------------------------------------------------------- losses
 
 
-def loss(value: float, target: float | None, direction: str | None) -> float:
-    """The loss of a measured value: distance to the target, or the value signed."""
+Goal = tuple[float | None, str | None, float]
+"""An objective as the statistics see it: ``(target, direction, tolerance)``."""
+
+
+def loss(value: float, goal: Goal) -> float:
+    """The loss of a measured value: its distance to the target beyond the tolerance
+    (0 inside it), or the value signed by the direction."""
+    target, direction, tolerance = goal
     if target is not None:
-        return abs(value - target)
+        return max(0.0, abs(value - target) - tolerance)
     return -value if direction == "maximize" else value
 
 
-def loss_lower_bound(e: Estimate, target: float | None, direction: str | None) -> float:
+def loss_lower_bound(e: Estimate, goal: Goal) -> float:
     """The least loss the interval of ``e`` allows (``-inf`` without an interval)."""
+    target, direction, tolerance = goal
     if e.low is None or e.high is None:
         return -math.inf
     if target is not None:
         if e.low <= target <= e.high:
             return 0.0
-        return min(abs(e.low - target), abs(e.high - target))
+        return max(0.0, min(abs(e.low - target), abs(e.high - target)) - tolerance)
     return -e.high if direction == "maximize" else e.low
 
 
@@ -211,25 +221,28 @@ class Race:
 
     @staticmethod
     def dominated(lower: Sequence[float], front: Sequence[Sequence[float]]) -> bool:
-        """Whether some front member's losses are all below these lower bounds."""
-        return any(all(lo > f for lo, f in zip(lower, member, strict=True)) for member in front)
+        """Whether some front member's losses are at most these lower bounds, and below
+        one of them: the candidate is then worse in truth, unless an interval missed."""
+        return any(
+            all(lo >= f for lo, f in zip(lower, member, strict=True))
+            and any(lo > f for lo, f in zip(lower, member, strict=True))
+            for member in front
+        )
 
     def drop(
         self,
         estimates: Mapping[tuple[int, int], Estimate],
-        objectives: Sequence[tuple[float | None, str | None]],
+        goals: Sequence[Goal],
         counts: Sequence[int],
         front: Sequence[Sequence[float]],
     ) -> bool:
         """Whether to drop a candidate: ``estimates[(objective, players)]`` at :attr:`z`."""
         lower = [
             max(
-                loss_lower_bound(estimates[(j, n)], target, direction)
-                if (j, n) in estimates
-                else -math.inf
+                loss_lower_bound(estimates[(j, n)], goal) if (j, n) in estimates else -math.inf
                 for n in counts
             )
-            for j, (target, direction) in enumerate(objectives)
+            for j, goal in enumerate(goals)
         ]
         return self.dominated(lower, front)
 

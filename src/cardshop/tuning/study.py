@@ -50,7 +50,15 @@ from cardshop._variant import VariantBase
 from cardshop.bots import make_bot
 from cardshop.measures import GameSummary, Measure, Tracker
 from cardshop.simulation import bot_seed, game_seed, simulate
-from cardshop.tuning.racing import Estimate, Race, estimate, loss, report_measures, z_of
+from cardshop.tuning.racing import (
+    Estimate,
+    Goal,
+    Race,
+    estimate,
+    loss,
+    report_measures,
+    z_of,
+)
 from cardshop.tuning.spec import KnobSpace, LoadedSpec, TuneError, TuneSpec, apply_knobs, load_spec
 
 __all__ = ["Candidate", "TuneResult", "tune"]
@@ -73,6 +81,8 @@ class Candidate:
     batches: int = 0
     losses: list[float] | None = None
     reason: str = ""
+    measured: list[float] | None = None
+    """The losses at the point estimates of the games played, dropped or not."""
     summaries: dict[int, list[GameSummary]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,6 +93,7 @@ class Candidate:
             "games": self.games,
             "batches": self.batches,
             "losses": None if self.losses is None else [round(x, 6) for x in self.losses],
+            "measured": None if self.measured is None else [round(x, 6) for x in self.measured],
             "reason": self.reason or None,
         }
 
@@ -252,9 +263,10 @@ class _Player:
 # ------------------------------------------------------------------ judging
 
 
-def _objectives(loaded: LoadedSpec) -> list[tuple[float | None, str | None]]:
+def _objectives(loaded: LoadedSpec) -> list[Goal]:
     return [
-        (None if o.target is None else float(o.target), o.direction) for o in loaded.spec.objectives
+        (None if o.target is None else float(o.target), o.direction, float(o.tolerance or 0))
+        for o in loaded.spec.objectives
     ]
 
 
@@ -272,9 +284,35 @@ def _losses(loaded: LoadedSpec, c: Candidate) -> list[float]:
     """Each objective's loss at the point estimates, its worst player count."""
     est = _estimates(loaded, c, Z95)
     return [
-        max(loss(est[(j, n)].value, t, d) for n in loaded.players if (j, n) in est)
-        for j, (t, d) in enumerate(_objectives(loaded))
+        max(loss(est[(j, n)].value, goal) for n in loaded.players if (j, n) in est)
+        for j, goal in enumerate(_objectives(loaded))
     ]
+
+
+def _met(loaded: LoadedSpec, c: Candidate) -> list[bool]:
+    """For each objective, whether ``c``'s 95% intervals (every player count) are inside
+    the target's tolerance (False for an objective without one). A candidate of an
+    earlier run, whose games are not at hand: whether its measured loss is 0."""
+    objectives = loaded.spec.objectives
+    if not c.summaries:
+        return [
+            o.tolerance is not None and c.losses is not None and c.losses[j] == 0
+            for j, o in enumerate(objectives)
+        ]
+    est = _estimates(loaded, c, Z95)
+    out = []
+    for j, objective in enumerate(objectives):
+        if objective.target is None or objective.tolerance is None:
+            out.append(False)
+            continue
+        t, tol = float(objective.target), float(objective.tolerance)
+        inside = True
+        for n in loaded.players:
+            e = est.get((j, n))
+            if e is None or e.low is None or e.high is None or e.low < t - tol or e.high > t + tol:
+                inside = False
+        out.append(inside)
+    return out
 
 
 def _meets(loaded: LoadedSpec, c: Candidate, *, targets_only: bool = False) -> bool:
@@ -282,20 +320,11 @@ def _meets(loaded: LoadedSpec, c: Candidate, *, targets_only: bool = False) -> b
     ``targets_only``, every objective is such a target)."""
     if not c.summaries:
         return False
-    est = _estimates(loaded, c, Z95)
-    for j, objective in enumerate(loaded.spec.objectives):
-        if objective.target is None and targets_only:
-            continue
-        if objective.target is None or objective.tolerance is None:
-            return False
-        for n in loaded.players:
-            e = est.get((j, n))
-            if e is None or e.low is None or e.high is None:
-                return False
-            t, tol = float(objective.target), float(objective.tolerance)
-            if e.low < t - tol or e.high > t + tol:
-                return False
-    return True
+    met = _met(loaded, c)
+    objectives = loaded.spec.objectives
+    return all(
+        m or (targets_only and o.target is None) for m, o in zip(met, objectives, strict=True)
+    )
 
 
 def _pareto(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -309,36 +338,41 @@ def _pareto(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _dominates(o: Candidate, c: Candidate) -> bool:
-    """Whether ``o`` is at least as good as ``c`` everywhere and better somewhere (of two
-    equal candidates, the earlier one stays on the front)."""
+    """Whether ``o`` is at least as good as ``c`` everywhere and better somewhere (equal
+    candidates both stay on the front)."""
     assert o.losses is not None
     assert c.losses is not None
     pairs = list(zip(o.losses, c.losses, strict=True))
-    if not all(a <= b for a, b in pairs):
-        return False
-    return any(a < b for a, b in pairs) or o.number < c.number
+    return all(a <= b for a, b in pairs) and any(a < b for a, b in pairs)
 
 
 def _choose(loaded: LoadedSpec, front: Sequence[Candidate], base: Candidate) -> Candidate:
-    """The tuned candidate: of the front, the one meeting most targets, then the one of
-    least loss summed over objectives, each in units of its tolerance (or of the base's
-    loss)."""
-    assert base.losses is not None
+    """The tuned candidate: of the front, the one whose 95% intervals are inside most
+    targets' tolerances, then the one nearest the targets (and best in the directions),
+    each objective in units of its tolerance (or of the base's value), summed; then the
+    earliest."""
+    goals = _objectives(loaded)
     scales = []
-    for o, b in zip(loaded.spec.objectives, base.losses, strict=True):
-        scale = float(o.tolerance) if o.tolerance else abs(b)
+    for (target, _, tolerance), b in zip(goals, _raw(loaded, base), strict=True):
+        scale = tolerance if target is not None and tolerance > 0 else abs(b)
         scales.append(scale if scale > 0 else 1.0)
 
     def key(c: Candidate) -> tuple[int, float, int]:
-        assert c.losses is not None
-        met = sum(
-            1
-            for o, x in zip(loaded.spec.objectives, c.losses, strict=True)
-            if o.tolerance is not None and x <= o.tolerance
-        )
-        return (-met, sum(x / s for x, s in zip(c.losses, scales, strict=True)), c.number)
+        near = sum(x / s for x, s in zip(_raw(loaded, c), scales, strict=True))
+        return (-sum(_met(loaded, c)), near, c.number)
 
     return min(front, key=key)
+
+
+def _raw(loaded: LoadedSpec, c: Candidate) -> list[float]:
+    """Each objective's distance to its target (no tolerance), or its signed value."""
+    if not c.summaries:
+        return list(c.losses or [])
+    est = _estimates(loaded, c, Z95)
+    return [
+        max(loss(est[(j, n)].value, (t, d, 0.0)) for n in loaded.players if (j, n) in est)
+        for j, (t, d, _) in enumerate(_objectives(loaded))
+    ]
 
 
 # ------------------------------------------------------------------- search
@@ -417,8 +451,10 @@ def tune(
     s = loaded.spec
     url: str | None = None
     if storage == "auto":
+        source = Path(loaded.source)
+        stem = source.name.removesuffix(source.suffix).removesuffix(".tune")
         storage = (
-            Path(loaded.source).with_suffix(".tune.db")
+            source.with_name(f"{stem}.tune.db")
             if loaded.sourced is not None
             and loaded.folder is not None
             and loaded.source != "<spec>"
@@ -496,7 +532,7 @@ def tune(
                     "(docs/measures.md says when each measure is absent)",
                     ("objectives", j, "measure"),
                 )
-        base.losses = _losses(loaded, base)
+        base.losses = base.measured = _losses(loaded, base)
         if not counted_base:
             study.set_user_attr("base_games", base_games)
         for t in earlier:
@@ -580,6 +616,9 @@ def tune(
                 break
             trial.set_user_attr("games", c.games)
             trial.set_user_attr("batches", c.batches)
+            if c.summaries:
+                c.measured = _losses(loaded, c)
+                trial.set_user_attr("measured", c.measured)
             if c.state == "complete":
                 c.losses = _losses(loaded, c)
                 study.tell(trial, c.losses)
@@ -664,4 +703,5 @@ def _from_trial(t: Any, loaded: LoadedSpec, state: Any) -> Candidate:
         batches=int(t.user_attrs.get("batches", 0)),
         losses=list(t.values) if t.state == state.COMPLETE else None,
         reason=str(t.user_attrs.get("rejected", "")),
+        measured=t.user_attrs.get("measured"),
     )
