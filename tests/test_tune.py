@@ -279,6 +279,7 @@ def test_racing_plays_fewer_games_for_the_same_answer(tmp_path: Path) -> None:
     pytest.importorskip("numba")
     spec = _klunker_spec(tmp_path, "stop_when_met: false\n")
     text = spec.read_text().replace("trials: 12", "trials: 6").replace("batches: 2", "batches: 3")
+    text = text.replace("batch: 2500", "batch: 1000")
     text = text.replace(
         "tolerance: 0.02}", "tolerance: 0.02}\n  - {measure: rounds, direction: minimize}"
     )

@@ -385,6 +385,18 @@ def _space_size(knobs: Sequence[KnobSpace]) -> float:
     return size
 
 
+def _inside(knob: KnobSpace, value: Any) -> bool:
+    """Whether the search space of ``knob`` holds ``value``."""
+    if knob.kind == "choice":
+        return any(value == c and type(value) is type(c) for c in knob.choices)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if not knob.low <= value <= knob.high:
+        return False
+    step = knob.step or (1 if knob.kind == "int" else None)
+    return step is None or abs((value - knob.low) / step - round((value - knob.low) / step)) < 1e-9
+
+
 def _suggest(trial: Any, knob: KnobSpace) -> Any:
     if knob.kind == "choice":
         return trial.suggest_categorical(knob.label, list(knob.choices))
@@ -538,7 +550,10 @@ def tune(
         for t in earlier:
             trials.append(_from_trial(t, loaded, state))
         kept: dict[int, Candidate] = {}
-        tried: dict[tuple[Any, ...], Candidate] = {c_key(c, loaded): c for c in trials}
+        # The base's own values, if the space holds them, are not played again.
+        inside = all(_inside(k, k.base_value) for k in loaded.knobs)
+        tried: dict[tuple[Any, ...], Candidate] = {c_key(base, loaded): base} if inside else {}
+        tried.update({c_key(c, loaded): c for c in trials if c.state != "stopped"})
         duplicates = 0
         size = _space_size(loaded.knobs)
         while not stopped:
