@@ -71,6 +71,8 @@ USAGE_ERRORS = [
     (["simulate", "klunker-en", "--workers", "2.5"], "Invalid value for '--workers'"),
     (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
     (["replay"], "Missing argument"),
+    (["tune"], "Missing argument"),
+    (["tune", "spec.yaml", "--workers", "two"], "Invalid value for '--workers'"),
     (["replay", "a.jsonl", "b.jsonl"], "Got unexpected extra argument"),
 ]
 

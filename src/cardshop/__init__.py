@@ -40,6 +40,7 @@ from cardshop._variant import VariantBase as Variant
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
 from cardshop.records import GameRecord, Recorder, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
+from cardshop.tuning import TuneError, TuneResult, tune
 
 __version__ = "0.1.0"
 
@@ -72,6 +73,8 @@ __all__ = [
     "SetupError",
     "SimulationResult",
     "Termination",
+    "TuneError",
+    "TuneResult",
     "Variant",
     "VariantError",
     "__version__",
@@ -92,6 +95,7 @@ __all__ = [
     "replay",
     "replay_record",
     "simulate",
+    "tune",
     "variant_schema",
 ]
 

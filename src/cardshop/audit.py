@@ -681,6 +681,8 @@ def run_audit(
     bots: str | Sequence[str] = "random",
     progress: Callable[[str], None] | None = None,
     played: Callable[[int, int], None] | None = None,
+    precision: float | None = None,
+    precision_measures: Sequence[str] | None = None,
 ) -> AuditReport:
     """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
@@ -698,7 +700,27 @@ def run_audit(
     Stopped half-way (Ctrl-C: a ``KeyboardInterrupt``, or any exception that is not an
     error), it raises :class:`AuditInterrupted`, whose ``report`` holds what it had:
     the games played until then and the invariants found violated, marked partial.
+
+    ``precision``: play until the 95% interval of each of ``precision_measures``
+    (default: every win share) has a half-width of at most this, ``games`` being then
+    the cap (:func:`cardshop.tuning.precision.audit_to_precision`).
     """
+    if precision is not None:
+        from cardshop.tuning.precision import audit_to_precision
+
+        return audit_to_precision(
+            variant,
+            precision,
+            measures=precision_measures,
+            max_games=games,
+            examples=examples,
+            players=players,
+            seed=seed,
+            check_every=check_every,
+            max_cap_share=max_cap_share,
+            bots=bots,
+            progress=progress,
+        )
     v = load_variant(variant)
     ref = v.name if isinstance(variant, VariantBase) else str(variant)
     if games < 0 or examples < 0 or check_every < 1 or not 0 <= max_cap_share <= 1:

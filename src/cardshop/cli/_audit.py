@@ -195,6 +195,22 @@ def audit(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
     ] = False,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            "--precision",
+            help="Play until each --precision-measure's 95% interval has a half-width of at "
+            "most this (0.02: two points of a share); --games is then the cap.",
+        ),
+    ] = None,
+    precision_measures: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--precision-measure",
+            help="A measure id for --precision (repeatable; a trailing * matches any "
+            "suffix; default: win_share_*).",
+        ),
+    ] = None,
 ) -> None:
     """Check every invariant of VARIANT (of any family) and measure its games; with two
     variants, compare them.
@@ -251,6 +267,10 @@ def audit(
                     "progress": shown.line,
                     "played": shown.game,
                 }
+                if precision is not None:
+                    if len(names) == 2:
+                        raise fail("--precision audits one variant, not a comparison")
+                    options.update(precision=precision, precision_measures=precision_measures)
                 with shown.shown():
                     if len(names) == 2:
                         report = run_comparison(names[0], names[1], **options)
@@ -297,5 +317,11 @@ def audit(
             markup=False,
         )
         raise typer.Exit(128 + stopped)
+    if precision is not None and isinstance(report, AuditReport):
+        from cardshop.tuning.precision import precision_summary
+
+        err_console.print(
+            f"audit: {precision_summary(report, precision, precision_measures)}", markup=False
+        )
     if not report.ok:
         raise typer.Exit(1)

@@ -1,0 +1,148 @@
+"""The ``tune`` command: tune knobs of a variant towards measures (docs/tuning.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._audit import _check_writable, _html_writer
+
+
+@app.command("tune")
+@user_errors
+def tune_command(
+    spec: Annotated[Path, typer.Argument(help="The tuning spec (YAML; docs/tuning.md).")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write the tuned variant here (default: SPEC's name, less .yaml and .tune, "
+            "with .tuned.yaml).",
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Also write the study as JSON.")
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write an HTML report (needs cardshop[report])."),
+    ] = None,
+    storage: Annotated[
+        Path | None,
+        typer.Option(
+            "--storage",
+            help="The study's SQLite file (default: SPEC's name, less .yaml and .tune, with "
+            ".tune.db); running again resumes it.",
+        ),
+    ] = None,
+    no_storage: Annotated[
+        bool, typer.Option("--no-storage", help="Keep the study in memory only.")
+    ] = False,
+    racing: Annotated[
+        bool | None,
+        typer.Option(
+            "--racing/--no-racing", help="Override the spec's racing.", show_default=False
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Workers, as for simulate (default: CPUs)."),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option("--dask", help="Run the games on a Dask cluster: the scheduler's address."),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar or trial lines.")
+    ] = False,
+) -> None:
+    """Tune the knobs of a variant named by SPEC so that its measures meet the objectives.
+
+    Plays the base variant, then candidates proposed by optuna, each in batches,
+    dropping those that racing shows cannot beat the best; writes the tuned variant
+    (a file that extends the base and sets the tuned knobs, commented with the
+    measures before and after). Ctrl-C stops after writing what the finished
+    candidates found; the same command resumes the study. Exit code 0: every target
+    met; 1: not met within the budget; 2: bad input; 130: interrupted.
+    """
+    from cardshop.tuning import load_spec, to_dict, tune, tuned_yaml
+    from cardshop.tuning.output import describe
+
+    loaded = load_spec(spec)  # errors before any game is played
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1, not {workers}")
+    stem = spec.name.removesuffix(spec.suffix).removesuffix(".tune")
+    target = out or spec.with_name(f"{stem}.tuned.yaml")
+    writer = _html_writer(html) if html is not None else None
+    for option, path in (("--out", target), ("--json", json_file), ("--html", html)):
+        if path is not None:
+            _check_writable(option, path)
+    store: Path | str | None = (
+        None if no_storage else (storage or spec.with_name(f"{stem}.tune.db"))
+    )
+    executor: Any = None
+    if dask is not None:
+        from cardshop.cli._simulate import _dask_client
+
+        executor = _dask_client(dask, 5.0)
+    budget = loaded.spec.budget.games
+    with Progress(
+        TextColumn("tuning"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=quiet,
+    ) as progress:
+        task = progress.add_task("games", total=budget)
+
+        def games(n: int) -> None:
+            progress.advance(task, n)
+
+        def trial(c: Any) -> None:
+            if not quiet:
+                progress.console.print(describe(c), markup=False)
+
+        result = tune(
+            loaded.spec if loaded.sourced is None else spec,
+            storage=store,
+            workers=workers,
+            executor=executor,
+            racing=racing,
+            on_games=games,
+            on_trial=trial,
+        )
+    text = tuned_yaml(result, target)
+    try:
+        with atomic_output(target) as f:
+            f.write(text)
+        if json_file is not None:
+            with atomic_output(json_file) as f:
+                f.write(json.dumps(to_dict(result), indent=2) + "\n")
+    except OSError as exc:
+        raise fail(f"cannot write the results: {exc.strerror or exc}") from None
+    if writer is not None and html is not None:
+        from cardshop.tuning import write_html
+
+        try:
+            write_html(result, html)
+        except OSError as exc:
+            raise fail(f"--html {html}: cannot write the report: {exc.strerror or exc}") from None
+    console.print(text, markup=False, end="")
+    verdict = "every target met" if result.met else "not every target met"
+    console.print(
+        f"{verdict}; stopped: {result.stopped}; {result.games:,} games, "
+        f"{result.cpu_seconds:.1f} CPU s, {result.wall_seconds:.1f} s; wrote {target}",
+        markup=False,
+    )
+    if result.stopped == "interrupted":
+        raise typer.Exit(130)
+    if not result.met:
+        raise typer.Exit(1)

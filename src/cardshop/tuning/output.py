@@ -1,0 +1,411 @@
+"""What a study gives a designer: a variant file, a JSON report, an HTML page.
+
+* :func:`tuned_yaml`: a variant that ``extends:`` the base and sets only the tuned
+  knobs (a list that holds a knob is written whole: ``extends`` replaces lists), each
+  line commented with the objectives' measures before and after, with 95% intervals;
+* :func:`to_dict`: the whole study as JSON-ready data (schema ``cardshop-tune/1``);
+* :func:`render_html`: one self-contained page built like the audit report's
+  (:mod:`cardshop.report`: plotly.js inlined, a Content-Security-Policy that loads
+  nothing): the knobs, the objectives before and after, the optimisation history,
+  the measures before and after with their intervals, and the Pareto front.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from cardshop._errors import format_path
+from cardshop._files import write_text_atomic
+from cardshop._loader import builtin_variants
+from cardshop._source import KeyPath
+from cardshop.measures import Measure
+from cardshop.tuning.spec import apply_knobs
+from cardshop.tuning.study import Candidate, TuneResult
+
+__all__ = ["TUNE_SCHEMA", "render_html", "to_dict", "tuned_yaml", "write_html"]
+
+TUNE_SCHEMA = "cardshop-tune/1"
+
+
+def _extends(result: TuneResult, out: Path | None) -> str:
+    ref = result.loaded.base_ref
+    if ref in builtin_variants():
+        return ref
+    target = Path(ref).resolve()
+    folder = None if out is None else out.resolve().parent
+    if folder is None or not target.is_relative_to(folder):
+        # Outside the tuned file's folder: loading it needs extends_anywhere.
+        return str(target)
+    return target.relative_to(folder).as_posix()
+
+
+def _scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _comment(result: TuneResult) -> str:
+    parts = []
+    for o in result.spec.objectives:
+        for n in result.loaded.players:
+            before = result.before[n].get(o.measure)
+            after = result.after[n].get(o.measure)
+            if before is None or after is None:
+                continue
+            parts.append(f"{o.measure} ({n}p) {before.text()} -> {after.text()}")
+    return "; ".join(parts)
+
+
+def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
+    """The tuned variant's YAML, to be written at ``out`` (for a relative ``extends``)."""
+    base = result.loaded.base
+    spec = result.spec
+    values = result.tuned_values()
+    data = base.to_data()
+    name = spec.name or f"{base.name}-tuned"
+    games = result.best.games // max(1, len(result.loaded.players))
+    lines = [
+        f"# Tuned by cardshop tune from {result.loaded.source} (seed {spec.seed}, "
+        f"study {result.study_name}).",
+        f"# Measures over {games:,} games per player count, bots "
+        f"{', '.join(spec.bots)}, 95% intervals: base -> tuned.",
+        f"# Objectives: {_comment(result)}",
+        f"extends: {_scalar(_extends(result, None if out is None else Path(out)))}",
+        f"name: {_scalar(name)}",
+        f"title: {_scalar((base.title or base.name) + ' (tuned)')}",
+    ]
+    # The part of the data to write: mappings down to each knob, lists whole.
+    tuned = apply_knobs(data, values)
+    tree: dict[Any, Any] = {}
+    marks: dict[KeyPath, list[KeyPath]] = {}
+    for path in values:
+        written: KeyPath = ()
+        node: Any = data
+        for part in path:
+            written = (*written, part)
+            node = _at(node, (part,))
+            if isinstance(node, list):
+                break
+        holder = tree
+        for part in written[:-1]:
+            holder = holder.setdefault(part, {})
+        holder[written[-1]] = _at(tuned, written)
+        marks.setdefault(written, []).append(path)
+
+    def render(node: dict[Any, Any], indent: str, prefix: KeyPath) -> None:
+        for key, value in node.items():
+            here = (*prefix, key)
+            label = (
+                key
+                if isinstance(key, int)
+                else _scalar(key)
+                if not str(key).isidentifier()
+                else key
+            )
+            if isinstance(value, dict) and here not in marks:
+                lines.append(f"{indent}{label}:")
+                render(value, indent + "  ", here)
+                continue
+            text = f"{indent}{label}: {_scalar(_plain(value))}"
+            notes = [
+                f"{format_path(p)} was {_scalar(_at(data, p))}, tuned {_scalar(values[p])}"
+                for p in marks.get(here, [])
+            ]
+            lines.append(text + (f"  # {'; '.join(notes)}" if notes else ""))
+
+    render(tree, "", ())
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            (int(k) if isinstance(k, str) and k.isdigit() else k): _plain(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _at(data: Any, path: KeyPath) -> Any:
+    node = data
+    for part in path:
+        if isinstance(node, dict) and part not in node:
+            part = str(part)
+        node = node[part]
+    return node
+
+
+# ------------------------------------------------------------------- JSON
+
+
+def _measures(ms: dict[str, Measure]) -> dict[str, Any]:
+    return {k: m.to_dict() for k, m in ms.items()}
+
+
+def to_dict(result: TuneResult) -> dict[str, Any]:
+    """The study as JSON-ready data."""
+    spec = result.spec
+    return {
+        "schema": TUNE_SCHEMA,
+        "spec": result.loaded.source,
+        "base": result.loaded.base.name,
+        "family": result.loaded.base.family,
+        "study": result.study_name,
+        "storage": result.storage,
+        "seed": spec.seed,
+        "racing": spec.racing,
+        "alpha": spec.alpha,
+        "bots": list(spec.bots),
+        "players": list(result.loaded.players),
+        "stopped": result.stopped,
+        "met": result.met,
+        "games": result.games,
+        "cpu_seconds": round(result.cpu_seconds, 2),
+        "wall_seconds": round(result.wall_seconds, 2),
+        "knobs": [
+            {
+                "path": k.label,
+                "kind": k.kind,
+                "base": k.base_value,
+                "tuned": result.best.values[k.label],
+            }
+            for k in result.loaded.knobs
+        ],
+        "objectives": [o.model_dump(mode="json", exclude_none=True) for o in spec.objectives],
+        "best": result.best.to_dict(),
+        "front": [c.to_dict() for c in result.front],
+        "trials": [c.to_dict() for c in [result.base, *result.trials]],
+        "before": {str(n): _measures(m) for n, m in result.before.items()},
+        "after": {str(n): _measures(m) for n, m in result.after.items()},
+    }
+
+
+# ------------------------------------------------------------------- HTML
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _layout(title: str, x: str, y: str) -> dict[str, Any]:
+    return {
+        "title": {"text": _e(title)},
+        "xaxis": {"title": {"text": _e(x)}},
+        "yaxis": {"title": {"text": _e(y)}, "zeroline": True},
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
+        "legend": {"orientation": "h"},
+    }
+
+
+def _history(data: dict[str, Any]) -> dict[str, Any]:
+    """Each candidate's loss of the first objective, as measured, by trial; the best so far."""
+    traces = []
+    name = data["objectives"][0]["measure"]
+    for state, symbol in (("complete", "circle"), ("dropped", "x")):
+        rows = [t for t in data["trials"] if t["state"] == state and t["measured"]]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{state} (base: trial -1)" if state == "complete" else state,
+                "marker": {"symbol": symbol, "size": 9},
+                "x": [t["trial"] for t in rows],
+                "y": [t["measured"][0] for t in rows],
+                "text": [f"{json.dumps(t['values'])}, {t['games']:,} games" for t in rows],
+            }
+        )
+    best, running = [], float("inf")
+    done = [t for t in data["trials"] if t["state"] == "complete" and t["losses"]]
+    for t in sorted(done, key=lambda t: t["trial"]):
+        running = min(running, t["losses"][0])
+        best.append(running)
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "best so far",
+            "line": {"shape": "hv"},
+            "x": sorted(t["trial"] for t in done),
+            "y": best,
+        }
+    )
+    return {
+        "data": traces,
+        "layout": _layout(f"Optimisation history: loss of {name}", "trial", "loss"),
+    }
+
+
+def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] | None:
+    rows = [
+        (label, data[key][n].get(measure))
+        for label, key in (("base", "before"), ("tuned", "after"))
+    ]
+    if any(m is None for _, m in rows):
+        return None
+    values = [m["value"] for _, m in rows]
+    err_plus = [None if m["high"] is None else m["high"] - m["value"] for _, m in rows]
+    err_minus = [None if m["low"] is None else m["value"] - m["low"] for _, m in rows]
+    trace = {
+        "type": "bar",
+        "x": [label for label, _ in rows],
+        "y": values,
+        "error_y": {"type": "data", "array": err_plus, "arrayminus": err_minus, "visible": True},
+        "name": measure,
+    }
+    layout = _layout(f"{measure}, {n} players (95% intervals)", "variant", measure)
+    for o in data["objectives"]:
+        if o["measure"] == measure and "target" in o:
+            t, tol = o["target"], o.get("tolerance", 0)
+            layout["shapes"] = [
+                {
+                    "type": "rect",
+                    "xref": "paper",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": t - tol,
+                    "y1": t + tol,
+                    "fillcolor": "rgba(26,127,55,0.12)",
+                    "line": {"width": 0},
+                }
+            ]
+    return {"data": [trace], "layout": layout}
+
+
+def _front(data: dict[str, Any]) -> dict[str, Any] | None:
+    objectives = data["objectives"]
+    if len(objectives) < 2:
+        return None
+    done = [t for t in data["trials"] if t["state"] == "complete"]
+    on = {t["trial"] for t in data["front"]}
+    traces = []
+    for label, rows in (
+        ("front", [t for t in done if t["trial"] in on]),
+        ("others", [t for t in done if t["trial"] not in on]),
+    ):
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": label,
+                "x": [t["losses"][0] for t in rows],
+                "y": [t["losses"][1] for t in rows],
+                "text": [json.dumps(t["values"]) for t in rows],
+                "marker": {"size": 10},
+            }
+        )
+    a, b = objectives[0]["measure"], objectives[1]["measure"]
+    return {
+        "data": traces,
+        "layout": _layout("Pareto front (losses)", f"loss of {a}", f"loss of {b}"),
+    }
+
+
+def render_html(result: TuneResult | dict[str, Any]) -> str:
+    """The study's HTML page (needs plotly, of the ``report`` extra)."""
+    from cardshop.report._html import BOOT, CSS, _csp, _script_json, plotly_js
+
+    data = result if isinstance(result, dict) else to_dict(result)
+    js, version = plotly_js()
+    specs: dict[str, Any] = {"history": _history(data)}
+    for o in data["objectives"]:
+        for n in data["after"]:
+            chart = _before_after(data, o["measure"], n)
+            if chart is not None:
+                specs[f"{o['measure']}-{n}"] = chart
+    front = _front(data)
+    if front is not None:
+        specs["front"] = front
+    knob_rows = "".join(
+        f"<tr><td>{_e(k['path'])}</td><td class=num>{_e(k['base'])}</td>"
+        f"<td class=num>{_e(k['tuned'])}</td></tr>"
+        for k in data["knobs"]
+    )
+    measure_rows = []
+    for o in data["objectives"]:
+        for n in data["after"]:
+            b, a = data["before"][n].get(o["measure"]), data["after"][n].get(o["measure"])
+            if b is None or a is None:
+                continue
+            goal = (
+                f"{o['target']} ± {o.get('tolerance', 0)}"
+                if "target" in o
+                else o.get("direction", "")
+            )
+            measure_rows.append(
+                f"<tr><td>{_e(a['label'])}</td><td class=num>{_e(n)}</td><td>{_e(goal)}</td>"
+                f"<td class=num>{_e(_fmt(b))}</td><td class=num>{_e(_fmt(a))}</td></tr>"
+            )
+    states: dict[str, int] = {}
+    for t in data["trials"][1:]:
+        states[t["state"]] = states.get(t["state"], 0) + 1
+    facts = {
+        "Spec": data["spec"],
+        "Base variant": f"{data['base']} ({data['family']})",
+        "Bots": ", ".join(data["bots"]),
+        "Player counts": ", ".join(map(str, data["players"])),
+        "Seed": data["seed"],
+        "Racing": f"{'on' if data['racing'] else 'off'} (alpha {data['alpha']})",
+        "Games played": f"{data['games']:,}",
+        "CPU seconds": data["cpu_seconds"],
+        "Trials": ", ".join(f"{v} {k}" for k, v in sorted(states.items())) or "none",
+        "Stopped": data["stopped"],
+        "Targets met": "yes" if data["met"] else "no",
+        "plotly.js": version,
+    }
+    figures = "".join(
+        f'<figure><div class=chart id="chart-{_e(key)}" data-spec="{_e(key)}" role="img" '
+        f'aria-label="{_e(key)}"></div></figure>'
+        for key in specs
+    )
+    plotly_script = js.replace("</script", "<\\/script")
+    scripts = [plotly_script, BOOT]
+    trial_rows = "".join(
+        f"<tr><td class=num>{t['trial']}</td><td>{_e(json.dumps(t['values']))}</td>"
+        f"<td>{_e(t['state'])}</td><td class=num>{t['games']:,}</td>"
+        f"<td class=num>{_e(_losses_text(t['losses']))}</td>"
+        f"<td>{_e(t['reason'] or '')}</td></tr>"
+        for t in data["trials"]
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        f'<meta http-equiv="Content-Security-Policy" content="{_csp(scripts)}">'
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>cardshop tune: {_e(data['base'])}</title><style>{CSS}</style></head>"
+        f"<body><main><h1>Tuning {_e(data['base'])}</h1><dl class=facts>"
+        + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts.items())
+        + "</dl><h2>Knobs</h2><table><tr><th>knob</th><th>base</th><th>tuned</th></tr>"
+        f"{knob_rows}</table><h2>Objectives (95% intervals)</h2><table><tr><th>measure</th>"
+        "<th>players</th><th>goal</th><th>base</th><th>tuned</th></tr>"
+        f"{''.join(measure_rows)}</table><h2>Charts</h2><div class=charts>{figures}</div>"
+        "<h2>Trials</h2><table><tr><th>trial</th><th>values</th><th>state</th><th>games</th>"
+        f"<th>losses</th><th>note</th></tr>{trial_rows}</table>"
+        "<footer>How to read this page: the cardshop documentation, “Tuning a variant” "
+        "(docs/tuning.md).</footer></main>"
+        f'<script type="application/json" id="cardshop-charts">{_script_json(specs)}</script>'
+        f"<script>{plotly_script}</script><script>{BOOT}</script></body></html>\n"
+    )
+
+
+def _losses_text(losses: list[float] | None) -> str:
+    return "" if losses is None else ", ".join(f"{x:.4f}" for x in losses)
+
+
+def _fmt(m: dict[str, Any]) -> str:
+    return Measure("", "", m["value"], m["low"], m["high"], m["unit"], "", m["interval"]).text()
+
+
+def write_html(result: TuneResult | dict[str, Any], path: str | Path) -> None:
+    """Write the study's HTML page to ``path``, whole or not at all."""
+    write_text_atomic(path, render_html(result))
+
+
+def describe(c: Candidate) -> str:
+    """One line about a candidate, for progress output."""
+    values = ", ".join(f"{k}={v}" for k, v in c.values.items())
+    tail = f" losses {', '.join(f'{x:.4f}' for x in c.losses)}" if c.losses else ""
+    note = f" ({c.reason})" if c.reason else ""
+    return f"trial {c.number}: {values}: {c.state}, {c.games:,} games{tail}{note}"
