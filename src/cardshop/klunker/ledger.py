@@ -33,21 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, TypeVar
 
 from cardshop.core import Action, InvariantViolation, Seat
-from cardshop.klunker.events import (
-    Bought,
-    Dealt,
-    Declined,
-    Event,
-    GameEnded,
-    Passed,
-    Placed,
-    Reshuffled,
-    RoundEnded,
-    Sold,
-    Stored,
-    Taxed,
-    WindowDone,
-)
+from cardshop.klunker import events as event
 from cardshop.klunker.game import Game, Phase
 
 __all__ = ["Ledger"]
@@ -62,11 +48,11 @@ def _fail(invariant: str, detail: str) -> NoReturn:
 class _Stream:
     """The events of one action, consumed in the order the rules say they come."""
 
-    def __init__(self, events: Sequence[Event]) -> None:
+    def __init__(self, events: Sequence[event.Event]) -> None:
         self.events = list(events)
         self.i = 0
 
-    def peek(self) -> Event | None:
+    def peek(self) -> event.Event | None:
         return self.events[self.i] if self.i < len(self.events) else None
 
     def take(self, cls: type[T], invariant: str, why: str) -> T:
@@ -150,7 +136,7 @@ class Ledger:
 
     # ----------------------------------------------------------------- events
 
-    def record(self, action: Action | str, events: Sequence[Event]) -> None:
+    def record(self, action: Action | str, events: Sequence[event.Event]) -> None:
         """Check and book the events of one action, played by the seat whose turn it was."""
         verb = str(action).split()[0]
         stream = _Stream(events)
@@ -195,13 +181,13 @@ class Ledger:
         dst.add(card)
 
     def _placed(self, stream: _Stream) -> None:
-        ev = stream.take(Placed, "event_log", "a window action places a card")
+        ev = stream.take(event.Placed, "event_log", "a window action places a card")
         if self.kind_of[ev.card] != ev.kind:
             _fail("event_log", f"{ev!r} names card #{ev.card}, a {self.kind_of[ev.card]}")
         self._move(ev.card, self.hands[ev.seat], self.windows[ev.seat], f"seat {ev.seat}'s hand")
 
     def _window_done(self, stream: _Stream) -> None:
-        stream.take(WindowDone, "event_log", "done ends a window turn")
+        stream.take(event.WindowDone, "event_log", "done ends a window turn")
         self.acted += 1
         if self.acted == self.n:
             self.step += 1
@@ -217,7 +203,7 @@ class Ledger:
                 return
 
     def _stored(self, stream: _Stream) -> None:
-        ev = stream.take(Stored, "event_log", "a store action stores a card")
+        ev = stream.take(event.Stored, "event_log", "a store action stores a card")
         if self.kind_of[ev.card] != ev.kind:
             _fail("event_log", f"{ev!r} names card #{ev.card}, a {self.kind_of[ev.card]}")
         self._move(ev.card, self.hands[ev.seat], self.safes[ev.seat], f"seat {ev.seat}'s hand")
@@ -226,7 +212,7 @@ class Ledger:
         self._next_storer(ev.seat)
 
     def _passed(self, stream: _Stream) -> None:
-        ev = stream.take(Passed, "event_log", "pass takes a purchase card")
+        ev = stream.take(event.Passed, "event_log", "pass takes a purchase card")
         if self.held[ev.seat]:
             _fail("turn_order", f"seat {ev.seat} passed twice in round {self.round}")
         if ev.purchase_card != self.next_card:
@@ -244,7 +230,7 @@ class Ledger:
             self._next_storer(ev.seat)
 
     def _bought(self, stream: _Stream) -> None:
-        ev = stream.take(Bought, "event_log", "a buy action buys a window")
+        ev = stream.take(event.Bought, "event_log", "a buy action buys a window")
         seat, owner = ev.seat, ev.owner
         window = self.windows[owner]
         if not window or set(ev.cards) != window or len(ev.cards) != len(window):
@@ -290,7 +276,7 @@ class Ledger:
             self.phase = Phase.SELL
 
     def _declined(self, stream: _Stream) -> None:
-        ev = stream.take(Declined, "event_log", "decline")
+        ev = stream.take(event.Declined, "event_log", "decline")
         if self.decliner < 0:
             self.decliner = ev.seat
         if self.rules.decline_ends_phase:
@@ -299,7 +285,7 @@ class Ledger:
             self._next_buyer(stream)
 
     def _chosen_sale(self, stream: _Stream) -> None:
-        ev = stream.take(Sold, "event_log", "a sell action sells a row")
+        ev = stream.take(event.Sold, "event_log", "a sell action sells a row")
         self._sold(ev)
         if self._auto_sales(ev.seat, stream):
             self._next_buyer(stream)
@@ -317,13 +303,15 @@ class Ledger:
             if len(complete) > 1:
                 return False
             ev = stream.take(
-                Sold, "no_unsold_rows", f"seat {seat}'s safe holds a complete row of {complete[0]}"
+                event.Sold,
+                "no_unsold_rows",
+                f"seat {seat}'s safe holds a complete row of {complete[0]}",
             )
             if ev.kind != complete[0] or ev.seat != seat:
                 _fail("no_unsold_rows", f"{ev!r} sold, but seat {seat} had {complete[0]} complete")
             self._sold(ev)
 
-    def _sold(self, ev: Sold) -> None:
+    def _sold(self, ev: event.Sold) -> None:
         rules = self.rules
         variant = self.variant
         seat = ev.seat
@@ -386,7 +374,7 @@ class Ledger:
         rules = self.rules
         while True:
             if self.step == len(self.steps):
-                ev = stream.take(RoundEnded, "event_log", f"round {self.round} is over")
+                ev = stream.take(event.RoundEnded, "event_log", f"round {self.round} is over")
                 if ev.round != self.round:
                     _fail("event_log", f"{ev!r} in round {self.round}")
                 if ev.start_player != self.start:
@@ -397,7 +385,7 @@ class Ledger:
                     )
                 if self.round >= rules.round_cap:
                     end = stream.take(
-                        GameEnded, "end_of_game", f"round {self.round} is the round cap"
+                        event.GameEnded, "end_of_game", f"round {self.round} is the round cap"
                     )
                     self._ended(end, "capped")
                     return
@@ -419,7 +407,7 @@ class Ledger:
             if step == "tax":
                 self._tax(stream)
             elif step == "reshuffle":
-                shuffled = stream.take(Reshuffled, "event_log", "the reshuffle step")
+                shuffled = stream.take(event.Reshuffled, "event_log", "the reshuffle step")
                 self.deck |= self.discard
                 self.discard.clear()
                 if shuffled.deck_size != len(self.deck):
@@ -435,7 +423,7 @@ class Ledger:
         to = self.deck if self.rules.tax_to_deck else self.discard
         for i in range(self.n):
             seat = (self.start + i) % self.n
-            ev = stream.take(Taxed, "event_log", f"seat {seat} pays tax")
+            ev = stream.take(event.Taxed, "event_log", f"seat {seat} pays tax")
             if ev.seat != seat:
                 _fail("turn_order", f"{ev!r}: seat {seat} pays tax next")
             owed = min(due, self.banks[seat])
@@ -457,7 +445,7 @@ class Ledger:
         need = sum(max(0, size - len(h)) for h in self.hands)
         if need > len(self.deck):
             ev = stream.take(
-                GameEnded,
+                event.GameEnded,
                 "end_of_game",
                 f"the deck holds {len(self.deck)} cards and the hands need {need}",
             )
@@ -468,13 +456,13 @@ class Ledger:
             missing = size - len(self.hands[seat])
             if missing <= 0:
                 continue
-            if isinstance(stream.peek(), GameEnded):
+            if isinstance(stream.peek(), event.GameEnded):
                 _fail(
                     "end_of_game",
                     f"the game ended though the deck ({len(self.deck)} cards) could refill "
                     f"every hand ({need} needed) (END-4)",
                 )
-            dealt = stream.take(Dealt, "event_log", f"seat {seat}'s hand is refilled")
+            dealt = stream.take(event.Dealt, "event_log", f"seat {seat}'s hand is refilled")
             if dealt.seat != seat or dealt.zone != "hand":
                 _fail("event_log", f"{dealt!r}; seat {seat}'s hand was to be refilled next")
             for card in dealt.cards:
@@ -487,7 +475,7 @@ class Ledger:
                 )
         return True
 
-    def _ended(self, ev: GameEnded, termination: str) -> None:
+    def _ended(self, ev: event.GameEnded, termination: str) -> None:
         if ev.termination != termination:
             _fail(
                 "end_of_game",
