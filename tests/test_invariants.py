@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import PositionError
+from cardshop import Action, PositionError
 from cardshop._series import current_game
 from cardshop.invariants import (
     CheckedGame,
@@ -27,6 +27,7 @@ from cardshop.invariants import (
 )
 from cardshop.klunker import Game
 from cardshop.klunker import game as game_module
+from cardshop.klunker import invariants as klunker_invariants
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -41,6 +42,7 @@ from cardshop.klunker.invariants import (
     FAMILY_INVARIANTS,
     LedgerMonitor,
     check_conservation,
+    check_forced_actions,
     check_hand_size,
     check_hidden_information,
     check_no_unsold_rows,
@@ -239,6 +241,79 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     found = violation(lambda: play(checked, 1))
     assert found.invariant == "legal_actions"
     assert "IndexError: boom" in found.detail
+
+
+@pytest.mark.pure_only
+def test_legal_actions_catches_a_text_that_parses_to_another_action(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every family's action texts parse back to the actions offered."""
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    original = Game.parse_action
+    first = str(game.legal_actions()[0])
+    monkeypatch.setattr(
+        Game, "parse_action", lambda self, text, seat=None: original(self, first, seat)
+    )
+    problem = check_legal_actions(game)
+    assert problem is not None
+    assert "does not parse back" in problem
+
+
+@pytest.mark.pure_only
+def test_legal_actions_catches_forced_actions_offered_wrongly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FILL-2: no done with an empty window; BUY-4: no decline with a full window."""
+    fill = cardshop.new_game("klunker-en", 3, seed=1)
+    position = {
+        "variant": "klunker-en",
+        "phase": "purchase",
+        "purchase_cards": [1, 2, 3],
+        "turn": 0,
+        "seats": [{"window": {"diadem": 1}, "cash": 1}, {"window": {"shoes": 1}}, {}],
+    }
+    purchase = Game.from_position(position)
+    for game in (fill, purchase):
+        check_forced_actions(game)
+        assert "done" not in [str(a) for a in fill.legal_actions()]
+        assert "decline" not in [str(a) for a in purchase.legal_actions()]
+    original = Game.legal_actions
+
+    def offered(self: Game, seat: int | None = None) -> list[Action]:
+        extra = {"fill": "done", "purchase": "decline"}.get(self.phase.value)
+        acts = original(self, seat)
+        acts = acts if extra is None else [*acts, self.parse_action(extra)]
+        return sorted(acts, key=str)
+
+    monkeypatch.setattr(Game, "legal_actions", offered)
+    with pytest.raises(InvariantViolation, match="done with an empty window"):
+        check_forced_actions(fill)
+    with pytest.raises(InvariantViolation, match="may decline"):
+        check_forced_actions(purchase)
+    found = violation(lambda: CheckedGame(purchase.clone(), checks=["legal_actions"]))
+    assert found.invariant == "legal_actions"
+
+
+def test_the_checks_of_one_state_share_one_reading_of_its_zones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checks and the Ledger's monitor read the zones once per state checked, kept
+    by nobody between states (no cache: a tampered state is read afresh)."""
+    reads: list[int] = []
+    original = klunker_invariants._Snapshot.__init__
+
+    def counted(self: Any, game: Game) -> None:
+        reads.append(len(game.history))
+        original(self, game)
+
+    monkeypatch.setattr(klunker_invariants._Snapshot, "__init__", counted)
+    checked = CheckedGame(cardshop.new_game("klunker-en", 4, seed=1), every=5)
+    play(checked, 1, limit=40)
+    assert reads == list(range(41))
+    game = checked.game.clone()
+    game._counts[0] += 1  # the kind counts disagree with the card ids
+    with pytest.raises(InvariantViolation, match="by card ids"):
+        check_all(game, checks=["conservation"])
 
 
 @pytest.mark.pure_only

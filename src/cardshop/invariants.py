@@ -103,7 +103,7 @@ Step = dict[Seat, Action]
 """The actions of one step: one seat's in a turn, every acting seat's in a tick."""
 
 
-# ------------------------------------------------------------------ the failure
+# ----------------------------------------------------------------- the monitors
 
 
 class Monitor(Protocol):
