@@ -11,11 +11,23 @@ from typing import Any
 import pytest
 
 import cardshop
-from cardshop import PositionError
+from cardshop import Action, PositionError
 from cardshop._series import current_game
-from cardshop.invariants import CheckedGame, Counterexample, InvariantViolation
+from cardshop.invariants import (
+    CheckedGame,
+    Counterexample,
+    InvariantViolation,
+    check_all,
+    check_copies,
+    check_legal_actions,
+    check_replay,
+    describe_invariants,
+    invariant_names,
+    invariants_of,
+)
 from cardshop.klunker import Game
 from cardshop.klunker import game as game_module
+from cardshop.klunker import invariants as klunker_invariants
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -27,22 +39,18 @@ from cardshop.klunker.events import (
     Taxed,
 )
 from cardshop.klunker.invariants import (
-    INVARIANTS,
-    Ledger,
+    FAMILY_INVARIANTS,
     LedgerMonitor,
-    Violation,
-    check_all,
     check_conservation,
-    check_copies,
+    check_forced_actions,
     check_hand_size,
     check_hidden_information,
-    check_legal_actions,
     check_no_unsold_rows,
-    check_replay,
     check_score,
     check_setup,
     hidden_twin,
 )
+from cardshop.klunker.ledger import Ledger
 from cardshop.klunker.variant import Rules
 
 SETUPS = [
@@ -75,9 +83,9 @@ def play(game: Game | CheckedGame, seed: int, limit: int | None = None) -> None:
         game.apply(rng.choice(game.legal_actions()))
 
 
-def violation(run: Any) -> InvariantViolation | Violation:
+def violation(run: Any) -> InvariantViolation:
     """The violation ``run`` raises: reported by the harness, or by a Klunker check."""
-    with pytest.raises((InvariantViolation, Violation)) as info:
+    with pytest.raises(InvariantViolation) as info:
         run()
     return info.value
 
@@ -114,7 +122,8 @@ def test_the_ledger_books_the_rulebook_purchase() -> None:
     for text in ("buy 1", "sell tongue-bob"):
         events = game.apply(text)
         ledger.record(text, events)
-        check_all(game, ledger)
+        check_all(game)  # every state check of the harness and the family ...
+        ledger.check(game)  # ... and the ledger's account of what happened
     assert ledger.sales[0] == 2 + 3
     assert ledger.fees_paid[0] == 1 == ledger.fees_received[1]
     assert ledger.expected_bank(0) == game.cash(0) == 1 - 1 + 5
@@ -184,7 +193,7 @@ def test_no_unsold_rows_catches_rows_left_in_a_safe(monkeypatch: pytest.MonkeyPa
     found = violation(lambda: checked.apply("buy 1"))
     assert found.invariant == "no_unsold_rows"
     assert found.counterexample is None  # a position does not replay from a setup
-    with pytest.raises(Violation, match="left unsold"):
+    with pytest.raises(InvariantViolation, match="left unsold"):
         check_no_unsold_rows(game)
 
 
@@ -214,11 +223,14 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game = cardshop.new_game("klunker-en", 3, seed=1)
-    check_legal_actions(game)
+    assert check_legal_actions(game) is None
     original = Game.legal_actions
-    monkeypatch.setattr(Game, "legal_actions", lambda self: original(self)[::-1])
-    with pytest.raises(Violation, match="not sorted"):
-        check_legal_actions(game)
+    monkeypatch.setattr(Game, "legal_actions", lambda self, seat=None: original(self, seat)[::-1])
+    problem = check_legal_actions(game)
+    assert problem is not None
+    assert "not sorted" in problem
+    with pytest.raises(InvariantViolation, match="not sorted"):
+        check_all(game, checks=["legal_actions"])
     monkeypatch.undo()
 
     def broken(self: Game, seat: int, kind: int, events: list[Event]) -> None:
@@ -229,6 +241,79 @@ def test_legal_actions_catches_an_unsorted_list_and_a_crash(
     found = violation(lambda: play(checked, 1))
     assert found.invariant == "legal_actions"
     assert "IndexError: boom" in found.detail
+
+
+@pytest.mark.pure_only
+def test_legal_actions_catches_a_text_that_parses_to_another_action(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every family's action texts parse back to the actions offered."""
+    game = cardshop.new_game("klunker-en", 3, seed=1)
+    original = Game.parse_action
+    first = str(game.legal_actions()[0])
+    monkeypatch.setattr(
+        Game, "parse_action", lambda self, text, seat=None: original(self, first, seat)
+    )
+    problem = check_legal_actions(game)
+    assert problem is not None
+    assert "does not parse back" in problem
+
+
+@pytest.mark.pure_only
+def test_legal_actions_catches_forced_actions_offered_wrongly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FILL-2: no done with an empty window; BUY-4: no decline with a full window."""
+    fill = cardshop.new_game("klunker-en", 3, seed=1)
+    position = {
+        "variant": "klunker-en",
+        "phase": "purchase",
+        "purchase_cards": [1, 2, 3],
+        "turn": 0,
+        "seats": [{"window": {"diadem": 1}, "cash": 1}, {"window": {"shoes": 1}}, {}],
+    }
+    purchase = Game.from_position(position)
+    for game in (fill, purchase):
+        check_forced_actions(game)
+        assert "done" not in [str(a) for a in fill.legal_actions()]
+        assert "decline" not in [str(a) for a in purchase.legal_actions()]
+    original = Game.legal_actions
+
+    def offered(self: Game, seat: int | None = None) -> list[Action]:
+        extra = {"fill": "done", "purchase": "decline"}.get(self.phase.value)
+        acts = original(self, seat)
+        acts = acts if extra is None else [*acts, self.parse_action(extra)]
+        return sorted(acts, key=str)
+
+    monkeypatch.setattr(Game, "legal_actions", offered)
+    with pytest.raises(InvariantViolation, match="done with an empty window"):
+        check_forced_actions(fill)
+    with pytest.raises(InvariantViolation, match="may decline"):
+        check_forced_actions(purchase)
+    found = violation(lambda: CheckedGame(purchase.clone(), checks=["legal_actions"]))
+    assert found.invariant == "legal_actions"
+
+
+def test_the_checks_of_one_state_share_one_reading_of_its_zones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checks and the Ledger's monitor read the zones once per state checked, kept
+    by nobody between states (no cache: a tampered state is read afresh)."""
+    reads: list[int] = []
+    original = klunker_invariants._Snapshot.__init__
+
+    def counted(self: Any, game: Game) -> None:
+        reads.append(len(game.history))
+        original(self, game)
+
+    monkeypatch.setattr(klunker_invariants._Snapshot, "__init__", counted)
+    checked = CheckedGame(cardshop.new_game("klunker-en", 4, seed=1), every=5)
+    play(checked, 1, limit=40)
+    assert reads == list(range(41))
+    game = checked.game.clone()
+    game._counts[0] += 1  # the kind counts disagree with the card ids
+    with pytest.raises(InvariantViolation, match="by card ids"):
+        check_all(game, checks=["conservation"])
 
 
 @pytest.mark.pure_only
@@ -256,7 +341,7 @@ def test_score_catches_a_wrong_score(monkeypatch: pytest.MonkeyPatch) -> None:
     game = cardshop.new_game("klunker-en", 4, seed=3)
     check_score(game)
     monkeypatch.setattr(Game, "scores", lambda self: (0,) * self.n)
-    with pytest.raises(Violation, match="scores"):
+    with pytest.raises(InvariantViolation, match="scores"):
         check_score(game)
 
 
@@ -274,7 +359,7 @@ def test_score_checks_the_tiebreak_at_the_end(monkeypatch: pytest.MonkeyPatch) -
         pytest.fail("no game with a tie broken by the tiebreak")
     check_score(game)
     monkeypatch.setattr(Game, "_rank_key", lambda self, seat: (-self.cash(seat),))
-    with pytest.raises(Violation, match="ranks"):
+    with pytest.raises(InvariantViolation, match="ranks"):
         check_score(game)
 
 
@@ -288,10 +373,10 @@ def test_conservation_and_hand_size_catch_tampered_states() -> None:
     tampered = game.clone()
     tampered._deal(0, 1)  # one more card in seat 0's hand, counts kept in step
     check_conservation(tampered)
-    with pytest.raises(Violation, match="more than the hand size"):
+    with pytest.raises(InvariantViolation, match="more than the hand size"):
         check_hand_size(tampered)
     game._counts[0] += 1  # the kind counts disagree with the card ids
-    with pytest.raises(Violation, match="by card ids"):
+    with pytest.raises(InvariantViolation, match="by card ids"):
         check_conservation(game)
 
 
@@ -331,7 +416,8 @@ def test_determinism_catches_a_bad_clone_and_unseeded_chance(
 ) -> None:
     game = cardshop.new_game("klunker-es", 3, seed=8)
     play(game, 8, limit=20)
-    check_copies(game)
+    assert check_copies(game) is None
+    check_all(game, checks=["determinism"], replayable=True)
     original = Game.clone
 
     def forgetful(self: Game) -> Game:
@@ -340,7 +426,10 @@ def test_determinism_catches_a_bad_clone_and_unseeded_chance(
         return copy
 
     monkeypatch.setattr(Game, "clone", forgetful)
-    assert violation(lambda: check_copies(game)).invariant == "determinism"
+    assert "clone()" in (check_copies(game) or "")
+    found = violation(lambda: check_all(game, checks=["determinism"]))
+    assert found.invariant == "determinism"
+    assert "clone()" in found.detail
     monkeypatch.undo()
 
     monkeypatch.setattr(game_module, "derive_rng", lambda seed, *labels: random.Random())
@@ -362,7 +451,7 @@ def test_to_dict_is_a_copy() -> None:
 # ------------------------------------------------------------- forged events
 
 
-def forged(position: dict[str, Any], action: str, change: Any) -> InvariantViolation | Violation:
+def forged(position: dict[str, Any], action: str, change: Any) -> InvariantViolation:
     """Feed the ledger the real events of ``action`` with one of them changed."""
     game = Game.from_position(position)
     ledger = Ledger(game)
@@ -437,7 +526,8 @@ def test_ledger_rejects_a_wrong_start_player_and_a_short_refill() -> None:
 
 
 def test_invariants_are_named_documented_and_selectable() -> None:
-    assert set(INVARIANTS) >= {
+    catalogue = describe_invariants("klunker")
+    assert set(catalogue) >= {
         "conservation",
         "no_unsold_rows",
         "sale_payout",
@@ -448,10 +538,10 @@ def test_invariants_are_named_documented_and_selectable() -> None:
         "hidden_information",
         "determinism",
     }
-    for name, inv in INVARIANTS.items():
-        assert inv.name == name
-        assert inv.summary
+    for inv in FAMILY_INVARIANTS:
+        assert inv.description
         assert inv.clauses
+        assert catalogue[inv.name] == (inv.description, inv.clauses)
     game = cardshop.new_game("klunker-en", 3, seed=1)
     with pytest.raises(ValueError, match="unknown invariants"):
         check_all(game, checks=["conservaton"])
@@ -466,7 +556,8 @@ def test_unchecked_invariants_are_not_reported(monkeypatch: pytest.MonkeyPatch) 
     # (used by copies and hidden twins) no longer reads back.
     ignored = {"conservation", "event_log", "determinism", "hidden_information"}
     checked = CheckedGame(
-        cardshop.new_game("klunker-en", 4, seed=0), checks=set(INVARIANTS) - ignored
+        cardshop.new_game("klunker-en", 4, seed=0),
+        checks=set(invariant_names(invariants_of("klunker"))) - ignored,
     )
     play(checked, 0)  # the dropped cards go unnoticed when nobody asks
     assert checked.is_over

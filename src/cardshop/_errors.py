@@ -11,10 +11,13 @@ them all; each kind of failure has its own subclass::
     │   ├── ActionParseError  an action text is not understood
     │   └── IllegalActionError  a well-formed action that the rules forbid now
     ├── GameStateError        a call that the game's state does not allow
-    └── RecordError           a game record cannot be read or no longer replays
+    ├── RecordError           a game record cannot be read or no longer replays
+    └── InvariantViolation    an invariant does not hold: a fault in an engine
 
-All but GameStateError also subclass :class:`ValueError`: they are all complaints about an
-input. Nothing is changed when one of them is raised.
+All but GameStateError and InvariantViolation also subclass :class:`ValueError`: they
+are complaints about an input. Nothing is changed when one of them is raised.
+InvariantViolation is an :class:`AssertionError` too; the invariant harness
+(:mod:`cardshop.invariants`) raises it, and a family's own checks may raise it.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ __all__ = [
     "ActionError",
     "ActionParseError",
     "CardshopError",
+    "Counterexample",
     "GameStateError",
     "IllegalActionError",
+    "InvariantViolation",
     "PositionError",
     "RecordError",
     "SetupError",
@@ -32,7 +37,9 @@ __all__ = [
     "VariantError",
 ]
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 class CardshopError(Exception):
@@ -113,3 +120,83 @@ class GameStateError(CardshopError):
 
 class RecordError(CardshopError, ValueError):
     """A game record cannot be read, or its actions no longer replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """A game that breaks an invariant, as a replayable list of steps.
+
+    Each step is an action text (turn-based games) or a mapping of seat to action
+    text (a simultaneous tick). ``cardshop.replay(variant, players, seed, first_player,
+    actions, **options)`` plays it again; :meth:`to_code` prints that call.
+    ``variant`` is a built-in name or the path of the variant file; ``first_player``
+    is ``None`` for a family whose games do not take one.
+    """
+
+    invariant: str
+    detail: str
+    variant: str
+    players: int
+    seed: int
+    first_player: int | None
+    actions: tuple[str | Mapping[int, str], ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_code(self) -> str:
+        """Python that replays the counterexample up to the step that broke the invariant."""
+        setup = f"    {self.variant!r}, players={self.players}, seed={self.seed},"
+        if self.first_player is not None:
+            setup += f" first_player={self.first_player},"
+        lines = ["import cardshop", "game = cardshop.replay(", setup]
+        lines += [f"    {name}={value!r}," for name, value in sorted(self.options.items())]
+        lines.append("    actions=[")
+        for step in self.actions:
+            text = step if isinstance(step, str) else dict(step)
+            lines.append(f"        {text!r},")
+        lines += ["    ],", ")"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data (a tick's seats become string keys)."""
+        data: dict[str, Any] = {
+            "invariant": self.invariant,
+            "detail": self.detail,
+            "variant": self.variant,
+            "players": self.players,
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "actions": [
+                step if isinstance(step, str) else {str(s): a for s, a in step.items()}
+                for step in self.actions
+            ],
+        }
+        if self.options:
+            data["options"] = dict(self.options)
+        return data
+
+
+class InvariantViolation(CardshopError, AssertionError):
+    """An invariant does not hold: a fault in the engine (or in a patched engine).
+
+    ``invariant`` is the name, ``detail`` says what was found, and
+    ``counterexample`` (when the game can be replayed from its setup) gives the steps
+    that lead to the fault. A family's checks raise it without one; the harness
+    (:class:`cardshop.invariants.CheckedGame`) adds the steps from the game's setup.
+    """
+
+    def __init__(
+        self, invariant: str, detail: str, counterexample: Counterexample | None = None
+    ) -> None:
+        self.invariant = invariant
+        self.detail = detail
+        self.counterexample = counterexample
+        message = f"invariant {invariant!r} violated: {detail}"
+        if counterexample is not None:
+            message += (
+                f"\n{len(counterexample.actions)} step(s) from setup reproduce it:\n"
+                + counterexample.to_code()
+            )
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.invariant, self.detail, self.counterexample))

@@ -713,19 +713,33 @@ class _SeriesMonitor:
         self._factory = factory
         self._inner = current_game(game)
         self._monitor = factory(self._inner)
+        view = getattr(factory, "view", None)
+        if view is not None:  # the family's reading of a state, of the current game
+            self.view = _series_view(view)
 
     def record(self, actions: Mapping[Seat, Action], events: list[Event]) -> Any:
         own = [e for e in events if not isinstance(e, SeriesGameEnded)]
         return self._monitor.record(actions, own)
 
-    def check(self, game: Game) -> Any:
-        fault = self._monitor.check(self._inner)
+    def check(self, game: Game, *seen: Any) -> Any:
         now = current_game(game)
+        fault = self._monitor.check(self._inner, *(seen if now is self._inner else ()))
         if now is not self._inner:
             self._inner = now
             self._monitor = self._factory(now)
-            fault = fault or self._monitor.check(now)
+            fault = fault or self._monitor.check(now, *seen)
         return fault
+
+
+def _current_view(view: Any, game: Game) -> Any:
+    return view(current_game(game))
+
+
+@functools.cache
+def _series_view(view: Any) -> Any:
+    """A family's ``view`` of a state, read on the match's current game (one per view,
+    so the checks sharing it keep sharing it)."""
+    return functools.partial(_current_view, view)
 
 
 @functools.cache
@@ -742,9 +756,11 @@ class _LiftedCheck:
         self._check = check
         factory = getattr(check, "monitor", None)
         self.monitor = None if factory is None else _series_monitor(factory)
+        view = getattr(check, "view", None)
+        self.view = None if view is None else _series_view(view)
 
-    def __call__(self, game: Game) -> str | None:
-        result: str | None = self._check(current_game(game))
+    def __call__(self, game: Game, *seen: Any) -> str | None:
+        result: str | None = self._check(current_game(game), *seen)
         return result
 
 

@@ -15,7 +15,8 @@ What is here, by concern:
   family's events, and :class:`GameEnded`, the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
   :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
-* **Errors**: :class:`CardshopError` and one subclass per kind of failure.
+* **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
+  :class:`InvariantViolation`, which a family's own checks raise.
 * **Games**: :class:`Game` (the protocol every engine implements), :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`read_game_json` (the one bounded reader of game JSON) and
@@ -59,6 +60,7 @@ from cardshop._errors import (
     CardshopError,
     GameStateError,
     IllegalActionError,
+    InvariantViolation,
     PositionError,
     RecordError,
     SetupError,
@@ -148,6 +150,7 @@ __all__ = [
     "GameStateError",
     "IllegalActionError",
     "Invariant",
+    "InvariantViolation",
     "JointAction",
     "Match",
     "Move",

@@ -32,9 +32,9 @@ The generic invariants:
 
 ``acting``          the acting seats are distinct seats in order, one at a time in a
                     turn-based game, and none exactly when the game is over
-``legal_actions``   each acting seat has legal actions, sorted by text and distinct;
-                    none are offered when the game is over; a legal action plays
-                    without error
+``legal_actions``   each acting seat has legal actions, sorted by text and distinct,
+                    whose texts parse back to them; none are offered when the game
+                    is over; a legal action plays without error
 ``determinism``     a clone and a JSON round trip (``type(game).from_json``) equal the
                     game, show each seat the same observation and play the same step
                     to the same events and state without changing the original; a
@@ -54,20 +54,25 @@ the harness run it well:
              ``check_all(thorough=False)``); ``None`` means "only when thorough".
 ``monitor``  ``monitor(game) -> Monitor``: an incremental observer (:class:`Monitor`)
              that books each step's events as the harness plays the game; the harness
-             starts one per distinct factory and lets it serve every check that names
-             it, instead of calling those checks on the state alone. A family's
-             independent oracle (Klunker's ``Ledger``) plugs in here.
+             starts one per distinct factory and game and lets it serve every check
+             that names it, instead of calling those checks on the state alone
+             (:func:`check_all` follows a replay of the game from its setup). A
+             family's independent oracle (Klunker's ``Ledger``) plugs in here.
+``view``     ``view(game) -> V``: a reading of the state that several checks share
+             (a monitor may have one too): each time the harness checks a state, it
+             reads each distinct view once and calls ``check(game, value)`` (a
+             monitor's ``check(game, value)``) instead of ``check(game)``. The state
+             is read afresh for every check of every step; nothing is kept between.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from cardshop import driver
 from cardshop._core import Action, Seat
-from cardshop._errors import CardshopError, GameStateError
+from cardshop._errors import CardshopError, Counterexample, GameStateError, InvariantViolation
 from cardshop._family import Invariant, game_options, get_family
 from cardshop._family import new_game as _new_game
 from cardshop._game import Dynamics, Event, Game, Termination
@@ -98,86 +103,7 @@ Step = dict[Seat, Action]
 """The actions of one step: one seat's in a turn, every acting seat's in a tick."""
 
 
-# ------------------------------------------------------------------ the failure
-
-
-@dataclass(frozen=True, slots=True)
-class Counterexample:
-    """A game that breaks an invariant, as a replayable list of steps.
-
-    Each step is an action text (turn-based games) or a mapping of seat to action
-    text (a simultaneous tick). ``cardshop.replay(variant, players, seed, first_player,
-    actions, **options)`` plays it again; :meth:`to_code` prints that call.
-    ``variant`` is a built-in name or the path of the variant file; ``first_player``
-    is ``None`` for a family whose games do not take one.
-    """
-
-    invariant: str
-    detail: str
-    variant: str
-    players: int
-    seed: int
-    first_player: Seat | None
-    actions: tuple[str | Mapping[Seat, str], ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_code(self) -> str:
-        """Python that replays the counterexample up to the step that broke the invariant."""
-        setup = f"    {self.variant!r}, players={self.players}, seed={self.seed},"
-        if self.first_player is not None:
-            setup += f" first_player={self.first_player},"
-        lines = ["import cardshop", "game = cardshop.replay(", setup]
-        lines += [f"    {name}={value!r}," for name, value in sorted(self.options.items())]
-        lines.append("    actions=[")
-        for step in self.actions:
-            text = step if isinstance(step, str) else dict(step)
-            lines.append(f"        {text!r},")
-        lines += ["    ],", ")"]
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data (a tick's seats become string keys)."""
-        data: dict[str, Any] = {
-            "invariant": self.invariant,
-            "detail": self.detail,
-            "variant": self.variant,
-            "players": self.players,
-            "seed": self.seed,
-            "first_player": self.first_player,
-            "actions": [
-                step if isinstance(step, str) else {str(s): a for s, a in step.items()}
-                for step in self.actions
-            ],
-        }
-        if self.options:
-            data["options"] = dict(self.options)
-        return data
-
-
-class InvariantViolation(CardshopError, AssertionError):
-    """An invariant does not hold: a fault in the engine (or in a patched engine).
-
-    ``invariant`` is the name, ``detail`` says what was found, and
-    ``counterexample`` (when the game can be replayed from its setup) gives the steps
-    that lead to the fault.
-    """
-
-    def __init__(
-        self, invariant: str, detail: str, counterexample: Counterexample | None = None
-    ) -> None:
-        self.invariant = invariant
-        self.detail = detail
-        self.counterexample = counterexample
-        message = f"invariant {invariant!r} violated: {detail}"
-        if counterexample is not None:
-            message += (
-                f"\n{len(counterexample.actions)} step(s) from setup reproduce it:\n"
-                + counterexample.to_code()
-            )
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.invariant, self.detail, self.counterexample))
+# ----------------------------------------------------------------- the monitors
 
 
 class Monitor(Protocol):
@@ -227,7 +153,8 @@ def check_acting(game: Game) -> str | None:
 
 
 def check_legal_actions(game: Game) -> str | None:
-    """Each acting seat's legal actions are sorted by text and distinct; none at the end."""
+    """Each acting seat's legal actions are sorted by text and distinct, and each text
+    parses back to the same action; none at the end."""
     if game.is_over:
         for seat in range(game.players):
             try:
@@ -245,6 +172,9 @@ def check_legal_actions(game: Game) -> str | None:
         if texts != sorted(texts) or len(set(texts)) != len(texts) or len(set(legal)) != len(legal):
             shown = texts if len(texts) <= 20 else [*texts[:20], "..."]
             return f"seat {seat}'s legal actions are not sorted by text and distinct: {shown}"
+        for action, text in zip(legal, texts, strict=True):
+            if game.parse_action(text, seat) != action:
+                return f"{text!r} does not parse back to the same action for seat {seat}"
     return None
 
 
@@ -379,8 +309,9 @@ GENERIC_INVARIANTS: tuple[Invariant, ...] = (
     Invariant(
         "legal_actions",
         _Check(check_legal_actions),
-        "every acting seat has legal actions, sorted by text and distinct, each of which "
-        "plays without error; none are offered once the game is over",
+        "every acting seat has legal actions, sorted by text and distinct, whose texts "
+        "parse back to them and each of which plays without error; none are offered once "
+        "the game is over",
     ),
     Invariant(
         "determinism",
@@ -438,9 +369,22 @@ def _wanted(invariants: Sequence[Invariant], checks: Collection[str] | None) -> 
     return wanted
 
 
-def _run(inv: Invariant, check: Callable[[Game], str | None], game: Game) -> None:
+def _read(check: Any, game: Game, views: dict[Any, Any]) -> Any:
+    """``check(game)``, or ``check(game, value)`` for a check (or a monitor's ``check``)
+    whose owner has a ``view``: each distinct view is read once into ``views``."""
+    view = getattr(getattr(check, "__self__", check), "view", None)
+    if view is None:
+        return check(game)
+    if view not in views:
+        views[view] = view(game)
+    return check(game, views[view])
+
+
+def _run(
+    inv: Invariant, check: Callable[[Game], str | None], game: Game, views: dict[Any, Any]
+) -> None:
     try:
-        detail = check(game)
+        detail = _read(check, game, views)
     except InvariantViolation:
         raise
     except Exception as exc:  # a check that crashes on this game has found a fault too
@@ -455,18 +399,72 @@ def _check_states(
     wanted: Collection[str],
     *,
     thorough: bool,
-    monitored: bool,
+    views: dict[Any, Any],
 ) -> None:
+    """The checks of the state alone (those a monitor serves are left to it)."""
     for inv in invariants:
         if inv.name not in wanted:
             continue
         check: Callable[[Game], str | None] | None = inv.check
-        if monitored and getattr(check, "monitor", None) is not None:
+        if getattr(check, "monitor", None) is not None:
             continue  # a monitor following the game serves it
         if not thorough:
             check = getattr(check, "quick", check)
         if check is not None:
-            _run(inv, check, game)
+            _run(inv, check, game, views)
+
+
+def _factories(
+    invariants: Sequence[Invariant], wanted: Collection[str]
+) -> tuple[Callable[[Game], Monitor], ...]:
+    """The distinct monitor factories of the wanted checks, in order."""
+    factories: list[Callable[[Game], Monitor]] = []
+    for inv in invariants:
+        factory = getattr(inv.check, "monitor", None)
+        if inv.name in wanted and factory is not None and factory not in factories:
+            factories.append(factory)
+    return tuple(factories)
+
+
+def _replay_monitored(
+    game: Game, factories: Sequence[Callable[[Game], Monitor]], wanted: Collection[str]
+) -> tuple[str, str] | None:
+    """The first wanted fault the monitors find following ``game`` from its setup.
+
+    The moves are replayed from the setup, a fresh monitor of each factory booking
+    every step as :class:`CheckedGame` does. A game that its setup and moves do not
+    give (one set up from a position) has nothing to replay: ``None``, as for a
+    replay that fails (the ``determinism`` check reports that).
+    """
+    try:
+        again = _fresh(game)
+        monitors = [factory(again) for factory in factories]
+        found: tuple[str, str] | None = None
+
+        def report(i: int, fault: tuple[str, str] | None) -> None:
+            nonlocal found
+            if fault is None:
+                return
+            if fault[0] in wanted:
+                found = fault
+            else:  # a fault nobody asked about: a fresh account from here
+                monitors[i] = factories[i](again)
+
+        for i, monitor in enumerate(monitors):
+            report(i, _read(monitor.check, again, {}))
+        for actions in steps_of(game):
+            events = driver.apply(again, actions)
+            if found is not None:
+                continue  # the rest of the replay only tells whether it is this game
+            views: dict[Any, Any] = {}
+            for i, monitor in enumerate(list(monitors)):
+                report(i, monitor.record(actions, events))
+            for i, monitor in enumerate(list(monitors)):
+                if found is None:
+                    report(i, _read(monitor.check, again, views))
+        return found if _same(again, game) else None
+    except CardshopError:
+        return None
 
 
 def check_all(
@@ -481,13 +479,20 @@ def check_all(
     ``checks`` limits the run to some invariant names; ``thorough=False`` runs each
     check's ``quick`` form (leaving out copies and other costly checks).
     ``replayable=True`` says the game was started by ``new_game``: then its moves must
-    replay from its seed to an equal state (part of ``determinism``). Checks that
-    follow a game step by step (a family's monitors) are run here on the state alone,
-    which may replay the game; :class:`CheckedGame` runs them as the game goes.
+    replay from its seed to an equal state (part of ``determinism``). Checks that a
+    monitor serves (a family's account of what happened between states) follow a
+    replay of the game from its setup, each monitor started once; a game set up from
+    a position has no setup to replay, and only :class:`CheckedGame` following it
+    checks them (from where it first saw the game).
     """
     invariants = invariants_of(game)
     wanted = _wanted(invariants, checks)
-    _check_states(game, invariants, wanted, thorough=thorough, monitored=False)
+    _check_states(game, invariants, wanted, thorough=thorough, views={})
+    factories = _factories(invariants, wanted)
+    if factories:
+        fault = _replay_monitored(game, factories, wanted)
+        if fault is not None:
+            raise InvariantViolation(*fault)
     if replayable and "determinism" in wanted:
         check_replay(game)
 
@@ -591,13 +596,8 @@ class CheckedGame:
         self.invariants = invariants_of(game)
         self.checks = _wanted(self.invariants, checks)
         self.every = max(1, every)
-        factories: list[Callable[[Game], Monitor]] = []
-        for inv in self.invariants:
-            factory = getattr(inv.check, "monitor", None)
-            if inv.name in self.checks and factory is not None and factory not in factories:
-                factories.append(factory)
-        self._factories = tuple(factories)
-        self.monitors: list[Monitor] = [factory(game) for factory in factories]
+        self._factories = _factories(self.invariants, self.checks)
+        self.monitors: list[Monitor] = [factory(game) for factory in self._factories]
         """The family's monitors following this game (Klunker: its Ledger)."""
         self.replayable = _replays(game)
         """Whether the game replays from its setup (false for a game set up from a position)."""
@@ -663,9 +663,10 @@ class CheckedGame:
         # Determinism is checked on the steps themselves: copies made before a step
         # play it alike, and a finished game replays (stronger than copies of a state).
         wanted = self.checks - {"determinism"}
-        _check_states(game, self.invariants, wanted, thorough=full, monitored=True)
+        views: dict[Any, Any] = {}  # the shared readings of this state, read once
+        _check_states(game, self.invariants, wanted, thorough=full, views=views)
         for monitor in self.monitors:
-            self._report(monitor.check(game), monitor)
+            self._report(_read(monitor.check, game, views), monitor)
 
     def _report(self, fault: tuple[str, str] | None, monitor: Monitor) -> None:
         if fault is None:
