@@ -27,6 +27,7 @@ from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
 from cardshop.reglamentacja.invariants import INVARIANTS
 from cardshop.reglamentacja.search import SEARCH
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
+from cardshop.reglamentacja.view import table_view
 
 __all__ = [
     "FAMILY",
@@ -83,6 +84,7 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=event_from_dict,
     render=render,
+    table_view=table_view,
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,
