@@ -105,7 +105,8 @@ class Peer:
     """A WebSocket client of one table: sends messages, reads them in order."""
 
     def __init__(self, url: str, token: str | None = None, hello: bool = True) -> None:
-        self.ws: ClientConnection = connect(url, open_timeout=WAIT, max_size=None)
+        # entered as a context manager, as websockets asks (closed by close())
+        self.ws: ClientConnection = connect(url, open_timeout=WAIT, max_size=None).__enter__()
         self.last: dict[str, Any] | None = None
         if hello:
             self.send({"type": "hello", "token": token})
@@ -140,6 +141,12 @@ class Peer:
         if self.last is not None and self.last["step"] >= step:
             return self.last
         return self.state(lambda m: m["step"] >= step)
+
+    def turn(self) -> dict[str, Any]:
+        """The latest state if the client's seat must act in it, else the next such."""
+        if self.last is not None and self.last["legal"] is not None:
+            return self.last
+        return self.state(lambda m: m["legal"] is not None)
 
     def error(self) -> dict[str, Any]:
         return self.until(lambda m: m.get("type") == "error")
