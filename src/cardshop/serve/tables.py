@@ -26,7 +26,7 @@ import logging
 import secrets
 import sqlite3
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +70,25 @@ def _hash(token: str) -> str:
 
 def _clean_name(name: str) -> str:
     return "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME]
+
+
+def shown_actions(actions: list[Action], limit: int = LEGAL_LIMIT) -> list[str]:
+    """Up to ``limit`` of the legal actions, in their order, every verb among them: each
+    verb's actions all if they fit, the first of the most numerous verbs otherwise."""
+    if len(actions) <= limit:
+        return [str(a) for a in actions]
+    counts = Counter(action.verb for action in actions)
+    room = limit
+    share: dict[str, int] = {}
+    for verb, count in sorted(counts.items(), key=lambda item: item[1]):
+        share[verb] = min(count, max(1, room // (len(counts) - len(share))))
+        room -= share[verb]
+    shown = []
+    for action in actions:
+        if share[action.verb] > 0:
+            share[action.verb] -= 1
+            shown.append(str(action))
+    return shown
 
 
 class Client:
@@ -219,13 +238,10 @@ class Table:
         legal = None
         if seat is not None and seat in game.acting and not self.error:
             actions = game.legal_actions(seat)
-            verbs: dict[str, int] = {}
-            for action in actions:
-                verbs[action.verb] = verbs.get(action.verb, 0) + 1
             legal = {
-                "actions": [str(a) for a in actions[:LEGAL_LIMIT]],
+                "actions": shown_actions(actions),
                 "total": len(actions),
-                "verbs": verbs,
+                "verbs": dict(Counter(action.verb for action in actions)),
             }
         column = game.players if seat is None else seat
         message: dict[str, Any] = {

@@ -5,6 +5,7 @@
 const main = document.getElementById("main");
 const toastBox = document.getElementById("toast");
 let current = null; // the open view's cleanup (a socket, a timer)
+const MANY = 12; // a verb with more legal actions than this is chosen from a list
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -19,6 +20,12 @@ function el(tag, attrs, ...children) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+  return node;
+}
+
+function put(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined &&
+    c !== false));
   return node;
 }
 
@@ -92,7 +99,7 @@ function drawView(view, text, seats, me, acting) {
         el("h3", {},
           info.connected === false ? el("span", {class: "dot off", title: "away"}) :
             el("span", {class: "dot", title: "here"}),
-          `Seat ${s.seat}`, info.name ? ` · ${info.name}` : "",
+          `Seat ${s.seat}`, info.name && info.name !== `seat ${s.seat}` ? ` · ${info.name}` : "",
           s.seat === me ? el("span", {class: "you"}, "you") : null,
           info.player && info.player !== "human" ? el("span", {class: "bot"}, "bot") : null),
         el("p", {class: "lines"}, s.lines.join(" · ")),
@@ -106,10 +113,10 @@ async function lobby() {
   const [variants, tables] = await Promise.all([api("api/variants"), api("api/tables")]);
   const list = el("div", {id: "tables"});
   const form = createForm(variants.variants);
-  main.replaceChildren(
+  put(main,
     el("section", {class: "panel"}, el("h2", {}, "Open a table"), form),
     el("section", {class: "panel"}, el("h2", {}, "Tables"), list));
-  const draw = (all) => list.replaceChildren(...(all.length ? all.slice().reverse().map(tableRow)
+  const draw = (all) => put(list, ...(all.length ? all.slice().reverse().map(tableRow)
     : [el("p", {class: "muted"}, "No tables yet.")]));
   draw(tables.tables);
   const timer = setInterval(async () => {
@@ -167,7 +174,7 @@ function createForm(variants) {
     const n = Math.max(v.players.min, Math.min(v.players.max, Number(players.value) || 0));
     players.min = v.players.min; players.max = v.players.max; players.value = n;
     const old = [...seats.querySelectorAll("select")].map((s) => s.value);
-    seats.replaceChildren(...Array.from({length: n}, (_, i) => el("label", {}, `Seat ${i} `,
+    put(seats, ...Array.from({length: n}, (_, i) => el("label", {}, `Seat ${i} `,
       el("select", {class: "kind", dataset: {seat: i}},
         ["human", ...v.bots].map((b) => el("option", {value: b,
           selected: (old[i] || (i === 0 ? "human" : (v.bots.includes("greedy") ? "greedy" :
@@ -206,16 +213,16 @@ function createForm(variants) {
 function tableView(id, seat) {
   const token = seat === null ? null : tokens.get(id, seat);
   if (seat !== null && !token) {
-    main.replaceChildren(el("p", {}, `This browser holds no token for seat ${seat}. `,
+    put(main, el("p", {}, `This browser holds no token for seat ${seat}. `,
       el("a", {href: "#/"}, "Back to the tables")));
     return;
   }
   const head = el("div", {class: "table-head"});
   const board = el("div", {id: "board"});
   const actions = el("div", {id: "actions", class: "panel"});
-  const log = el("ol", {id: "events"});
+  const log = el("ul", {id: "events"});
   const side = el("aside", {class: "side"}, el("h3", {}, "Last events"), log);
-  main.replaceChildren(head, el("div", {class: "table-layout"},
+  put(main, head, el("div", {class: "table-layout"},
     el("div", {}, board, actions), side));
   const url = new URL(`ws/${id}`, location.href);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
@@ -241,7 +248,7 @@ function tableView(id, seat) {
     const title = welcome ? welcome.title : id;
     const clock = state.clock ? ` · ${state.clock.ticks_per_second} ticks/s` +
       (state.clock.running ? "" : " (paused)") : "";
-    head.replaceChildren(
+    put(head,
       el("h1", {}, title, el("span", {class: "muted"},
         ` · table ${id} · ${seat === null ? "watching" : `seat ${seat}`}`)),
       el("p", {class: "status", id: "status"}, state.status, clock,
@@ -251,15 +258,16 @@ function tableView(id, seat) {
           download: ""}, "Download the record"),
         el("button", {id: "replay-this", onclick: () => replayTable(id, seat)},
           "Step through this game")) : null);
-    board.replaceChildren(drawView(state.view, state.text, state.seats, seat, state.acting));
-    log.replaceChildren(...state.events.slice().reverse().map((e) =>
-      el("li", {}, el("span", {class: "muted"}, `${e.step} `), e.text)));
+    put(board, drawView(state.view, state.text, state.seats, seat, state.acting));
+    put(log, ...state.events.slice().reverse().map((e) =>
+      el("li", {}, el("span", {class: "muted"}, `${state.clock ? "tick" : "step"} ${e.step}: `),
+        e.text)));
     const legal = state.legal ? JSON.stringify(state.legal) + state.pending : `none${state.pending}`;
     if (legal !== drawnLegal) {
       drawnLegal = legal;
       if (state.legal) drawActions(state.legal.actions, state.legal.total, "");
       else {
-        actions.replaceChildren(el("p", {class: "muted"}, seat === null ? "You are watching." :
+        put(actions, el("p", {class: "muted"}, seat === null ? "You are watching." :
           state.over ? "The game is over." : "Waiting for the other seats…"));
       }
     }
@@ -279,19 +287,23 @@ function tableView(id, seat) {
       if (e.key === "Enter") { e.preventDefault(); search(); }
     });
     const pending = state && state.pending;
-    actions.replaceChildren(
+    const play = (a) => send({type: "act", action: a, step: state.step});
+    const chooser = (verb, all) => {
+      const pick = el("select", {class: "choose", dataset: {verb}},
+        all.map((a) => el("option", {value: a}, a.slice(verb.length + 1))));
+      return [pick, el("button", {class: "act", onclick: () => play(pick.value)}, verb)];
+    };
+    put(actions,
       el("h3", {}, state && state.clock ? "Your action for the next tick" : "Your move",
         pending ? el("span", {class: "pending", id: "pending"}, ` chosen: ${pending}`) : null),
-      ...[...groups].map(([verb, all]) => el("div", {class: "verb"},
+      ...[...groups].map(([verb, all]) => el("div", {class: "verb", dataset: {verb}},
         el("span", {class: "verb-name"}, verb),
-        all.map((a) => el("button", {class: "act", dataset: {action: a},
-          onclick: () => send({type: "act", action: a, step: state.step})},
-        a === verb ? a : a.slice(verb.length + 1))))),
+        all.length > MANY ? chooser(verb, all) : all.map((a) => el("button", {class: "act",
+          dataset: {action: a}, onclick: () => play(a)}, a === verb ? a : a.slice(verb.length + 1))))),
       total > list.length ? el("p", {class: "muted"},
         `${list.length} of ${total} legal actions shown; narrow them down:`) : null,
       el("div", {class: "row"}, filter, el("button", {onclick: search}, "list"),
-        el("button", {onclick: () => send({type: "act", action: filter.value,
-          step: state.step})}, "play it")));
+        el("button", {onclick: () => play(filter.value)}, "play it")));
   }
 
   current = () => { closed = true; socket.close(); };
@@ -324,7 +336,7 @@ function replayPage() {
     if (text.trim()) replayView(text, null);
   };
   file.addEventListener("change", load);
-  main.replaceChildren(el("section", {class: "panel"}, el("h2", {}, "Replay a game record"),
+  put(main, el("section", {class: "panel"}, el("h2", {}, "Replay a game record"),
     el("p", {}, "A record written by cardshop (play --record, a finished table, the API). ",
       "It is verified step by step before it is shown."),
     file, paste, el("button", {id: "record-load", onclick: load}, "Show it")));
@@ -359,8 +371,8 @@ async function replayView(text, seat) {
     info.textContent = `step ${at} of ${frames.length - 1}` +
       (at === frames.length - 1 && data.result ?
         ` · final scores ${data.result.scores.join(", ")}` : "");
-    board.replaceChildren(drawView(f.view, f.text, null, data.seat, []));
-    what.replaceChildren(el("h3", {}, at ? `Step ${at}` : "The deal"),
+    put(board, drawView(f.view, f.text, null, data.seat, []));
+    put(what, el("h3", {}, at ? `Step ${at}` : "The deal"),
       f.actions.length ? el("p", {}, f.actions.map(([s, a]) => `seat ${s}: ${a}`).join("; "))
         : null,
       el("ul", {id: "replay-events"}, f.events.map((e) => el("li", {}, e))));
@@ -374,7 +386,7 @@ async function replayView(text, seat) {
     else if (e.key === "ArrowLeft") show(at - 1);
   };
   document.addEventListener("keydown", keys);
-  main.replaceChildren(
+  put(main,
     el("h1", {}, `Replay: ${data.variant}`, el("span", {class: "muted"},
       ` · ${data.players} players · ${frames.length - 1} steps · verified`)),
     el("div", {class: "controls"},
@@ -399,7 +411,7 @@ function route() {
   } else if (parts[0] === "replay") {
     replayPage();
   } else {
-    lobby().catch((e) => { main.replaceChildren(el("p", {class: "bad"}, e.message)); });
+    lobby().catch((e) => { put(main, el("p", {class: "bad"}, e.message)); });
   }
 }
 
