@@ -259,10 +259,14 @@ function tableView(id, seat) {
         el("button", {id: "replay-this", onclick: () => replayTable(id, seat)},
           "Step through this game")) : null);
     put(board, drawView(state.view, state.text, state.seats, seat, state.acting));
+    board.dataset.step = state.step;
+    board.dataset.over = state.over;
     put(log, ...state.events.slice().reverse().map((e) =>
       el("li", {}, el("span", {class: "muted"}, `${state.clock ? "tick" : "step"} ${e.step}: `),
         e.text)));
-    const legal = state.legal ? JSON.stringify(state.legal) + state.pending : `none${state.pending}`;
+    const legal = state.legal ? JSON.stringify(state.legal) : "none";
+    const chosen = document.getElementById("pending");
+    if (chosen) chosen.textContent = state.pending ? ` chosen: ${state.pending}` : "";
     if (legal !== drawnLegal) {
       drawnLegal = legal;
       if (state.legal) drawActions(state.legal.actions, state.legal.total, "");
@@ -295,7 +299,7 @@ function tableView(id, seat) {
     };
     put(actions,
       el("h3", {}, state && state.clock ? "Your action for the next tick" : "Your move",
-        pending ? el("span", {class: "pending", id: "pending"}, ` chosen: ${pending}`) : null),
+        el("span", {class: "pending", id: "pending"}, pending ? ` chosen: ${pending}` : "")),
       ...[...groups].map(([verb, all]) => el("div", {class: "verb", dataset: {verb}},
         el("span", {class: "verb-name"}, verb),
         all.length > MANY ? chooser(verb, all) : all.map((a) => el("button", {class: "act",
