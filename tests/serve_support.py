@@ -43,9 +43,7 @@ class Server:
         self.sock = free_socket()
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/"
-        config = uvicorn.Config(
-            self.app, log_level="warning", ws_max_size=1_048_576, lifespan="on"
-        )
+        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=1_048_576, lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
@@ -181,7 +179,7 @@ def subprocess_server(db: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[
                     break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    out, err = process.communicate(timeout=WAIT)
+                    _out, err = process.communicate(timeout=WAIT)
                     raise RuntimeError(f"cardshop serve did not start: {err.decode()}") from None
                 time.sleep(0.05)
         yield process, base

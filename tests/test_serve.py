@@ -14,6 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
+
+import cardshop
+from cardshop.records import GameRecord
+from cardshop.serve import IDLE_ACTIONS, Store
+from cardshop.serve.protocol import MAX_MESSAGE_BYTES
 from serve_support import (
     HERE,
     SERVE_FIXTURES,
@@ -25,12 +31,6 @@ from serve_support import (
     request,
     subprocess_server,
 )
-from websockets.exceptions import ConnectionClosed
-
-import cardshop
-from cardshop.records import GameRecord
-from cardshop.serve import IDLE_ACTIONS, Store
-from cardshop.serve.protocol import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.xdist_group("serve")
 
@@ -64,9 +64,7 @@ def _play_turns(peers: dict[int, Peer], pick: int = 0) -> dict[str, Any]:
 
 
 def _moves(srv: Server, table: str) -> list[tuple[int, int, str]]:
-    return [
-        (m.step, m.seat, str(m.action)) for m in srv.lobby.tables[table].game.moves
-    ]
+    return [(m.step, m.seat, str(m.action)) for m in srv.lobby.tables[table].game.moves]
 
 
 def test_two_people_play_klunker_and_the_record_verifies(server: Server, tmp_path: Path) -> None:
@@ -124,7 +122,8 @@ def test_each_seat_sees_its_own_hand_and_only_backs_of_the_others(server: Server
                 kinds[i]: n for i, n in enumerate(hand) if n
             }
             other = _hidden_zone_faces(state, 1 - seat, "hand")
-            assert other and all(c.get("back") for c in other)
+            assert other
+            assert all(c.get("back") for c in other)
             assert "face" not in json.dumps(other)
         seen = watcher.state()
         assert watcher.welcome["seat"] is None
@@ -168,7 +167,8 @@ def test_reglamentacja_against_bots_and_its_offers(server: Server) -> None:
         if first["legal"]["total"] > len(first["legal"]["actions"]):
             peer.send({"type": "legal", "prefix": "offer 1"})
             listed = peer.until(lambda m: m["type"] == "legal")
-            assert listed["actions"] and all(a.startswith("offer 1") for a in listed["actions"])
+            assert listed["actions"]
+            assert all(a.startswith("offer 1") for a in listed["actions"])
         final = _play_turns({0: peer}, pick=-1)
     assert final["result"]["termination"] == "capped"
 
@@ -182,7 +182,8 @@ def test_a_third_party_family_is_served_through_its_text(tmp_path: Path) -> None
         token = claim(srv.url, table["id"], 0)
         with Peer(srv.ws_url(table["id"]), token) as peer:
             state = peer.state(lambda m: m["legal"] is not None)
-            assert state["view"] is None and "market" in state["text"]
+            assert state["view"] is None
+            assert "market" in state["text"]
             final = _play_turns({0: peer})
         assert final["over"]
 
@@ -233,7 +234,8 @@ def test_another_seats_token_or_a_made_up_one_is_refused(server: Server) -> None
     tid = table["id"]
     token = claim(server.url, tid, 0)
     status, body = request(server.url + f"api/tables/{tid}/claim", {"seat": 0})
-    assert status == 409 and body["error"] == "taken"
+    assert status == 409
+    assert body["error"] == "taken"
     other = open_table(server.url, variant="small", seats=["human", "human"], seed=1)
     for url, tok in ((server.ws_url(other["id"]), token), (server.ws_url(tid), "guess" * 8)):
         peer = Peer(url, hello=False)
@@ -245,6 +247,11 @@ def test_another_seats_token_or_a_made_up_one_is_refused(server: Server) -> None
         watcher.send({"type": "act", "action": "done"})
         assert watcher.error()["code"] == "watching"
     assert server.lobby.tables[tid].step == 0
+
+
+def _read_on(peer: Peer) -> None:
+    while True:
+        peer.recv()
 
 
 def test_a_flood_is_slowed_and_a_huge_frame_closes_the_connection(server: Server) -> None:
@@ -260,12 +267,13 @@ def test_a_flood_is_slowed_and_a_huge_frame_closes_the_connection(server: Server
             message = peer.recv()
             if message["type"] in ("pong", "error"):
                 codes.append(message.get("code", "pong"))
-        assert "too-fast" in codes and "pong" in codes
+        assert "too-fast" in codes
+        assert "pong" in codes
         peer.send("y" * 2_000_000)
         with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                peer.recv()
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+            _read_on(peer)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1009
     assert _snapshot(server, tid) == before
 
 
@@ -279,11 +287,12 @@ def test_bad_requests_are_refused(server: Server) -> None:
     ]
     for spec, code in cases:
         status, body = request(server.url + "api/tables", spec)
-        assert status == 400 and body["error"] == code, (spec, body)
+        assert (status, body["error"]) == (400, code), (spec, body)
     status, body = request(server.url + "api/tables", raw=b"[1]")
     assert status == 400
     status, body = request(server.url + "api/replay", raw=b'{"format": "nope"}')
-    assert status == 400 and body["error"] == "bad-record"
+    assert status == 400
+    assert body["error"] == "bad-record"
     status, body = request(server.url + "api/tables/nope/claim", {"seat": 0})
     assert status == 404
 
@@ -342,7 +351,8 @@ def test_killing_the_server_mid_game_loses_no_move(tmp_path: Path) -> None:
         ws = base.replace("http", "ws") + f"ws/{tid}"
         with Peer(ws, token) as peer:
             state = peer.state()
-            assert state["seat"] == 0 and state["step"] == summary["step"]
+            assert state["seat"] == 0
+            assert state["step"] == summary["step"]
             final = _play_turns({0: peer})
         assert final["over"]
         status, text = request(base + f"api/tables/{tid}/record")
@@ -361,8 +371,9 @@ def test_the_replay_api_steps_through_a_record(server: Server, tmp_path: Path) -
     assert len(data["frames"]) == len(game.moves) + 1
     assert data["seat"] == 1
     last = data["frames"][-1]["view"]
-    hand = [z for z in last["seats"][1]["zones"] if z["title"] == "hand"][0]
+    hand = next(z for z in last["seats"][1]["zones"] if z["title"] == "hand")
     assert all("face" in c for c in hand["cards"])
     tampered = text.replace('"action":"done"', '"action":"window jade"', 1)
     status, body = request(server.url + "api/replay", raw=tampered.encode())
-    assert status == 400 and body["error"] == "bad-record"
+    assert status == 400
+    assert body["error"] == "bad-record"

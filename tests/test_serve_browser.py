@@ -10,6 +10,7 @@ set) a missing browser is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -19,9 +20,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
-from serve_support import HERE, SERVE_FIXTURES, Server
 
 import cardshop
+from serve_support import HERE, SERVE_FIXTURES, Server
 
 pytestmark = pytest.mark.xdist_group("serve-browser")
 
@@ -74,9 +75,7 @@ class Tab:
         self.errors: list[str] = []
         self.foreign: list[str] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on(
-            "console", lambda m: self.errors.append(m.text) if m.type == "error" else None
-        )
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         origin = server.url.rstrip("/")
         self.page.on(
             "request",
@@ -207,10 +206,9 @@ def test_wuhltisch_in_real_time_against_two_bots(context: BrowserContext, server
             assert page.locator(f'article[data-seat="{other}"] [data-zone="in view"]').count() == 0
         buttons = page.locator("#actions button.act")
         if buttons.count():
-            try:  # the clock may redraw the moves under the pointer: then click again
+            # the clock may redraw the moves under the pointer: then click again
+            with contextlib.suppress(PlaywrightError):
                 _click_a_move(tab, prefer=("buy", "keep", "look", "throw"), timeout=500)
-            except PlaywrightError:
-                pass
         page.wait_for_timeout(50)  # pace the clicks; the clock is the server's
     page.wait_for_selector("#result")
     moves = server.lobby.tables[table].game.moves
@@ -223,9 +221,7 @@ def test_reglamentacja_against_bots_through_the_page(
     context: BrowserContext, server: Server
 ) -> None:
     tab = Tab(context, server)
-    table = _open_table(
-        tab, "reglamentacja-short", ["human", "greedy", "greedy"], delay="0"
-    )
+    table = _open_table(tab, "reglamentacja-short", ["human", "greedy", "greedy"], delay="0")
     clicks = 0
     while not tab.over():
         assert clicks < MAX_CLICKS

@@ -58,6 +58,4 @@ def serve(
         max_tables=max_tables,
     )
     console.print(f"cardshop serve: http://{host}:{port}/ (tables in {db})", markup=False)
-    uvicorn.run(
-        application, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning"
-    )
+    uvicorn.run(application, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning")

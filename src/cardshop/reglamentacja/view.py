@@ -45,8 +45,11 @@ def table_view(game: Game, seat: Seat | None) -> dict[str, Any]:
             kinds[i] for i in range(len(kinds)) for _ in range(rules.card_cost[card][i])
         )
         cat = rules.categories[rules.card_cat[card]]
-        return {"face": rules.card_titles[card], "mark": f"{cost} → {cat} x{rules.card_icons[card]}",
-                "color": _COLORS[rules.card_cat[card] % len(_COLORS)]}  # fmt: skip
+        return {
+            "face": rules.card_titles[card],
+            "mark": f"{cost} → {cat} x{rules.card_icons[card]}",
+            "color": _COLORS[rules.card_cat[card] % len(_COLORS)],
+        }
 
     queue = [
         {"face": "speculator", "color": "gray"} if p < 0 else {"face": f"seat {p}", "color": "blue"}
@@ -81,8 +84,11 @@ def table_view(game: Game, seat: Seat | None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "headline": f"Turn {o.turn}, {o.phase}; seat {o.active} holds the top; {acting}",
         "zones": [
-            {"title": "row", "cards": [shop_card(c) for c in o.row],
-             "note": "position 1 is nearest the board"},  # fmt: skip
+            {
+                "title": "row",
+                "cards": [shop_card(c) for c in o.row],
+                "note": "position 1 is nearest the board",
+            },
             {"title": "queue", "cards": queue, "note": "head first"},
             {"title": "stamp stack", "cards": [{"back": True, "count": o.stamp_stack}]},
             {"title": "shopping stack", "cards": [{"back": True, "count": o.shop_stack}]},

@@ -20,6 +20,7 @@ between, so no two changes interleave.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -263,8 +264,10 @@ class Table:
                 max(0.0, round(self.deadline - time.time(), 1)) if self.deadline else None
             ),
             "clock": (
-                {"ticks_per_second": self.settings.ticks_per_second,
-                 "running": self._clock_may_run() and not game.is_over}  # fmt: skip
+                {
+                    "ticks_per_second": self.settings.ticks_per_second,
+                    "running": self._clock_may_run() and not game.is_over,
+                }
                 if self.simultaneous
                 else None
             ),
@@ -408,10 +411,8 @@ class Table:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await task
-            except asyncio.CancelledError:
-                pass
         for client in list(self.clients):
             client.send({"type": "bye", "message": "the server is stopping"})
 

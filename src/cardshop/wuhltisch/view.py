@@ -57,9 +57,7 @@ def table_view(game: Game, seat: Seat | None) -> dict[str, Any]:
                 held.append(card)
             zones.append({"title": "in view", "cards": view})
             zones.append({"title": "held shirts", "cards": held})
-            zones.append(
-                {"title": "face-down lists", "cards": [_card(rules, c) for c in o.stack]}
-            )
+            zones.append({"title": "face-down lists", "cards": [_card(rules, c) for c in o.stack]})
         else:
             backs = [{"back": True, "count": o.hand_sizes[s]}] if o.hand_sizes[s] else []
             zones.append({"title": "held shirts", "cards": backs})
