@@ -463,8 +463,7 @@ class Table:
             step = self.step
             state = self.seats[seat]
             if not state.human:
-                if self.settings.bot_delay:
-                    await asyncio.sleep(self.settings.bot_delay)
+                await asyncio.sleep(self.settings.bot_delay)  # (0: still lets others run)
                 assert state.bot is not None
                 observation, legal = game.observation(seat), game.legal_actions(seat)
                 if state.kind.startswith("ismcts"):  # a search: off the event loop
