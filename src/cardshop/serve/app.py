@@ -373,7 +373,7 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
             message = await client.outbox.get()
             if message is None:
                 break
-            await websocket.send_text(json.dumps(message, separators=(",", ":")))
+            await websocket.send_text(message)
         await websocket.close()
     except Exception:  # the peer went away: nothing more to send
         return

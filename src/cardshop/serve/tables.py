@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import json
 import logging
 import secrets
 import sqlite3
@@ -73,6 +74,11 @@ def _clean_name(name: str) -> str:
     return "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME]
 
 
+def encode(message: dict[str, Any]) -> str:
+    """A message as the compact JSON text of one WebSocket frame."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
 def shown_actions(actions: list[Action], limit: int = LEGAL_LIMIT) -> list[str]:
     """Up to ``limit`` of the legal actions, in their order, every verb among them: each
     verb's actions all if they fit, the first of the most numerous verbs otherwise."""
@@ -97,15 +103,17 @@ class Client:
 
     def __init__(self, seat: Seat | None) -> None:
         self.seat = seat
-        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=QUEUE)
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE)
         self.dropped = False
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message; a client too far behind is dropped (its socket closed)."""
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (or its JSON text); a client too far behind is dropped (its
+        socket closed)."""
         if self.dropped:
             return
+        text = message if isinstance(message, str) else encode(message)
         try:
-            self.outbox.put_nowait(message)
+            self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.dropped = True
             while not self.outbox.empty():
@@ -276,15 +284,15 @@ class Table:
 
     def broadcast(self) -> None:
         """Send every client the table as its seat sees it (computed once per seat)."""
-        cache: dict[Seat | None, dict[str, Any]] = {}
+        cache: dict[Seat | None, str] = {}
         for client in list(self.clients):
             message = cache.get(client.seat)
             if message is None:
-                message = cache[client.seat] = self.state_for(client.seat)
+                message = cache[client.seat] = encode(self.state_for(client.seat))
             client.send(message)
 
     def send_state(self, seat: Seat | None) -> None:
-        message = self.state_for(seat)
+        message = encode(self.state_for(seat))
         for client in self.clients:
             if client.seat == seat:
                 client.send(message)
