@@ -5,6 +5,7 @@
 const main = document.getElementById("main");
 const toastBox = document.getElementById("toast");
 let current = null; // the open view's cleanup (a socket, a timer)
+let generation = 0; // counts routes: a view that finishes loading late draws nothing
 const MANY = 12; // a verb with more legal actions than this is chosen from a list
 
 function el(tag, attrs, ...children) {
@@ -110,7 +111,9 @@ function drawView(view, text, seats, me, acting) {
 // ------------------------------------------------------------------- lobby
 
 async function lobby() {
+  const mine = generation;
   const [variants, tables] = await Promise.all([api("api/variants"), api("api/tables")]);
+  if (mine !== generation) return;
   const list = el("div", {id: "tables"});
   const form = createForm(variants.variants);
   put(main,
@@ -347,12 +350,14 @@ function replayPage() {
 }
 
 async function replayView(text, seat) {
+  const mine = generation;
   let data;
   try {
     const query = seat === null || seat === undefined ? "" : `?seat=${seat}`;
     data = await api(`api/replay${query}`, {method: "POST", body: text,
       headers: {"content-type": "application/jsonl"}});
   } catch (e) { toast(e.message, true); return; }
+  if (mine !== generation) return;
   const frames = data.frames;
   let at = 0;
   const board = el("div", {id: "replay-board"});
@@ -394,10 +399,10 @@ async function replayView(text, seat) {
     el("h1", {}, `Replay: ${data.variant}`, el("span", {class: "muted"},
       ` · ${data.players} players · ${frames.length - 1} steps · verified`)),
     el("div", {class: "controls"},
-      button("replay-first", "⏮ start", () => 0),
+      button("replay-first", "« start", () => 0),
       button("replay-prev", "◀ back", () => at - 1),
       button("replay-next", "forward ▶", () => at + 1),
-      button("replay-last", "end ⏭", () => frames.length - 1),
+      button("replay-last", "end »", () => frames.length - 1),
       slider, el("label", {}, "jump to ", jump), viewAs),
     info, what, board);
   if (current) current();
@@ -408,6 +413,7 @@ async function replayView(text, seat) {
 // ------------------------------------------------------------------- routes
 
 function route() {
+  generation += 1;
   if (current) { current(); current = null; }
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "t" && parts[1]) {
