@@ -246,6 +246,14 @@ function tableView(id, seat) {
   socket.onclose = () => { if (!closed) head.append(el("p", {class: "prompt bad"},
     "Disconnected from the server. Reload the page to come back.")); };
   const send = (m) => socket.send(JSON.stringify(m));
+  let deadlineAt = null;
+  const countDown = () => {
+    const span = document.getElementById("deadline");
+    if (!span) return;
+    span.textContent = deadlineAt === null ? "" :
+      ` · ${Math.max(0, Math.ceil((deadlineAt - Date.now()) / 1000))} s left to move`;
+  };
+  const ticking = setInterval(countDown, 500);
 
   function draw() {
     const title = welcome ? welcome.title : id;
@@ -255,13 +263,15 @@ function tableView(id, seat) {
       el("h1", {}, title, el("span", {class: "muted"},
         ` · table ${id} · ${seat === null ? "watching" : `seat ${seat}`}`)),
       el("p", {class: "status", id: "status"}, state.status, clock,
-        state.deadline !== null ? ` · ${Math.ceil(state.deadline)} s left to move` : ""),
+        el("span", {id: "deadline"})),
       state.over ? el("div", {class: "result", id: "result"}, resultTable(state),
         el("a", {class: "button", id: "download", href: `api/tables/${id}/record`,
           download: ""}, "Download the record"),
         el("button", {id: "replay-this", onclick: () => replayTable(id, seat)},
           "Step through this game")) : null);
     put(board, drawView(state.view, state.text, state.seats, seat, state.acting));
+    deadlineAt = state.deadline === null ? null : Date.now() + 1000 * state.deadline;
+    countDown();
     board.dataset.step = state.step;
     board.dataset.over = state.over;
     put(log, ...state.events.slice().reverse().map((e) =>
@@ -313,7 +323,7 @@ function tableView(id, seat) {
         el("button", {onclick: () => play(filter.value)}, "play it")));
   }
 
-  current = () => { closed = true; socket.close(); };
+  current = () => { closed = true; clearInterval(ticking); socket.close(); };
 }
 
 function resultTable(state) {
