@@ -138,7 +138,7 @@ class TableSpec(BaseModel):
     seats: Annotated[list[SEAT_KIND], Field(min_length=1, max_length=16)] | None = None
     seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
     first_player: Annotated[int, Field(ge=0, le=15)] | None = None
-    ticks_per_second: Annotated[float, Field(gt=0, le=50)] = 2.0
+    ticks_per_second: Annotated[float, Field(gt=0, le=50)] = 1.0
     move_timer: Annotated[float, Field(gt=0, le=86_400)] | None = None
     bot_delay: Annotated[float, Field(ge=0, le=60)] = 0.6
     names: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=16)] = []

@@ -143,7 +143,7 @@ class _Logged:
 
 @dataclass(slots=True)
 class Settings:
-    ticks_per_second: float = 2.0
+    ticks_per_second: float = 1.0
     move_timer: float | None = None
     bot_delay: float = 0.6
 

@@ -164,7 +164,7 @@ function createForm(variants) {
     variants.map((v) => el("option", {value: v.name}, `${v.title} (${v.family})`)));
   const players = el("input", {id: "players", type: "number", min: 1, max: 16});
   const seats = el("div", {id: "seat-kinds"});
-  const tps = el("input", {id: "tps", type: "number", min: 0.2, max: 50, step: 0.1, value: 2});
+  const tps = el("input", {id: "tps", type: "number", min: 0.2, max: 50, step: 0.1, value: 1});
   const timer = el("input", {id: "timer", type: "number", min: 0, step: 1, placeholder: "none"});
   const delay = el("input", {id: "delay", type: "number", min: 0, max: 60, step: 0.1,
     value: 0.6});
@@ -193,7 +193,7 @@ function createForm(variants) {
     const kinds = [...seats.querySelectorAll("select")].map((s) => s.value);
     localStorage.setItem("cardshop:name", name.value);
     const spec = {variant: v.name, players: kinds.length, seats: kinds,
-      ticks_per_second: Number(tps.value) || 2, bot_delay: Number(delay.value) || 0};
+      ticks_per_second: Number(tps.value) || 1, bot_delay: Number(delay.value) || 0};
     if (Number(timer.value) > 0) spec.move_timer = Number(timer.value);
     if (seed.value !== "") spec.seed = Number(seed.value);
     try {
