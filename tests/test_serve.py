@@ -325,6 +325,31 @@ def test_a_new_server_on_the_same_database_resumes_every_table(tmp_path: Path) -
     assert [t.id for t in Store(db).tables()] == [turns["id"]]
 
 
+def test_a_step_the_log_cannot_take_is_not_played(tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite"
+    with Server(str(db), variants=VARIANTS) as srv:
+        table = open_table(srv.url, variant="small", seats=["human", "human"], seed=2)
+        tid = table["id"]
+        token = claim(srv.url, tid, srv.lobby.tables[tid].game.acting[0])
+        before = _snapshot(srv, tid)
+        other = sqlite3.connect(db)  # a disk that refuses every further move
+        other.execute(
+            "CREATE TRIGGER full BEFORE INSERT ON moves BEGIN SELECT RAISE(FAIL, 'full'); END"
+        )
+        other.commit()
+        other.close()
+        with Peer(srv.ws_url(tid), token) as peer:
+            state = peer.turn()
+            peer.send({"type": "act", "action": state["legal"]["actions"][0]})
+            assert peer.error()["code"] == "stopped"
+            assert peer.last is not None  # the table said so first, at step 0
+            assert peer.last["status"].startswith("stopped: the move log cannot be written")
+            assert peer.last["step"] == 0
+            peer.send({"type": "act", "action": state["legal"]["actions"][0]})
+            assert peer.error()["code"] == "stopped"
+        assert _snapshot(srv, tid) == before
+
+
 def test_killing_the_server_mid_game_loses_no_move(tmp_path: Path) -> None:
     db = tmp_path / "tables.sqlite"
     extra = [arg for v in VARIANTS for arg in ("--variant", str(v))]

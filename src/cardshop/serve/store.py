@@ -2,8 +2,8 @@
 
 Two tables: ``tables`` holds each table's setup (the variant's data, players, seed,
 options, seats and their token hashes, settings) as one JSON document; ``moves`` holds
-every action applied, one row per seat and step, written in the same transaction as
-the step is applied and before any client hears of it. A restarted server sets each
+every action applied, one row per seat and step, each step in one transaction written
+before the step is applied (and so before any client hears of it). A restarted server sets each
 game up again and replays its moves (:meth:`Store.load`), so no move is lost.
 """
 
@@ -94,6 +94,10 @@ class Store:
                 "INSERT INTO moves (table_id, step, seat, action) VALUES (?, ?, ?, ?)",
                 [(table_id, step, seat, text) for seat, text in sorted(actions.items())],
             )
+
+    def remove_step(self, table_id: str, step: int) -> None:
+        """Take back a step written but not played."""
+        self._db.execute("DELETE FROM moves WHERE table_id = ? AND step = ?", (table_id, step))
 
     def tables(self) -> Iterator[StoredTable]:
         """Every stored table with its steps, oldest first."""

@@ -1,8 +1,8 @@
 """Tables: games in progress with their seats, clients, clocks and move logs.
 
 A :class:`Table` owns one game and is its only authority: every action goes through
-the game's ``apply``/``apply_joint`` (:func:`cardshop.driver.apply`), is written to the
-:class:`~cardshop.serve.store.Store` and only then told to the clients, each of whom
+the game's ``apply``/``apply_joint`` (:func:`cardshop.driver.apply`), once it is written
+to the :class:`~cardshop.serve.store.Store`, and only then is told to the clients, each of whom
 gets the table as its own seat may see it (a spectator: what every seat may know).
 
 A simultaneous game (``game.dynamics``) advances on a clock of ``ticks_per_second``:
@@ -35,7 +35,7 @@ from typing import Any
 
 from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError, IllegalActionError, SetupError
+from cardshop._errors import CardshopError, GameStateError, IllegalActionError, SetupError
 from cardshop._family import Family, event_text, new_game
 from cardshop._game import Dynamics, Event, Game
 from cardshop._loader import variant_from_data
@@ -138,7 +138,6 @@ class SeatState:
 class _Logged:
     step: int
     texts: list[str]  # per seat, then the spectator's
-    event: Event = None
 
 
 @dataclass(slots=True)
@@ -376,19 +375,34 @@ class Table:
         self.apply({seat: action})
 
     def apply(self, actions: Mapping[Seat, Action]) -> list[Event]:
-        """Apply one step, log it and tell everyone (an illegal step changes nothing)."""
-        events = driver.apply(self.game, actions)
+        """Apply one step, log it and tell everyone (an illegal step changes nothing).
+
+        The step is written to the log first and applied after (a write-ahead log): a
+        step the log cannot take is not played, and the table stops.
+        """
+        game = self.game
+        if sorted(actions) != list(game.acting):
+            raise GameStateError(f"a step needs the acting seats {list(game.acting)}")
+        for seat, action in actions.items():
+            if action not in game.legal_actions(seat):
+                raise IllegalActionError(f"{str(action)!r} is not legal for seat {seat} now")
         try:
             self.store.add_step(self.id, self.step, {s: str(a) for s, a in actions.items()})
-        except sqlite3.Error as exc:  # the game moved on but its log did not: stop here
+        except sqlite3.Error as exc:
             self.error = f"the move log cannot be written ({exc})"
             log.error("table %s: %s", self.id, self.error)
+            self.broadcast()
+            raise ProtocolError("stopped", f"table {self.id} is stopped: {self.error}") from None
+        try:
+            events = driver.apply(game, actions)
+        except CardshopError:
+            self.store.remove_step(self.id, self.step)
             raise
         players = self.game.players
         for event in events:
             texts = [event_text(self.family, self.variant, event, s) for s in range(players)]
             texts.append(event_text(self.family, self.variant, event, SPECTATOR))
-            self.events.append(_Logged(self.step, texts, event))
+            self.events.append(_Logged(self.step, texts))
         self.step += 1
         self.pending.clear()
         self.deadline = None
@@ -582,6 +596,8 @@ class Lobby:
             },
         }
         table_id = secrets.token_urlsafe(6)
+        while table_id in self.tables:
+            table_id = secrets.token_urlsafe(6)
         created = time.time()
         self.store.add_table(table_id, created, spec)
         table = Table(table_id, created, spec, game, self.store)
