@@ -72,6 +72,8 @@ USAGE_ERRORS = [
     (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
     (["replay"], "Missing argument"),
     (["replay", "a.jsonl", "b.jsonl"], "Got unexpected extra argument"),
+    (["serve", "--port", "http"], "Invalid value for '--port'"),
+    (["serve", "extra"], "Got unexpected extra argument"),
 ]
 
 
