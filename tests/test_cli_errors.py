@@ -74,6 +74,8 @@ USAGE_ERRORS = [
     (["tune"], "Missing argument"),
     (["tune", "spec.yaml", "--workers", "two"], "Invalid value for '--workers'"),
     (["replay", "a.jsonl", "b.jsonl"], "Got unexpected extra argument"),
+    (["serve", "--port", "http"], "Invalid value for '--port'"),
+    (["serve", "extra"], "Got unexpected extra argument"),
 ]
 
 

@@ -95,6 +95,8 @@ def test_wheel_ships_variants_and_typing_marker(dist: Path) -> None:
         metadata = zf.read(f"cardshop-{cardshop.__version__}.dist-info/METADATA").decode()
     assert "cardshop/py.typed" in names
     assert "cardshop/envs/__init__.py" in names
+    for page in ("index.html", "app.js", "style.css"):  # cardshop serve's page
+        assert f"cardshop/serve/static/{page}" in names
     assert not any(n.startswith(("tests/", "docs/")) for n in names)
     assert f"Version: {cardshop.__version__}" in metadata
     assert "Provides-Extra: rl" in metadata

@@ -145,6 +145,16 @@ class Family:
     None (``cardshop demo``, ``cardshop replay --moves``): cards named by their faces
     where the event holds only their numbers, and another seat's private cards left
     out. Without it, ``str(event)``, which suits a family whose events are public."""
+    table_view: Callable[[Game, Seat | None], dict[str, Any]] | None = None
+    """Optional: ``table_view(game, seat)``, the table as JSON-able data for a graphical
+    client (``cardshop serve``, docs/serve.md), as ``seat`` may see it; ``None`` is a
+    spectator, who sees only what every seat may know (unlike :attr:`render`'s None).
+    The data: ``{"headline": str, "zones": [zone], "seats": [{"seat": int, "lines":
+    [str], "zones": [zone]}], "prompt": str}`` (``prompt`` optional); a zone is
+    ``{"title": str, "cards": [card], "note": str}`` (``note`` optional); a card is
+    ``{"face": str}`` or ``{"back": true}`` for a card face down, with optional
+    ``count`` (copies), ``mark`` (a short line under the face) and ``color`` (a hint:
+    red, blue, green, gold, violet, gray). Without it the server shows :attr:`render`."""
     invariants: Sequence[Invariant] = ()
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
     sampler: Callable[[Any, VariantBase, random.Random], Game] | None = None

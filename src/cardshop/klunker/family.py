@@ -19,6 +19,7 @@ from cardshop.klunker.game import new_game as _new_game
 from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
 from cardshop.klunker.variant import Variant, as_klunker
+from cardshop.klunker.view import table_view
 
 __all__ = ["FAMILY"]
 
@@ -65,6 +66,7 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=event_from_dict,
     render=spaces.render,
+    table_view=table_view,
     invariants=FAMILY_INVARIANTS,
     bots={"greedy": make_greedy, "thrifty": make_thrifty},
     sampler=_sample,

@@ -24,6 +24,7 @@ from cardshop.reglamentacja.spaces import (
     render,
 )
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
+from cardshop.reglamentacja.view import table_view
 
 __all__ = [
     "FAMILY",
@@ -82,6 +83,7 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=event_from_dict,
     render=render,
+    table_view=table_view,
     invariants=INVARIANTS,
     bots={"greedy": _greedy},
     sampler=sample,

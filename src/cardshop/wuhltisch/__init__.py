@@ -29,6 +29,7 @@ from cardshop.wuhltisch.variant import (
     load_wuhltisch,
     parse_wuhltisch,
 )
+from cardshop.wuhltisch.view import table_view
 
 __all__ = [
     "FAMILY",
@@ -84,6 +85,7 @@ FAMILY = Family(
     event_to_dict=event_to_dict,
     event_from_dict=event_from_dict,
     render=render,
+    table_view=table_view,
     describe_event=describe_event,
     invariants=INVARIANTS,
     bots={"greedy": _greedy},

@@ -1,0 +1,61 @@
+"""The ``serve`` command: play in the browser (the ``serve`` extra; docs/serve.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cardshop.cli._app import app, console, fail, user_errors
+
+WS_MAX_BYTES = 1_048_576
+"""Frames larger than this are refused by the WebSocket layer itself (close code 1009);
+smaller ones beyond the protocol's own limit get an ``error`` message."""
+
+
+@app.command()
+@user_errors
+def serve(
+    db: Annotated[
+        str,
+        typer.Option("--db", help="SQLite file of the tables and their moves (or :memory:)."),
+    ] = "cardshop-tables.sqlite",
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variant", help="Offer this variant too (a name or a YAML file); repeatable."
+        ),
+    ] = None,
+    no_uploads: Annotated[
+        bool, typer.Option("--no-uploads", help="Refuse tables of variants sent by clients.")
+    ] = False,
+    max_tables: Annotated[
+        int, typer.Option("--max-tables", help="Most tables the server holds.")
+    ] = 1000,
+) -> None:
+    """Host tables of any family in the browser: people, bots and spectators.
+
+    Opens a page at http://HOST:PORT/ to create tables, take seats, play, watch and
+    step through game records. Tables and their moves are kept in --db, so a
+    restarted server resumes every game.
+    """
+    try:
+        import uvicorn
+
+        from cardshop.serve import create_app
+    except ImportError as exc:
+        raise fail(
+            f"cardshop serve needs the 'serve' extra ({exc.name} is missing): "
+            "pip install 'cardshop[serve]'"
+        ) from None
+    application = create_app(
+        db if db == ":memory:" else Path(db),
+        variants=variant or (),
+        uploads=not no_uploads,
+        max_tables=max_tables,
+    )
+    console.print(f"cardshop serve: http://{host}:{port}/ (tables in {db})", markup=False)
+    uvicorn.run(application, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning")

@@ -1,0 +1,35 @@
+"""The load test of ``cardshop serve`` (benchmarks/serve_load.py) runs end to end, small:
+a real server subprocess on 127.0.0.1, many tables, bots, people, spectators and
+hostile clients at once. No timing is checked: every person's action is answered,
+every hostile message is refused, no table stops and the server logs no error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("serve-load")
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
+
+
+def test_many_tables_bots_and_clients_at_once() -> None:
+    command = [sys.executable, str(SCRIPT), "--turn-tables", "8", "--tick-tables", "4",
+               "--tps", "20", "--watchers", "2", "--hostile", "3", "--seconds", "4"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["tables"] == 12
+    assert report["clients"] == 8 + 4 * 2 + 3
+    assert report["person_actions"] > 0
+    assert report["actions"] >= report["person_actions"]
+    assert report["latency_ms"]["p50"] <= report["latency_ms"]["p99"] <= report["latency_ms"]["max"]
+    assert report["hostile_sent"] > 3
+    assert report["hostile_refused"] == report["hostile_sent"]
+    assert report["unexpected_errors"] == []
+    assert report["stopped_tables"] == []
+    assert report["server_errors"] == ""
