@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cardshop._core import Seat
-from cardshop._game import Game
+from cardshop.core import Game, Seat
 
 __all__ = ["table_view"]
 

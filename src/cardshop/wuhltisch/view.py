@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardshop._core import Seat
-from cardshop._game import Game
+from cardshop.core import Game, Seat
 from cardshop.wuhltisch.variant import WuhltischRules, as_wuhltisch
 
 __all__ = ["table_view"]
