@@ -412,7 +412,7 @@ def test_a_signal_stops_a_kernel_simulation_and_its_threads(
     warm = _simulation(tmp_path / "warm", "kernel", 600)
     _, warm_err = warm.communicate(timeout=600)
     assert warm.returncode == 0, warm_err
-    proc = _simulation(tmp_path, "kernel", 500_000_000)
+    proc = _simulation(tmp_path, "kernel", 10_000_000)  # MAX_GAMES: minutes of the kernel
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:

@@ -18,7 +18,7 @@ from cardshop.audit import (
     run_comparison,
 )
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
-from cardshop.measures import dump_games
+from cardshop.measures import MAX_GAMES, MAX_GAMES_BYTES, dump_games
 
 REPORT_EXTRA = 'pip install "cardshop[report]"'
 
@@ -202,11 +202,23 @@ def audit(
             if isinstance(report, ComparisonReport)
             else [report.games_section()]
         )
-        try:
-            with atomic_output(save_games) as f:
-                f.write(dump_games(sections))
-        except OSError as exc:
-            raise fail(f"--save-games {save_games}: cannot write: {exc.strerror or exc}") from None
+        text = dump_games(sections)
+        size, count = len(text.encode()), sum(len(section.games) for section in sections)
+        if size > MAX_GAMES_BYTES or count > MAX_GAMES:
+            err_console.print(
+                f"cardshop: warning: --save-games {save_games} is not written: {count:,} "
+                f"games in {size:,} bytes; --from-games reads at most {MAX_GAMES:,} games "
+                f"in {MAX_GAMES_BYTES:,} bytes",
+                markup=False,
+            )
+        else:
+            try:
+                with atomic_output(save_games) as f:
+                    f.write(text)
+            except OSError as exc:
+                raise fail(
+                    f"--save-games {save_games}: cannot write: {exc.strerror or exc}"
+                ) from None
     if html is not None:
         _write_html(writer, report.to_dict(), html)
     if as_json:

@@ -27,6 +27,8 @@ from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [
     "BOTS",
+    "MAX_GAMES",
+    "MAX_HISTORY_GAMES",
     "MAX_SEED_TEXT",
     "RELEASES_GIL",
     "KernelRules",
@@ -52,6 +54,12 @@ the compiled code loaded once."""
 MAX_SEED_TEXT = 200
 """The longest ``repr`` of a simulation's master seed the kernel takes (a bound on
 the hashed text; longer seeds play on the reference engine)."""
+
+MAX_GAMES = 1_000_000
+"""The most games one call plays (``stop - start``): its outcome arrays take up to
+about 200 MB. ``simulate`` sends the kernel chunks of a few thousand games."""
+MAX_HISTORY_GAMES = 10_000
+"""The most games one :func:`histories` call plays (each game's actions are kept)."""
 
 _TIEBREAKS = {"fewest_safe_and_window": 0, "fewest_safe": 1, "fewest_window": 2}
 _VERBS = ("window", "done", "store", "pass", "buy", "decline", "sell")
@@ -112,9 +120,18 @@ _COMPILED: dict[tuple[str, int], KernelRules] = {}
 
 
 def compile_rules(variant: Variant, players: int) -> KernelRules:
-    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached)."""
+    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached).
+
+    Raises :class:`~cardshop.SetupError` for a variant of another family or a player
+    count outside the variant's range."""
     import numpy as np
 
+    if not isinstance(variant, Variant):
+        family = getattr(variant, "family", type(variant).__name__)
+        raise SetupError(f"the kernel compiles Klunker variants, not the {family!r} family")
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
     key = (variant.content_hash, players)
     made = _COMPILED.get(key)
     if made is not None:
@@ -186,6 +203,11 @@ def _run(
     var = _check(variant, players, bots, seed)
     if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
         raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
+    most = MAX_HISTORY_GAMES if record else MAX_GAMES
+    if stop - start > most:
+        raise SetupError(
+            f"games {start}..{stop}: at most {most:,} games in one call, not {stop - start:,}"
+        )
     rules = compile_rules(var, players)
     specs = [str(b).strip() for b in bots]
     full = specs * players if len(specs) == 1 else specs
