@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from cardshop._files import check_writable
 from cardshop.audit import (
     AuditReport,
     ComparisonReport,
@@ -37,19 +36,12 @@ def _html_writer(path: Path) -> Any:
 
 
 def _check_writable(option: str, path: Path) -> None:
-    """Fail now, before any game is played, if ``path`` cannot be written.
-
-    The report is written as :func:`cardshop._files.atomic_output` does: a new file
-    beside ``path`` that replaces it; so a file is made there and removed again.
-    """
-    if path.is_dir():
-        raise fail(f"{option} {path}: cannot write there: it is a folder; name a file")
+    """Fail now, before any game is played, if ``path`` cannot be written (as
+    :func:`cardshop._files.atomic_output` writes it: see there)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        check_writable(path)
     except OSError as exc:
         raise fail(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
-    os.close(fd)
-    os.unlink(tmp)
 
 
 def _write_html(writer: Any, report: dict[str, Any], path: Path) -> None:
