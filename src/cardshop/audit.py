@@ -601,7 +601,8 @@ def _state_machine(
         from cardshop.testing.stateful import game_machine
     except ImportError:
         raise AuditError(
-            "the audit's state machine needs hypothesis: pip install 'cardshop[testing]' "
+            "the audit's state machine needs hypothesis: python -m pip install "
+            '".[testing]" in a clone of cardshop '
             "(or pass --examples 0 to skip it)"
         ) from None
 

@@ -39,12 +39,12 @@ from cardshop._variant import VariantBase
 
 __all__ = [
     "BOTS",
-    "Bot",
-    "BotFactory",
     "MAX_ITERATIONS",
     "MAX_PLAYOUT",
     "MAX_SECONDS",
     "MIN_SECONDS",
+    "Bot",
+    "BotFactory",
     "ISMCTSBot",
     "RandomBot",
     "bot_names",

@@ -206,9 +206,7 @@ class GameSummary:
             if not isinstance(value, list) or (size is not None and len(value) != size):
                 count = f"{size} " if size is not None else ""
                 raise GamesFileError(f"{where}: key {key!r} must be a list of {count}numbers")
-            if value and (
-                set(map(type, value)) != {int} or min(value) < low or max(value) > high
-            ):
+            if value and (set(map(type, value)) != {int} or min(value) < low or max(value) > high):
                 raise GamesFileError(
                     f"{where}: key {key!r} must hold whole numbers within {low}..{high}"
                 )

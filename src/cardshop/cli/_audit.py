@@ -19,7 +19,7 @@ from cardshop.audit import (
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.measures import MAX_GAMES, MAX_GAMES_BYTES, dump_games
 
-REPORT_EXTRA = 'pip install "cardshop[report]"'
+REPORT_EXTRA = 'python -m pip install ".[report]" in a clone of cardshop'
 
 
 def _html_writer(path: Path) -> Any:
@@ -213,6 +213,8 @@ def audit(
                 ) from None
     if html is not None:
         _write_html(writer, report.to_dict(), html)
+        # On stderr: stdout may carry the report as JSON or Markdown.
+        err_console.print(f"audit: wrote the HTML report to {html}", markup=False)
     if as_json:
         console.print(json.dumps(report.to_dict(), indent=2), markup=False)
     elif as_markdown:

@@ -88,7 +88,8 @@ def _dask_client(address: str, timeout: float) -> Any:
         from distributed import Client
     except ImportError:
         raise SetupError(
-            "--dask needs the 'distributed' extra: pip install 'cardshop[distributed]'"
+            "--dask needs the 'distributed' extra: python -m pip install "
+            '".[distributed]" in a clone of cardshop'
         ) from None
     quiet = logging.getLogger("distributed")
     level = quiet.level

@@ -10,7 +10,7 @@ faster, and is what ``simulate(engine="auto")`` uses when it can (docs/kernel.md
 
 The variant is compiled once into :class:`KernelRules`, plain integer arrays (the
 "compiled rules" of the kernel, made from :class:`~cardshop.klunker.variant.Rules`).
-numba is an optional extra (``pip install 'cardshop[kernel]'``); it is imported only
+numba is an optional extra (``python -m pip install ".[kernel]"``); it is imported only
 when a kernel runs, never by ``import cardshop``.
 """
 
@@ -112,7 +112,7 @@ def unavailable(
     if not isinstance(seed, int) or len(repr(seed)) > MAX_SEED_TEXT:
         return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
     if not available():
-        return "numba is not installed: pip install 'cardshop[kernel]'"
+        return 'numba is not installed: python -m pip install ".[kernel]" in a clone of cardshop'
     return None
 
 
