@@ -124,14 +124,14 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
 
     Raises :class:`~cardshop.SetupError` for a variant of another family or a player
     count outside the variant's range."""
-    import numpy as np
-
     if not isinstance(variant, Variant):
         family = getattr(variant, "family", type(variant).__name__)
         raise SetupError(f"the kernel compiles Klunker variants, not the {family!r} family")
     low, high = variant.players.min, variant.players.max
     if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
         raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
+    import numpy as np
+
     key = (variant.content_hash, players)
     made = _COMPILED.get(key)
     if made is not None:
@@ -196,11 +196,6 @@ def _run(
     rotate: bool,
     record: bool,
 ) -> tuple[Any, Any, Any, Any]:
-    import numpy as np
-
-    from cardshop.klunker import _kernel_jit
-
-    var = _check(variant, players, bots, seed)
     if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
         raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
     most = MAX_HISTORY_GAMES if record else MAX_GAMES
@@ -208,6 +203,11 @@ def _run(
         raise SetupError(
             f"games {start}..{stop}: at most {most:,} games in one call, not {stop - start:,}"
         )
+    import numpy as np
+
+    from cardshop.klunker import _kernel_jit
+
+    var = _check(variant, players, bots, seed)
     rules = compile_rules(var, players)
     specs = [str(b).strip() for b in bots]
     full = specs * players if len(specs) == 1 else specs
