@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import random
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -1573,12 +1574,27 @@ for _label, _argv in [
     ("simulate-bot-ismcts-nans", ["simulate", "klunker-en", "-n", "2", "-b", "ismcts:nans", "-q"]),
     ("simulate-bot-ismcts-1e400s", ["simulate", "wuhltisch", "-n", "2", "-b", "ismcts:1e400s"]),
     ("simulate-bot-ismcts-10**9", ["simulate", "reglamentacja", "-b", "ismcts:1000000000"]),
-    ("simulate-json-dev-full", ["simulate", "klunker-en", "-n", "2", "-q", "--json", "/dev/full"]),
     ("simulate-csv-a-folder", ["simulate", "klunker-en", "-n", "2", "-q", "--csv", "."]),
     ("play-bot-ismcts-nans", ["play", "klunker-en", "--bot", "ismcts:nans"]),
     ("audit-games-10**9", ["audit", "klunker-en", "--games", digits(10), "--examples", "0"]),
 ]:
     add(K, _label, cli(_argv))
+
+
+def full_device(folder: Path) -> str:
+    """A device like /dev/full in ``folder`` (as root: a failing writer could replace
+    a device, so never risk the system's own), else /dev/full itself."""
+    path = folder / "full"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:  # not root: /dev cannot be written, /dev/full is safe
+        return "/dev/full"
+    return str(path)
+
+
+@case(K, "simulate-json-full-device")
+def _(f: Path) -> Any:
+    return Cli(["simulate", "klunker-en", "-n", "2", "-q", "--json", full_device(f)])
 
 
 @case(K, "simulate-json-fifo-nobody-reads", risky=True)
