@@ -255,7 +255,7 @@ def test_without_hypothesis_the_state_machine_is_a_user_error(
 ) -> None:
     monkeypatch.setitem(sys.modules, "hypothesis", None)  # as if it were not installed
     assert run(["audit", "klunker-en", "--players", "3", "--games", "2", "-q"]) == 2
-    assert "pip install 'cardshop[testing]'" in capsys.readouterr().err
+    assert 'python -m pip install ".[testing]" in a clone of cardshop' in capsys.readouterr().err
     code = run(["audit", "klunker-en", "--players", "3", "--games", "2", "--examples", "0", "-q"])
     assert code == 0
 

@@ -4,9 +4,16 @@ shell completion."""
 
 from __future__ import annotations
 
+import json
 import os
+import select
+import signal
+import socket
+import stat
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -241,3 +248,140 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+# ------------------------------------------------------------- output targets
+
+
+def _device(folder: Path, name: str, minor: int) -> Path:
+    """A character device like /dev/null (minor 3) or /dev/full (minor 7), made in
+    ``folder``, so that a writer that replaced devices would not harm the system's
+    own (needs root, else the test is skipped: only root can replace a device)."""
+    path = folder / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    return path
+
+
+def test_output_to_a_device_writes_into_it_and_never_replaces_it(tmp_path: Path) -> None:
+    device = _device(tmp_path, "null", 3)
+    proc = cardshop(
+        "simulate", "klunker-en", "--games", "2", "-q", "--json", str(device), "--csv",
+        str(device),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISCHR(device.stat().st_mode)  # still the device, not a file renamed over it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]  # no temporary left
+
+
+def test_output_to_a_full_device_is_a_user_error(tmp_path: Path) -> None:
+    device = _device(tmp_path, "full", 7)
+    proc = cardshop("simulate", "klunker-en", "--games", "2", "-q", "--json", str(device))
+    assert proc.returncode == 2, proc.stderr
+    assert_one_paragraph(proc.stderr, f"cannot write {device}", "No space left on device")
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+
+
+def test_output_to_a_fifo_streams_to_its_reader_and_refuses_one_nobody_reads(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    proc = cardshop("simulate", "klunker-en", "--games", "2", "-q", "--json", str(fifo))
+    assert proc.returncode == 2, proc.stderr
+    assert_one_paragraph(proc.stderr, f"cannot write {fifo}", "a FIFO that no process reads")
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    time.sleep(0.2)  # the reader opens the FIFO before the command writes
+    proc = cardshop("simulate", "klunker-en", "--games", "2", "-q", "--json", str(fifo))
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert [game["game"] for game in json.loads(received[0])["games"]] == [0, 1]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    target.write_text("old\n")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target.name)
+    proc = cardshop("simulate", "klunker-en", "--games", "2", "-q", "--json", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink()
+    assert json.loads(target.read_text())["variant"] == "klunker-en"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "results.json"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "socket"])
+def test_the_writer_refuses_other_kinds_of_file(kind: str, tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    if kind == "folder":
+        path.mkdir()
+    else:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.close()
+    with pytest.raises(OSError, match="out") as info, atomic_output(path) as f:
+        f.write("x")
+    assert str(path) in str(info.value)
+    assert path.is_dir() if kind == "folder" else stat.S_ISSOCK(path.lstat().st_mode)
+
+
+# ------------------------------------------------------------------ play exits
+
+
+def test_ctrl_c_in_play_exits_130_after_writing_the_record(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardshop", "play", "klunker-en", "--players", "3", "--seed",
+         "1", "--bot", "random", "--record", str(tmp_path / "r.jsonl")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        seen = b""
+        deadline = time.monotonic() + 120  # a guard far above a normal start (about 2 s)
+        while b"seat 0>" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                seen += chunk
+        assert b"seat 0>" in seen, seen
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text
+    assert "interrupted: leaving the game unfinished" in text
+    assert read_record(tmp_path / "r.jsonl").bots[0] == "human"
+
+
+def test_quit_in_play_exits_0() -> None:
+    proc = cardshop(
+        "play", "klunker-en", "--players", "3", "--seed", "1", "--bot", "random",
+        stdin=b"quit\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "game left unfinished" in proc.stdout
+
+
+def test_a_mistyped_action_in_play_gets_a_suggestion() -> None:
+    proc = cardshop(
+        "play", "klunker-en", "--players", "3", "--seed", "1", "--bot", "random",
+        stdin=b"windw shoes\nquit\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "windw shoes" in x)
+    assert "'windw shoes' is not an action; did you mean window shoes?" in line
+    assert "buy SEAT" not in line  # not every syntax at once

@@ -227,8 +227,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @SITE
 def test_mkdocs_build_strict(site: Path) -> None:
     assert (site / "index.html").is_file()
-    assert (site / "tutorial" / "index.html").is_file()
-    assert (site / "changelog" / "index.html").is_file()
+    assert (site / "tutorial.html").is_file()  # pages as files: the site works from file://
+    assert (site / "changelog.html").is_file()
+
+
+@SITE
+def test_site_works_offline_with_no_request_to_another_host(site: Path) -> None:
+    """Opened from disk (file://), every page finds its search index without a
+    server (material's offline plugin) and asks no font server for its fonts."""
+    assert (site / "search" / "search_index.js").is_file()
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in html, page
+        assert "fonts.gstatic.com" not in html, page
 
 
 def _all_fields(model: type[Variant]) -> set[str]:
@@ -248,7 +259,7 @@ def _all_fields(model: type[Variant]) -> set[str]:
 
 @SITE
 def test_variant_reference_documents_every_key(site: Path) -> None:
-    html = (site / "reference" / "variant" / "index.html").read_text(encoding="utf-8")
+    html = (site / "reference" / "variant.html").read_text(encoding="utf-8")
     fields = _all_fields(Variant)
     assert {"name", "payout", "broke_may_buy", "per_player_count"} <= fields
     for field in fields:
@@ -262,7 +273,7 @@ def test_variant_reference_documents_every_key(site: Path) -> None:
 
 @SITE
 def test_api_reference_is_generated_from_docstrings(site: Path) -> None:
-    html = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
+    html = (site / "reference" / "api.html").read_text(encoding="utf-8")
     assert 'id="cardshop.load_variant"' in html
     assert 'id="cardshop.envs.ActionMap"' in html
     doc = "Load a variant by built-in name"

@@ -211,6 +211,6 @@ def test_html_without_the_report_extra_is_a_clear_error(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     message = one_paragraph(proc.stderr)
-    assert 'pip install "cardshop[report]"' in message
+    assert 'python -m pip install ".[report]" in a clone of cardshop' in message
     assert "audit:" not in proc.stderr  # no game was played
     assert not out.exists()

@@ -330,7 +330,7 @@ def test_wheel_installs_in_a_fresh_venv_and_runs_the_quickstart(dist: Path, tmp_
     assert out[0] == "builtins " + " ".join(Path(v).stem for v in VARIANTS)
     assert out[1] in ("result finished 5", "result capped 5")
     assert out[2].startswith("envs cardshop.envs needs the 'rl' extra")
-    assert 'pip install "cardshop[rl]"' in out[2]
+    assert 'python -m pip install ".[rl]" in a clone of cardshop' in out[2]
 
 
 def test_wheel_with_the_cli_extra_alone_gives_a_working_command(dist: Path, tmp_path: Path) -> None:

@@ -550,6 +550,6 @@ def test_without_the_extra_write_html_says_how_to_install_it(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     early, late = done.stdout.splitlines()
     assert early.startswith("early: an HTML report needs the 'report' extra")
-    assert 'pip install "cardshop[report]"' in late
+    assert 'python -m pip install ".[report]" in a clone of cardshop' in late
     assert "plotly is not installed" in late
     assert not target.exists()

@@ -551,9 +551,7 @@ def test_a_signal_stops_a_kernel_simulation_and_its_threads(
     sig: signal.Signals, tmp_path: Path, kernel_cache: dict[str, str]
 ) -> None:
     """The kernel's workers are threads of the process (it runs without the GIL)."""
-    proc = _family_simulation(
-        tmp_path, "klunker-en", 500_000_000, env=kernel_cache, engine="kernel"
-    )
+    proc = _family_simulation(tmp_path, "klunker-en", 10_000_000, env=kernel_cache, engine="kernel")
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:

@@ -110,7 +110,8 @@ _MOVED = {
     "event_to_dict": "cardshop.klunker",
     "new_match": "cardshop.klunker",
 }
-"""Names of the Klunker family that 0.1 exported here; they still work, with a warning."""
+"""Names of the Klunker family that earlier versions of 0.1 exported here; they still
+work, with a warning, and will leave this module in a later release."""
 
 
 def __getattr__(name: str) -> Any:
@@ -118,8 +119,8 @@ def __getattr__(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module 'cardshop' has no attribute {name!r}")
     warnings.warn(
-        f"cardshop.{name} is deprecated since 0.2: it belongs to the Klunker family, "
-        f"import it from {home}",
+        f"cardshop.{name} is deprecated: it belongs to the Klunker family, import it from "
+        f"{home} (cardshop {__version__} still exports it here; a later release will not)",
         DeprecationWarning,
         stacklevel=2,
     )

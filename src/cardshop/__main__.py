@@ -12,7 +12,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         print(
             f"cardshop: the command line needs the 'cli' extra ({exc.name} is missing): "
-            "pip install 'cardshop[cli]'",
+            'python -m pip install ".[cli]" in a clone of cardshop',
             file=sys.stderr,
         )
         return 2

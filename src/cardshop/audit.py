@@ -45,6 +45,7 @@ from cardshop.invariants import (
     describe_invariants,
 )
 from cardshop.measures import (
+    MAX_GAMES,
     Difference,
     GamesSection,
     GameSummary,
@@ -634,7 +635,8 @@ def _state_machine(
         from cardshop.testing.stateful import game_machine
     except ImportError:
         raise AuditError(
-            "the audit's state machine needs hypothesis: pip install 'cardshop[testing]' "
+            "the audit's state machine needs hypothesis: python -m pip install "
+            '".[testing]" in a clone of cardshop '
             "(or pass --examples 0 to skip it)"
         ) from None
 
@@ -740,6 +742,11 @@ def run_audit(
         raise SetupError(
             f"{v.name} is played by {v.players.min} to {v.players.max} players, not "
             f"{', '.join(map(str, bad))}"
+        )
+    if games * len(counts) > MAX_GAMES:  # what a saved-games file may hold
+        raise AuditError(
+            f"an audit plays at most {MAX_GAMES:,} games in all: {games:,} games for each "
+            f"of {len(counts)} player counts is more"
         )
     say = progress or (lambda _line: None)
     catalogue = describe_invariants(v.family)

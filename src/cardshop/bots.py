@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,14 +39,35 @@ from cardshop._variant import VariantBase
 
 __all__ = [
     "BOTS",
+    "MAX_ITERATIONS",
+    "MAX_PLAYOUT",
+    "MAX_SECONDS",
+    "MIN_SECONDS",
     "Bot",
     "BotFactory",
     "ISMCTSBot",
     "RandomBot",
     "bot_names",
     "make_bot",
+    "parse_bot_spec",
     "register_bot",
+    "seat_bots",
 ]
+
+MAX_ITERATIONS = 100_000
+"""The most ISMCTS iterations per decision (``ismcts:100000``): a minute or more of
+search per decision on the built-in variants; 100, the default, takes milliseconds."""
+MAX_SECONDS = 600.0
+"""The longest ISMCTS search per decision, in seconds (``ismcts:600s``)."""
+MIN_SECONDS = 0.001
+"""The shortest ISMCTS time budget (its name, ``ismcts:0.001s``, reads back)."""
+MAX_PLAYOUT = 1_000_000
+"""The most steps of one ISMCTS playout."""
+MAX_SPEC = 200
+"""The longest bot spec (``name:option``) read."""
+
+_ITERATIONS = re.compile(r"[0-9]{1,9}")
+_SECONDS = re.compile(r"(?:[0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})s")
 
 
 @runtime_checkable
@@ -156,10 +178,44 @@ class ISMCTSBot:
     ) -> None:
         if iterations is None and time_limit is None:
             raise SetupError("ISMCTSBot needs a budget: iterations, time_limit or both")
-        if iterations is not None and iterations < 1:
-            raise SetupError(f"ISMCTSBot iterations must be at least 1, not {iterations}")
-        if time_limit is not None and time_limit <= 0:
-            raise SetupError(f"ISMCTSBot time_limit must be positive, not {time_limit}")
+        if iterations is not None and (
+            not isinstance(iterations, int)
+            or isinstance(iterations, bool)
+            or not 1 <= iterations <= MAX_ITERATIONS
+        ):
+            raise SetupError(
+                f"ISMCTSBot iterations must be a whole number 1..{MAX_ITERATIONS:,}, "
+                f"not {iterations!r}"
+            )
+        if time_limit is not None:
+            if (
+                not isinstance(time_limit, (int, float))
+                or isinstance(time_limit, bool)
+                or not math.isfinite(time_limit)
+                or not MIN_SECONDS <= time_limit <= MAX_SECONDS
+            ):
+                raise SetupError(
+                    f"ISMCTSBot time_limit must be {MIN_SECONDS:g} to {MAX_SECONDS:g} "
+                    f"seconds, not {time_limit!r}"
+                )
+            time_limit = float(time_limit)
+        for key, value, low, high in (
+            ("horizon", horizon, 1, MAX_PLAYOUT),
+            ("max_playout", max_playout, 1, MAX_PLAYOUT),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise SetupError(
+                    f"ISMCTSBot {key} must be a whole number {low}..{high:,}, not {value!r}"
+                )
+        if (
+            not isinstance(exploration, (int, float))
+            or isinstance(exploration, bool)
+            or not math.isfinite(exploration)
+            or exploration < 0
+        ):
+            raise SetupError(
+                f"ISMCTSBot exploration must be a finite number >= 0, not {exploration!r}"
+            )
         if rollout not in ("family", "random"):
             raise SetupError(f"ISMCTSBot rollout must be 'family' or 'random', not {rollout!r}")
         self.variant = load_variant(variant)
@@ -327,22 +383,36 @@ def _make_random(variant: VariantBase, seed: int, option: str | None) -> Bot:
 
 
 def _make_ismcts(variant: VariantBase, seed: int, option: str | None) -> Bot:
-    iterations: int | None = 100
-    time_limit: float | None = None
-    if option is not None:
-        iterations = None
-        for part in option.split(":"):
-            try:
-                if part.endswith("s"):
-                    time_limit = float(part[:-1])
-                else:
-                    iterations = int(part)
-            except ValueError:
-                raise SetupError(
-                    f"bad ISMCTS budget {option!r}: use iterations ('ismcts:500'), "
-                    "seconds ('ismcts:0.5s') or both ('ismcts:500:0.5s')"
-                ) from None
+    iterations, time_limit = _ismcts_budget(option)
     return ISMCTSBot(variant, iterations=iterations, time_limit=time_limit, seed=seed)
+
+
+def _ismcts_budget(option: str | None) -> tuple[int | None, float | None]:
+    """The budget an ``ismcts`` option names: iterations, seconds or both, each bounded."""
+    if option is None:
+        return 100, None
+    usage = (
+        f"bad ISMCTS budget 'ismcts:{option}': use iterations 1..{MAX_ITERATIONS:,} "
+        f"('ismcts:500'), seconds {MIN_SECONDS:g} to {MAX_SECONDS:g} ('ismcts:0.5s') or "
+        "both ('ismcts:500:0.5s')"
+    )
+    iterations: int | None = None
+    time_limit: float | None = None
+    parts = option.split(":")
+    if len(parts) > 2:
+        raise SetupError(usage)
+    for part in parts:
+        if _ITERATIONS.fullmatch(part) and iterations is None:
+            iterations = int(part)
+            if not 1 <= iterations <= MAX_ITERATIONS:
+                raise SetupError(usage)
+        elif _SECONDS.fullmatch(part) and time_limit is None:
+            time_limit = float(part[:-1])
+            if not MIN_SECONDS <= time_limit <= MAX_SECONDS:
+                raise SetupError(usage)
+        else:
+            raise SetupError(usage)
+    return iterations, time_limit
 
 
 BOTS: dict[str, BotFactory] = {
@@ -381,11 +451,48 @@ def make_bot(name: str, variant: VariantBase | str | Path, seed: int = 0) -> Bot
     unknown name.
     """
     loaded = load_variant(variant)
-    base, _, option = name.strip().partition(":")
+    base, option = parse_bot_spec(name)
     factories = _factories(loaded)
-    factory = factories.get(base.lower())
+    factory = factories.get(base)
     if factory is None:
         raise SetupError(
             f"unknown bot {name!r} for {loaded.name}; bots are: {', '.join(sorted(factories))}"
         )
-    return factory(loaded, seed, option or None)
+    return factory(loaded, seed, option)
+
+
+def parse_bot_spec(spec: str) -> tuple[str, str | None]:
+    """A bot spec's name (lower case) and option: ``"ISMCTS:500"`` -> ``("ismcts", "500")``.
+
+    The one reader of ``name:option`` texts (the command line, simulations, audits,
+    records all pass theirs to :func:`make_bot`). Raises :class:`~cardshop.SetupError`
+    for a text that is not one, or longer than :data:`MAX_SPEC` characters; each
+    factory checks its option and bounds it (``ismcts``: :data:`MAX_ITERATIONS`
+    iterations, :data:`MAX_SECONDS` seconds).
+    """
+    if not isinstance(spec, str):
+        raise SetupError(f"a bot spec is a text such as 'random' or 'ismcts:500', not {spec!r}")
+    if len(spec) > MAX_SPEC:
+        raise SetupError(f"bot spec {spec[:40]!r}... is longer than {MAX_SPEC} characters")
+    base, colon, option = spec.strip().partition(":")
+    if not base or (colon and not option):
+        raise SetupError(f"bad bot spec {spec!r}: a name, then optionally ':' and an option")
+    return base.lower(), option if colon else None
+
+
+def seat_bots(bots: str | Sequence[Any], players: int) -> list[Any]:
+    """The bot of each of ``players`` seats from a list (or a comma-separated text).
+
+    Fewer bots than seats are repeated in order (``"greedy,random"`` at 4 players:
+    greedy, random, greedy, random); the command line and :func:`cardshop.simulate`
+    read ``--bots``/``bots`` this way. Texts are stripped; other entries (a function
+    making a bot) are kept as they are. Raises :class:`~cardshop.SetupError` for no
+    bot, an empty name or more bots than seats.
+    """
+    specs = bots.split(",") if isinstance(bots, str) else list(bots)
+    specs = [s.strip() if isinstance(s, str) else s for s in specs]
+    if not specs or any(s == "" for s in specs):
+        raise SetupError(f"name a bot for the seats, such as 'random' (got {bots!r})"[:300])
+    if len(specs) > players:
+        raise SetupError(f"{len(specs)} bots for {players} seats: give at most one per seat")
+    return [specs[s % len(specs)] for s in range(players)]

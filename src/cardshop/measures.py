@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,12 +79,14 @@ CHART_BINS = 20
 BOOTSTRAP = 1000
 """Resamples of the bootstrap intervals."""
 
-MAX_GAMES_BYTES = 256_000_000
-"""The largest saved-games file read."""
+MAX_GAMES_BYTES = 64_000_000
+"""The largest saved-games file read: read and reported in seconds (about 900
+Wühltisch games of 3 players, whose summaries count every decision, or 100,000
+Klunker games)."""
 MAX_GAMES_LINE = 8_000_000
 """The longest line of a saved-games file."""
-MAX_GAMES = 500_000
-"""The most game summaries one file may hold."""
+MAX_GAMES = 50_000
+"""The most game summaries one file may hold (and one audit may play)."""
 MAX_SECTIONS = 2
 """Sections (variants) in one file: one audit, or the two of a comparison."""
 MAX_PLAYERS = 64
@@ -204,7 +207,7 @@ class GameSummary:
             if not isinstance(value, list) or (size is not None and len(value) != size):
                 count = f"{size} " if size is not None else ""
                 raise GamesFileError(f"{where}: key {key!r} must be a list of {count}numbers")
-            if not all(type(x) is int and low <= x <= high for x in value):
+            if value and (set(map(type, value)) != {int} or min(value) < low or max(value) > high):
                 raise GamesFileError(
                     f"{where}: key {key!r} must hold whole numbers within {low}..{high}"
                 )
@@ -523,6 +526,34 @@ def _position_wins(s: GameSummary) -> list[tuple[int, float]]:
     return [(s.position(w), share) for w in s.winners]
 
 
+def _binomial(rng: random.Random, n: int, p: float) -> int:
+    """A draw of Binomial(n, p), exactly, in O(log n) steps: the median of n uniforms
+    is a beta variate; the count below p recurses into one half (Knuth, TAOCP 3.4.1)."""
+    count = 0
+    while n > 16:
+        i = (n + 1) // 2
+        x = rng.betavariate(i, n + 1 - i)
+        if x <= p:
+            count += i
+            n, p = n - i, (p - x) / (1 - x) if x < 1 else 0.0
+        else:
+            n, p = i - 1, p / x
+    return count + sum(rng.random() < p for _ in range(n))
+
+
+def _multinomial(rng: random.Random, n: int, weights: Sequence[int]) -> list[int]:
+    """Counts of ``n`` draws with replacement from items weighing ``weights``: how a
+    bootstrap resample of ``n`` games counts each kind, in O(kinds x log n) steps."""
+    counts = []
+    left = sum(weights)
+    for w in weights:
+        drawn = _binomial(rng, n, w / left) if left > w else n
+        counts.append(drawn)
+        n -= drawn
+        left -= w
+    return counts
+
+
 def _balance_of(totals: Sequence[float], games: int) -> float:
     return 1 - (max(totals) - min(totals)) / games
 
@@ -536,12 +567,17 @@ def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
             totals[p] += share
     value = _balance_of(totals, games)
     rng = random.Random(derive_seed(seed, "bootstrap", "balance", n))
+    # Games with the same winners weigh the same: a resample counts each outcome.
+    outcomes: dict[tuple[tuple[int, float], ...], int] = {}
+    kind = [outcomes.setdefault(tuple(game), len(outcomes)) for game in wins]
+    patterns = list(outcomes)
+    weights = list(Counter(kind).values())  # outcomes are numbered as first met
     replicates = []
     for _ in range(BOOTSTRAP):
         t = [0.0] * n
-        for i in rng.choices(range(games), k=games):
-            for p, share in wins[i]:
-                t[p] += share
+        for k, times in enumerate(_multinomial(rng, games, weights)):
+            for p, share in patterns[k]:
+                t[p] += share * times
         replicates.append(_balance_of(t, games))
     low, high = _percentiles(replicates) if games > 1 else (None, None)
     by = "position from the first player" if summaries[0].first_player is not None else "seat"
@@ -877,6 +913,12 @@ def margin(s: GameSummary) -> int:
 # ---------------------------------------------------------------------- charts
 
 
+def _bin_end(b: int, d: int) -> int:
+    """The first decision index past chart bin ``b`` of a game of ``d`` decisions."""
+    # The smallest i with (2i + 1) * BINS >= 2d(b + 1), i.e. i >= (2d(b + 1)/BINS - 1)/2.
+    return max(0, -(-(2 * d * (b + 1) - CHART_BINS) // (2 * CHART_BINS)))
+
+
 def charts(summaries: Sequence[GameSummary]) -> dict[str, Any]:
     """The raw series the report's charts are drawn from (docs/measures.md)."""
     if not summaries:
@@ -932,13 +974,21 @@ def charts(summaries: Sequence[GameSummary]) -> dict[str, Any]:
     sums = [[0.0] * games for _ in range(CHART_BINS)]
     counts = [[0.0] * games for _ in range(CHART_BINS)]
     histogram: dict[int, int] = {}
+    tally: Counter[int] = Counter()
     for g, s in enumerate(summaries):
-        d = s.decisions
-        for i, x in enumerate(s.legal):
-            b = min(CHART_BINS - 1, (2 * i + 1) * CHART_BINS // (2 * d))
-            sums[b][g] += x
-            counts[b][g] += 1
-            histogram[x] = histogram.get(x, 0) + 1
+        d, legal = s.decisions, s.legal
+        # Decision i falls in bin min(BINS - 1, (2i + 1) BINS // 2d); the bins are runs
+        # of consecutive decisions, summed a run at a time.
+        i = 0
+        for b in range(CHART_BINS):
+            end = d if b == CHART_BINS - 1 else _bin_end(b, d)
+            if end > i:
+                sums[b][g] += sum(legal[i:end])
+                counts[b][g] += end - i
+                i = end
+        tally.update(legal)
+    for x in sorted(tally):
+        histogram[x] = tally[x]
     branching = []
     for b in range(CHART_BINS):
         if not any(counts[b]):

@@ -47,11 +47,12 @@ from cardshop._game import Event, Game
 from cardshop._loader import load_variant, variant_from_data
 from cardshop._stats import mean_ci, wilson
 from cardshop._variant import VariantBase
-from cardshop.bots import Bot, make_bot
+from cardshop.bots import Bot, make_bot, seat_bots
 
 __all__ = [
     "AUTO_KERNEL_GAMES",
     "ENGINES",
+    "MAX_GAMES",
     "BotSpec",
     "BotSummary",
     "GameOutcome",
@@ -61,6 +62,10 @@ __all__ = [
     "play_game",
     "simulate",
 ]
+
+MAX_GAMES = 10_000_000
+"""The most games one simulation plays: hours of the kernel, days of the reference
+engine, and a gigabyte or more of outcomes kept in memory."""
 
 ENGINES = ("auto", "kernel", "reference")
 """The engines :func:`simulate` takes: the family's kernel when it can (``auto``),
@@ -722,6 +727,15 @@ def _as_executor(executor: Any) -> Executor:
     )
 
 
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 40 characters (an int too long to print is described)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's digit limit
+        return "a number of more than 4300 digits"
+    return text if len(text) <= 40 else f"{text[:40]}... ({len(text)} characters)"
+
+
 def check_arguments(
     variant: VariantBase,
     players: int,
@@ -733,15 +747,11 @@ def check_arguments(
     low, high = variant.players.min, variant.players.max
     if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
         raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
-    if not isinstance(games, int) or games < 0:
-        raise SetupError(f"games must be a whole number >= 0, not {games!r}")
-    specs: tuple[BotSpec, ...] = (
-        tuple(s.strip() for s in bots.split(",")) if isinstance(bots, str) else tuple(bots)
-    )
-    if len(specs) not in (1, players):
-        raise SetupError(
-            f"give one bot for every seat or one per seat: {players} seats, {len(specs)} bots"
-        )
+    if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MAX_GAMES:
+        raise SetupError(f"games must be a whole number 0..{MAX_GAMES:,}, not {_shown(games)}")
+    given = bots.split(",") if isinstance(bots, str) else list(bots)
+    full = seat_bots(given, players)  # fewer bots than seats repeat in order
+    specs: tuple[BotSpec, ...] = tuple(full[:1] if len(given) == 1 else full)
     for spec in specs:  # fail fast, here, on an unknown bot name or bad option
         if isinstance(spec, str):
             make_bot(spec, variant, 0)
@@ -769,7 +779,10 @@ def simulate(
 
     ``bots``: one spec for every seat, or one per seat (a name as in
     :func:`cardshop.bots.make_bot`, or a function ``(variant, seed) -> Bot``); a
-    comma-separated text like ``"greedy,random"`` works too. ``rotate`` turns the
+    comma-separated text like ``"greedy,random"`` works too. Fewer specs than seats
+    are repeated in order, as on the command line (:func:`cardshop.bots.seat_bots`:
+    ``"greedy,random"`` at 4 players is greedy, random, greedy, random). At most
+    :data:`MAX_GAMES` games. ``rotate`` turns the
     seats one place per game so that every bot plays every seat equally often.
 
     Where the games run: ``workers=1`` plays them in this process; otherwise a

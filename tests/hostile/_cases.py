@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import random
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from cardshop import (
     SetupError,
     VariantError,
 )
+from cardshop.audit import AuditError, run_audit
 
 __all__ = ["CASES", "KINDS", "Case", "Cli", "catalogue"]
 
@@ -52,6 +54,7 @@ KINDS = (
     "position",
     "action text",
     "record",
+    "bot spec",
     "command line",
 )
 """The catalogue's rows, in order."""
@@ -59,7 +62,7 @@ KINDS = (
 SLUGS = dict(
     zip(
         KINDS,
-        ["variant", "file", "setup", "json", "position", "action", "record", "cli"],
+        ["variant", "file", "setup", "json", "position", "action", "record", "bot", "cli"],
         strict=True,
     )
 )
@@ -1437,6 +1440,180 @@ for _label, _stdin in [
     ("play-input-garbage-then-eof", "\x1b[2J\x07 ;;; $(rm -rf /)\n"),
 ]:
     add(K, _label, cli(_PLAY, _stdin), exit_code=0)
+
+
+# ================================================ work bounds, bot specs, output paths
+# A small input must not ask for unbounded work: variants whose every count is in
+# bounds but whose product is not, budgets and game counts past their limits.
+
+K = "variant YAML"
+for _label, _text in [
+    (
+        "wuhltisch-20-rounds-of-100000-ticks",
+        "extends: wuhltisch\nname: long\nrounds: 20\nround_ticks: 100000\n",
+    ),
+    (
+        "wuhltisch-1-round-of-100000-ticks-5-players",
+        "extends: wuhltisch\nname: long\nrounds: 1\nround_ticks: 100000\n",
+    ),
+    (
+        "reglamentacja-12-stamp-kinds-max-trade-3",
+        "extends: reglamentacja\nname: wide\nplayers: {min: 3, max: 4}\n"
+        "stamps: {coffee: 5, tea: 5, eggs: 5, milk: 5, oil: 5}\nspin: {min: 100, max: 100}\n",
+    ),
+    (
+        "reglamentacja-max-trade-4",
+        "extends: reglamentacja\nname: wide\nplayers: {min: 3, max: 3}\nmax_trade: 4\n",
+    ),
+    (
+        "reglamentacja-long-spins-and-turn-cap-5000",
+        "extends: reglamentacja\nname: long\nspin: {min: 100, max: 100}\nturn_cap: 5000\n",
+    ),
+]:
+    add(K, _label, (lambda t: lambda _f: parse(t))(_text), VariantError)
+
+K = "game setup"
+
+
+def _simulate(**kwargs: Any) -> Callable[[Path], Any]:
+    call = {"players": 4, "games": 2, **kwargs}
+    return lambda _f: lambda: cardshop.simulate("klunker-en", **call)
+
+
+add(K, "simulate-games-10**30", _simulate(games=10**30), SetupError)
+add(K, "simulate-games-10**4400", _simulate(games=10**4400), SetupError, risky=True)
+add(K, "simulate-games-bool", _simulate(games=True), SetupError)
+add(K, "simulate-5-bots-for-4-seats", _simulate(bots="random," * 4 + "random"), SetupError)
+add(K, "simulate-empty-bot-in-list", _simulate(bots="greedy,,random"), SetupError)
+
+
+@case(K, "audit-games-10**9", AuditError)
+def _(_f: Path) -> Any:
+    return lambda: run_audit("klunker-en", games=10**9, examples=0)
+
+
+@case(K, "kernel-play-stop-10**12", SetupError, risky=True)
+def _(_f: Path) -> Any:
+    from cardshop.klunker import kernel
+
+    variant = cardshop.load_variant("klunker-en")
+    return lambda: kernel.play(variant, 4, ("random",), seed=0, start=0, stop=10**12)
+
+
+@case(K, "kernel-compile-rules-of-wuhltisch", SetupError)
+def _(_f: Path) -> Any:
+    from cardshop.klunker import kernel
+
+    variant = cardshop.load_variant("wuhltisch")
+    return lambda: kernel.compile_rules(variant, 3)  # type: ignore[arg-type]
+
+
+@case(K, "kernel-compile-rules-99-players", SetupError)
+def _(_f: Path) -> Any:
+    from cardshop.klunker import kernel
+
+    variant = cardshop.load_variant("klunker-en")
+    return lambda: kernel.compile_rules(variant, 99)  # type: ignore[arg-type]
+
+
+K = "bot spec"
+
+for _variant in ("klunker-en", "wuhltisch", "reglamentacja"):
+    for _label, _spec in [
+        ("ismcts-nan-seconds", "ismcts:nans"),
+        ("ismcts-1e400-seconds", "ismcts:1e400s"),
+        ("ismcts-10**9-iterations", "ismcts:1000000000"),
+    ]:
+        add(
+            K,
+            f"{_variant}-{_label}",
+            (lambda v, b: lambda _f: lambda: cardshop.make_bot(b, v))(_variant, _spec),
+            SetupError,
+        )
+for _label, _spec in [
+    ("ismcts-inf-seconds", "ismcts:infs"),
+    ("ismcts-hour", "ismcts:3600s"),
+    ("ismcts-zero-seconds", "ismcts:0s"),
+    ("ismcts-zero-iterations", "ismcts:0"),
+    ("ismcts-negative-iterations", "ismcts:-5"),
+    ("ismcts-exponent-iterations", "ismcts:1e5"),
+    ("ismcts-arabic-indic-digit", "ismcts:\u0665"),
+    ("ismcts-underscored-iterations", "ismcts:1_000"),
+    ("ismcts-three-parts", "ismcts:5:1s:2s"),
+    ("ismcts-two-iteration-budgets", "ismcts:5:6"),
+    ("ismcts-empty-option", "ismcts:"),
+    ("ismcts-5000-digit-iterations", "ismcts:" + DIGITS_5000),
+    ("random-with-an-option", "random:5"),
+    ("a-10000-character-name", "x" * 10_000),
+    ("empty", ""),
+]:
+    add(
+        K,
+        _label,
+        (lambda b: lambda _f: lambda: cardshop.make_bot(b, "klunker-en"))(_spec),
+        SetupError,
+    )
+for _label, _kwargs in [
+    ("class-time-limit-nan", {"time_limit": float("nan")}),
+    ("class-time-limit-inf", {"time_limit": float("inf")}),
+    ("class-iterations-10**9", {"iterations": 10**9}),
+    ("class-iterations-float", {"iterations": 1.5}),
+    ("class-max-playout-10**12", {"max_playout": 10**12}),
+    ("class-exploration-nan", {"exploration": float("nan")}),
+]:
+    add(
+        K,
+        _label,
+        (lambda kw: lambda _f: lambda: cardshop.ISMCTSBot("klunker-en", **kw))(_kwargs),
+        SetupError,
+    )
+
+K = "command line"
+for _label, _argv in [
+    ("simulate-games-10**30", ["simulate", "klunker-en", "--games", digits(31), "-q"]),
+    ("simulate-bot-ismcts-nans", ["simulate", "klunker-en", "-n", "2", "-b", "ismcts:nans", "-q"]),
+    ("simulate-bot-ismcts-1e400s", ["simulate", "wuhltisch", "-n", "2", "-b", "ismcts:1e400s"]),
+    ("simulate-bot-ismcts-10**9", ["simulate", "reglamentacja", "-b", "ismcts:1000000000"]),
+    ("simulate-csv-a-folder", ["simulate", "klunker-en", "-n", "2", "-q", "--csv", "."]),
+    ("play-bot-ismcts-nans", ["play", "klunker-en", "--bot", "ismcts:nans"]),
+    ("audit-games-10**9", ["audit", "klunker-en", "--games", digits(10), "--examples", "0"]),
+]:
+    add(K, _label, cli(_argv))
+
+
+def full_device(folder: Path) -> str:
+    """A device like /dev/full in ``folder`` (as root: a failing writer could replace
+    a device, so never risk the system's own), else /dev/full itself."""
+    path = folder / "full"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:  # not root: /dev cannot be written, /dev/full is safe
+        return "/dev/full"
+    return str(path)
+
+
+@case(K, "simulate-json-full-device")
+def _(f: Path) -> Any:
+    return Cli(["simulate", "klunker-en", "-n", "2", "-q", "--json", full_device(f)])
+
+
+@case(K, "simulate-json-fifo-nobody-reads", risky=True)
+def _(f: Path) -> Any:
+    return Cli(["simulate", "klunker-en", "-n", "2", "-q", "--json", str(fifo(f, "out.json"))])
+
+
+@case(K, "play-resume-record-with-bot-ismcts-10**9")
+def _(f: Path) -> Any:
+    lines = record_lines()
+    lines[0]["bots"] = ["human", "ismcts:1000000000", "random", "random"]
+    (f / "game.jsonl").write_text(record_text(lines), encoding="utf-8")
+    return Cli(["play", "--resume", str(f / "game.jsonl")], "quit\n")
+
+
+@case(K, "validate-wuhltisch-10**7-decisions")
+def _(f: Path) -> Any:
+    path = variant_file(f, "extends: wuhltisch\nname: long\nrounds: 20\nround_ticks: 100000\n")
+    return Cli(["validate", str(path)])
 
 
 # ------------------------------------------------------------------------- catalogue

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from cardshop._files import check_writable
 from cardshop.audit import (
     AuditInterrupted,
     AuditReport,
@@ -24,9 +23,9 @@ from cardshop.audit import (
 )
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
-from cardshop.measures import dump_games
+from cardshop.measures import MAX_GAMES, MAX_GAMES_BYTES, dump_games
 
-REPORT_EXTRA = 'pip install "cardshop[report]"'
+REPORT_EXTRA = 'python -m pip install ".[report]" in a clone of cardshop'
 
 
 def _html_writer(path: Path) -> Any:
@@ -43,19 +42,12 @@ def _html_writer(path: Path) -> Any:
 
 
 def _check_writable(option: str, path: Path) -> None:
-    """Fail now, before any game is played, if ``path`` cannot be written.
-
-    The report is written as :func:`cardshop._files.atomic_output` does: a new file
-    beside ``path`` that replaces it; so a file is made there and removed again.
-    """
-    if path.is_dir():
-        raise fail(f"{option} {path}: cannot write there: it is a folder; name a file")
+    """Fail now, before any game is played, if ``path`` cannot be written (as
+    :func:`cardshop._files.atomic_output` writes it: see there)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        check_writable(path)
     except OSError as exc:
         raise fail(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
-    os.close(fd)
-    os.unlink(tmp)
 
 
 def _write_html(writer: Any, report: dict[str, Any], path: Path) -> None:
@@ -296,13 +288,27 @@ def audit(
             if isinstance(report, ComparisonReport)
             else [report.games_section()]
         )
-        try:
-            with atomic_output(save_games) as f:
-                f.write(dump_games(sections))
-        except OSError as exc:
-            raise fail(f"--save-games {save_games}: cannot write: {exc.strerror or exc}") from None
+        text = dump_games(sections)
+        size, count = len(text.encode()), sum(len(section.games) for section in sections)
+        if size > MAX_GAMES_BYTES or count > MAX_GAMES:
+            err_console.print(
+                f"cardshop: warning: --save-games {save_games} is not written: {count:,} "
+                f"games in {size:,} bytes; --from-games reads at most {MAX_GAMES:,} games "
+                f"in {MAX_GAMES_BYTES:,} bytes",
+                markup=False,
+            )
+        else:
+            try:
+                with atomic_output(save_games) as f:
+                    f.write(text)
+            except OSError as exc:
+                raise fail(
+                    f"--save-games {save_games}: cannot write: {exc.strerror or exc}"
+                ) from None
     if html is not None:
         _write_html(writer, report.to_dict(), html)
+        # On stderr: stdout may carry the report as JSON or Markdown.
+        err_console.print(f"audit: wrote the HTML report to {html}", markup=False)
     if as_json:
         console.print(json.dumps(report.to_dict(), indent=2), markup=False)
     elif as_markdown:

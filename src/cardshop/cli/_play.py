@@ -12,6 +12,7 @@ number) the prompt takes ``help``, ``actions [TEXT]``, ``undo``, ``table``,
 
 from __future__ import annotations
 
+import difflib
 import io
 import secrets
 import sys
@@ -59,6 +60,12 @@ Type an action (its text), or its number from the list. Other commands:
   undo            take back your last action of this turn (until another seat acts)
   save FILE       write the game so far to FILE (continue later with --resume FILE)
   quit            leave the game (it is saved only if you asked for --record or save)"""
+
+
+def _close_matches(text: str, legal: Sequence[Action]) -> list[str]:
+    """Up to three legal actions whose texts are close to a mistyped ``text``."""
+    texts = list(dict.fromkeys(str(action) for action in legal))
+    return difflib.get_close_matches(" ".join(text.lower().split()), texts, n=3, cutoff=0.6)
 
 
 def _verbs(legal: Sequence[Action]) -> dict[str, list[Action]]:
@@ -285,7 +292,15 @@ class Session:
             try:
                 action = self.game.parse_action(text, self.seat)
             except CardshopError as exc:
-                console.print(f"{exc}. Type 'help' for the commands.", markup=False)
+                close = _close_matches(text, legal)
+                if close:
+                    console.print(
+                        f"{text!r} is not an action; did you mean {' or '.join(close)}? "
+                        "Type 'actions' to list the legal ones, 'help' for the commands.",
+                        markup=False,
+                    )
+                else:
+                    console.print(f"{exc}. Type 'help' for the commands.", markup=False)
                 return True
             if action not in legal:
                 console.print(self.why_not(action), markup=False)
@@ -466,11 +481,12 @@ def play(
     """
     session = _start(variant, players, seat, bot, seed, first_player, resume)
     _tolerant_stdin()
+    interrupted = False
     try:
         quit_early = _loop(session)
     except KeyboardInterrupt:
         err_console.print("interrupted: leaving the game unfinished", markup=False)
-        quit_early = True
+        quit_early = interrupted = True
     except Exception as exc:  # a fault of this program: keep the person's game
         where = save_recovery(session)
         saved = (
@@ -496,6 +512,8 @@ def play(
             raise fail(f"cannot write the record {record}: {type(exc).__name__}: {exc}") from None
     if quit_early:
         console.print("game left unfinished", markup=False)
+        if interrupted:  # Ctrl-C: the shell's code for SIGINT, after the record is written
+            raise typer.Exit(130)
         return
     session.show()
     names = [session.who(s) for s in range(game.players)]

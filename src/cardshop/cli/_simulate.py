@@ -27,6 +27,7 @@ from cardshop._errors import SetupError
 from cardshop._loader import load_variant
 from cardshop._series import family_for
 from cardshop._stats import Interval
+from cardshop.bots import seat_bots
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.simulation import (
@@ -88,7 +89,8 @@ def _dask_client(address: str, timeout: float) -> Any:
         from distributed import Client
     except ImportError:
         raise SetupError(
-            "--dask needs the 'distributed' extra: pip install 'cardshop[distributed]'"
+            "--dask needs the 'distributed' extra: python -m pip install "
+            '".[distributed]" in a clone of cardshop'
         ) from None
     quiet = logging.getLogger("distributed")
     level = quiet.level
@@ -219,13 +221,10 @@ def simulate_command(
     number of workers. Fewer bots than seats are repeated in order
     (--bots greedy,random at 4 players: greedy, random, greedy, random).
     """
-    names = [b.strip() for b in bots.split(",") if b.strip()]
-    if not names:
-        raise SetupError("--bots names no bot")
     if not dask_timeout > 0:
         raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
     var = load_variant(variant)
-    specs = [names[s % len(names)] for s in range(players)] if len(names) > 1 else names
+    specs = seat_bots(bots, players)  # the library reads bots the same way
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
     if engine not in ENGINES:
         raise SetupError(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")

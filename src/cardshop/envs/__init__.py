@@ -1,6 +1,6 @@
 """Reinforcement-learning environments for every family: PettingZoo and Gymnasium.
 
-Needs the ``rl`` extra (``pip install "cardshop[rl]"``: numpy, gymnasium, pettingzoo);
+Needs the ``rl`` extra (``python -m pip install ".[rl]"``: numpy, gymnasium, pettingzoo);
 ``import cardshop`` alone never imports them. See docs/envs.md::
 
     from cardshop.envs import env
@@ -36,7 +36,8 @@ try:
     import pettingzoo  # type: ignore[import-untyped]  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a venv without the extra
     raise ImportError(
-        f"cardshop.envs needs the 'rl' extra ({exc.name} is missing): pip install \"cardshop[rl]\""
+        f"cardshop.envs needs the 'rl' extra ({exc.name} is missing): python -m pip "
+        'install ".[rl]" in a clone of cardshop'
     ) from exc
 
 from cardshop.envs._aec import KlunkerAECEnv, ShopAECEnv, env, raw_env

@@ -10,7 +10,7 @@ faster, and is what ``simulate(engine="auto")`` uses when it can (docs/kernel.md
 
 The variant is compiled once into :class:`KernelRules`, plain integer arrays (the
 "compiled rules" of the kernel, made from :class:`~cardshop.klunker.variant.Rules`).
-numba is an optional extra (``pip install 'cardshop[kernel]'``); it is imported only
+numba is an optional extra (``python -m pip install ".[kernel]"``); it is imported only
 when a kernel runs, never by ``import cardshop``.
 """
 
@@ -28,6 +28,8 @@ from cardshop.klunker.variant import Rules, Variant
 __all__ = [
     "BOTS",
     "COMPILING",
+    "MAX_GAMES",
+    "MAX_HISTORY_GAMES",
     "MAX_SEED_TEXT",
     "RELEASES_GIL",
     "KernelRules",
@@ -61,6 +63,11 @@ after an install or an upgrade; docs/kernel.md). The ``simulate`` command shows 
 
 _log = logging.getLogger(__name__)
 _announced: list[bool] = []
+MAX_GAMES = 1_000_000
+"""The most games one call plays (``stop - start``): its outcome arrays take up to
+about 200 MB. ``simulate`` sends the kernel chunks of a few thousand games."""
+MAX_HISTORY_GAMES = 10_000
+"""The most games one :func:`histories` call plays (each game's actions are kept)."""
 
 _TIEBREAKS = {"fewest_safe_and_window": 0, "fewest_safe": 1, "fewest_window": 2}
 _VERBS = ("window", "done", "store", "pass", "buy", "decline", "sell")
@@ -113,7 +120,7 @@ def unavailable(
     if not isinstance(seed, int) or len(repr(seed)) > MAX_SEED_TEXT:
         return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
     if not available():
-        return "numba is not installed: pip install 'cardshop[kernel]'"
+        return 'numba is not installed: python -m pip install ".[kernel]" in a clone of cardshop'
     return None
 
 
@@ -121,7 +128,16 @@ _COMPILED: dict[tuple[str, int], KernelRules] = {}
 
 
 def compile_rules(variant: Variant, players: int) -> KernelRules:
-    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached)."""
+    """The kernel's arrays for ``variant`` at ``players`` (made once, then cached).
+
+    Raises :class:`~cardshop.SetupError` for a variant of another family or a player
+    count outside the variant's range."""
+    if not isinstance(variant, Variant):
+        family = getattr(variant, "family", type(variant).__name__)
+        raise SetupError(f"the kernel compiles Klunker variants, not the {family!r} family")
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
     import numpy as np
 
     key = (variant.content_hash, players)
@@ -188,13 +204,18 @@ def _run(
     rotate: bool,
     record: bool,
 ) -> tuple[Any, Any, Any, Any]:
+    if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
+        raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
+    most = MAX_HISTORY_GAMES if record else MAX_GAMES
+    if stop - start > most:
+        raise SetupError(
+            f"games {start}..{stop}: at most {most:,} games in one call, not {stop - start:,}"
+        )
     import numpy as np
 
     from cardshop.klunker import _kernel_jit
 
     var = _check(variant, players, bots, seed)
-    if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
-        raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
     rules = compile_rules(var, players)
     specs = [str(b).strip() for b in bots]
     full = specs * players if len(specs) == 1 else specs

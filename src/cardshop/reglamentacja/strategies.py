@@ -1,6 +1,6 @@
 """Hypothesis strategies of valid Reglamentacja variants, for property-based tests.
 
-Needs hypothesis (``pip install "cardshop[testing]"``); the family's package never
+Needs hypothesis (``python -m pip install ".[testing]"``); the family's package never
 imports this module: the core's :func:`cardshop.testing.strategies.family_variants`
 finds it through ``Family.variant_strategy``::
 
@@ -25,7 +25,12 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
-from cardshop.reglamentacja.variant import MAX_ACTION_SPACE, ReglamentacjaVariant
+from cardshop.reglamentacja.variant import (
+    MAX_ACTION_SPACE,
+    MAX_CHOICE,
+    MAX_GAME_WORK,
+    ReglamentacjaVariant,
+)
 
 __all__ = ["KIND_NAMES", "variants"]
 
@@ -131,6 +136,12 @@ def _variants(
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games_per_player")}
     variant = ReglamentacjaVariant.model_validate(data)
+    while variant.max_trade > 1 and variant.most_choice() > MAX_CHOICE:
+        data["max_trade"] -= 1  # one decision's choice bounded
+        variant = ReglamentacjaVariant.model_validate(data)
+    if variant.game_work() > MAX_GAME_WORK:  # the turn cap lowered to bound a game's work
+        data["turn_cap"] = MAX_GAME_WORK // (variant.spin.max * variant.most_choice()) - 1
+        variant = ReglamentacjaVariant.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy
         raise AssertionError(f"variants() built an invalid variant: {problems} from {data}")
@@ -159,8 +170,9 @@ def variants(
     stamp kinds (at most 12) of 1 to ``max_copies`` copies; 1 to ``max_row_size``
     cards in the row and up to ``max_cards`` shopping cards (never fewer than the row)
     costing 1 to 4 stamps; offers of up to ``max_trade`` stamps each way (1 to 4,
-    lowered if the action index space would pass its limit); spins of 1 to
-    ``max_spin`` offer turns; a turn cap from ``min_turn_cap`` to ``max_turn_cap``.
+    lowered if the action index space or one decision's choice would pass its
+    limit); spins of 1 to ``max_spin`` offer turns; a turn cap from ``min_turn_cap``
+    to ``max_turn_cap`` (lowered if a game's work would pass its limit).
     ``three_players_option`` and ``match`` fix the three-player option and whether
     the variant is played as a match (``None``: drawn). The defaults keep variants
     small, so that games are quick.

@@ -20,6 +20,8 @@ from cardshop.core import Action, Slug, VariantBase
 
 __all__ = [
     "MAX_ACTION_SPACE",
+    "MAX_CHOICE",
+    "MAX_GAME_WORK",
     "ReglamentacjaVariant",
     "Rules",
     "ShoppingCard",
@@ -30,6 +32,35 @@ __all__ = [
 
 MAX_ACTION_SPACE = 2_000_000
 """A variant whose action index space could exceed this many actions is refused."""
+MAX_CHOICE = 60_000
+"""The most legal actions one decision may have: the active player's offer turn at
+the most players (:meth:`ReglamentacjaVariant.most_choice`; the built-in variant:
+53,150 at 5 players)."""
+MAX_GAME_WORK = 200_000_000
+"""The most legal actions all offer turns of a game may have together
+(:meth:`ReglamentacjaVariant.game_work`: turns x offer turns x the largest choice;
+the built-in variant: 128,197,800)."""
+
+
+def offer_count(kinds: int, max_trade: int) -> int:
+    """Offers to one seat (RG-TRADE-3): pairs of multisets of at most ``max_trade``
+    stamps of ``kinds`` kinds with no kind in common, each with and without ``place``,
+    less the empty offer. Counted, not built."""
+    # ways[a][b]: ways to give a stamps and take b over the kinds counted so far.
+    ways = [[0] * (max_trade + 1) for _ in range(max_trade + 1)]
+    ways[0][0] = 1
+    for _ in range(kinds):
+        new = [row[:] for row in ways]
+        for a in range(max_trade + 1):
+            for b in range(max_trade + 1):
+                if ways[a][b]:
+                    for c in range(1, max_trade + 1):
+                        if a + c <= max_trade:
+                            new[a + c][b] += ways[a][b]
+                        if b + c <= max_trade:
+                            new[a][b + c] += ways[a][b]
+        ways = new
+    return 2 * sum(map(sum, ways)) - 1
 
 
 class _Model(BaseModel):
@@ -215,7 +246,41 @@ class ReglamentacjaVariant(VariantBase):
                     f"make more than {MAX_ACTION_SPACE} actions",
                 )
             )
+            return errs
+        choice = self.most_choice()
+        if choice > MAX_CHOICE:
+            errs.append(
+                (
+                    ("max_trade",),
+                    f"offers of up to {self.max_trade} stamps of {len(self.stamps)} kinds give "
+                    f"the active player up to {choice:,} legal actions in one offer turn at "
+                    f"{hi} players; at most {MAX_CHOICE:,}: lower max_trade, the stamp "
+                    "kinds or players.max",
+                )
+            )
+        elif (work := self.game_work()) > MAX_GAME_WORK:
+            errs.append(
+                (
+                    ("turn_cap",),
+                    f"{self.turn_cap + 1} turns of up to {self.spin.max} offer turns of up to "
+                    f"{choice:,} legal actions each make {work:,} in a game; at most "
+                    f"{MAX_GAME_WORK:,}: lower turn_cap, spin.max or max_trade",
+                )
+            )
         return errs
+
+    def most_choice(self) -> int:
+        """The most legal actions of one decision: the active player's offer turn at
+        ``players.max`` (offers to every other seat, speculator trades, stop, pass)."""
+        price = comb(len(self.stamps) + self.speculator.price - 1, self.speculator.price)
+        offers = offer_count(len(self.stamps), self.max_trade)
+        return (self.players.max - 1) * offers + 2 * price + 2
+
+    def game_work(self) -> int:
+        """A bound on the legal actions of all offer turns of one game together:
+        ``turn_cap`` turns and the final one, ``spin.max`` offer turns each, each with
+        at most :meth:`most_choice` actions. Bots and tools take time in proportion."""
+        return (self.turn_cap + 1) * self.spin.max * self.most_choice()
 
     @cached_property
     def rules(self) -> Rules:

@@ -6,7 +6,7 @@ that opens offline: the styles, the chart data and plotly.js are all inside it, 
 Content-Security-Policy lets it load nothing from anywhere. ``write_html`` writes that
 page to a file, whole or not at all. docs/report.md explains each chart.
 
-Needs the ``report`` extra (``pip install "cardshop[report]"``: plotly, whose bundled
+Needs the ``report`` extra (``python -m pip install ".[report]"``: plotly, whose bundled
 plotly.js draws the charts); importing this module does not import plotly.
 
 A malformed report raises :class:`ReportError` naming the key (``variants[0].

@@ -14,7 +14,7 @@ from cardshop.report._model import Difference, Measure, PlayerCount, Report, Rep
 
 __all__ = ["INSTALL", "page", "plotly_js"]
 
-INSTALL = 'pip install "cardshop[report]"'
+INSTALL = 'python -m pip install ".[report]" in a clone of cardshop'
 
 
 def plotly_js() -> tuple[str, str]:

@@ -1,6 +1,6 @@
 """Property-based testing of variants of every family, for your own test suite.
 
-Needs hypothesis (``pip install "cardshop[testing]"``). Two parts:
+Needs hypothesis (``python -m pip install ".[testing]"``). Two parts:
 
 * :mod:`cardshop.testing.strategies`: hypothesis strategies for valid variants
   (:func:`variants`), games (:func:`games`) and legal action sequences
@@ -24,7 +24,8 @@ try:
     import hypothesis  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(
-        "cardshop.testing needs hypothesis; install it with: pip install 'cardshop[testing]'"
+        "cardshop.testing needs hypothesis; install it with: python -m pip install "
+        '".[testing]" in a clone of cardshop'
     ) from exc
 
 from cardshop.testing.conformance import FamilyTests

@@ -22,7 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
-from cardshop.wuhltisch.variant import WuhltischVariant
+from cardshop.wuhltisch.variant import MAX_SEAT_TICKS, WuhltischVariant
 
 __all__ = ["ATTRIBUTES", "variants"]
 
@@ -69,7 +69,8 @@ def variants(
 
     ``min_``/``max_`` options bound what is drawn: attributes, players, distinct
     prices, copies of each shirt, set size, lists per player, rounds and the tick cap
-    (``round_ticks``; small by default, so games stay short). ``match``: True gives
+    (``round_ticks``; small by default, so games stay short; lowered where rounds x
+    ticks x players would pass ``MAX_SEAT_TICKS``). ``match``: True gives
     every variant a ``match`` key (a series of games), False none, None either.
     Copies (up to 8), then prices, then useless lost property (up to 50) may be
     raised above what was drawn so that the heap is large enough for the most players.
@@ -158,6 +159,9 @@ def variants(
     }
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games per player")}
+    most_ticks = MAX_SEAT_TICKS // (data["rounds"] * high)
+    if data["round_ticks"] > most_ticks:  # lowered: a game's decisions are bounded
+        data["round_ticks"] = most_ticks
     variant = WuhltischVariant.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy

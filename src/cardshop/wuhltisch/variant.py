@@ -41,6 +41,7 @@ from cardshop.core import SLUG_PATTERN, Action, SetupError, Slug, VariantBase
 
 __all__ = [
     "MAX_CARDS",
+    "MAX_SEAT_TICKS",
     "MAX_SHIRTS",
     "Bonuses",
     "LostProperty",
@@ -55,6 +56,11 @@ __all__ = [
 MAX_SHIRTS = 2000
 """A variant may generate at most this many shirts (checked before any card is built)."""
 MAX_CARDS = 2300
+MAX_SEAT_TICKS = 200_000
+"""The most decisions a game may ask for: ``rounds`` x ``round_ticks`` x
+``players.max`` (each seat decides once a tick; the built-in variant: 4 x 5,000 x 5
+= 100,000, about a second with random players). A round that never ends is capped
+(WT-CAP-1), so this bounds the work of every game."""
 
 Price = Annotated[int, Field(ge=0, le=10_000)]
 MAX_PRICE = 10_000
@@ -314,6 +320,16 @@ class WuhltischVariant(VariantBase):
                     f"{self.match_threshold} is more than the {most} matches a set can have",
                 )
             )
+        seat_ticks = self.seat_ticks()
+        if seat_ticks > MAX_SEAT_TICKS:
+            errs.append(
+                (
+                    ("round_ticks",),
+                    f"{self.rounds} rounds of up to {self.round_ticks:,} ticks for up to "
+                    f"{self.players.max} players make {seat_ticks:,} decisions in a game; at "
+                    f"most {MAX_SEAT_TICKS:,}: lower round_ticks, rounds or players.max",
+                )
+            )
         # Looks always find a card: the heap keeps at least one card per player even
         # when everyone holds the most shirts and cards it can. [WT-TICK-1]
         lost = self.lost_property.useless + len(self.lost_property.values)
@@ -329,6 +345,11 @@ class WuhltischVariant(VariantBase):
                 )
             )
         return errs
+
+    def seat_ticks(self) -> int:
+        """The most decisions of one game: every seat acts once a tick (WT-TICK-1)
+        for up to ``round_ticks`` ticks (WT-CAP-1) of each of ``rounds`` rounds."""
+        return self.rounds * self.round_ticks * self.players.max
 
     @cached_property
     def rules(self) -> WuhltischRules:
