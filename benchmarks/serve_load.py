@@ -38,6 +38,8 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from cardshop.serve.app import RATE
+
 WUHLTISCH = """\
 extends: wuhltisch
 name: wuhltisch-load
@@ -46,6 +48,10 @@ rounds: 1
 round_ticks: 400
 """
 START_GUARD = 60.0
+PACE = 1.25 / RATE
+"""The least time between two actions of one simulated person: within the server's
+limit on messages a second, as any person's client is (a fast machine would otherwise
+have its clients answer faster than a person could, and be refused for it)."""
 
 
 @dataclass
@@ -70,8 +76,10 @@ async def person(url: str, token: str, stats: Stats, stop: float, seed: int) -> 
     rng = random.Random(seed)
     sent_at: float | None = None
     sent_step = -1
+    last_sent = 0.0
     async with connect(url, max_size=None) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
+        last_sent = time.monotonic()
         while time.monotonic() < stop:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=max(0.01, stop - time.monotonic()))
@@ -94,7 +102,9 @@ async def person(url: str, token: str, stats: Stats, stop: float, seed: int) -> 
                 return
             if sent_at is None and message["legal"] is not None:
                 action = rng.choice(message["legal"]["actions"])
+                await asyncio.sleep(max(0.0, last_sent + PACE - time.monotonic()))
                 sent_step, sent_at = message["step"], time.monotonic()
+                last_sent = sent_at
                 await ws.send(json.dumps({"type": "act", "action": action, "step": sent_step}))
 
 

@@ -175,7 +175,7 @@ def subprocess_server(db: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[
         deadline = time.monotonic() + WAIT
         while True:
             try:
-                with urllib.request.urlopen(base + "api/variants", timeout=5):
+                with urllib.request.urlopen(base + "api/variants", timeout=WAIT):
                     break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:

@@ -510,7 +510,7 @@ def test_the_first_signal_stops_an_audit_with_a_partial_report(
     pytest.importorskip("hypothesis")
     page = tmp_path / "report.html"
     saved = tmp_path / "games.jsonl"
-    args = ["--players", "3", "--games", "1000000", "--examples", "3", "--json"]
+    args = ["--players", "3", "--games", "50000", "--examples", "3", "--json"]
     args += ["--save-games", str(saved)]
     if importlib.util.find_spec("plotly") is not None:
         args += ["--html", str(page)]
@@ -522,7 +522,7 @@ def test_the_first_signal_stops_an_audit_with_a_partial_report(
     seen = []
     for line in proc.stderr:  # up to the first tenth... of a million: the first game lines
         seen.append(line)
-        if line.startswith("audit: 3 players: 1000000 games"):
+        if line.startswith("audit: 3 players: 50000 games"):
             break
     time.sleep(1)  # games being played
     proc.send_signal(sig)

@@ -344,7 +344,7 @@ def _cardshop(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "cardshop", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,  # a hang guard: a tune command here takes seconds to a minute
         check=False,
         cwd=cwd,
         env={**os.environ, "COLUMNS": "200"},
