@@ -11,8 +11,6 @@ serves the whole module. Without any Chromium the tests skip, saying so; under C
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
+from browser_support import launch
 from cardshop.report import render_html, write_html
 from test_report import HOSTILE, sample_report
 
@@ -30,36 +29,12 @@ from test_report import HOSTILE, sample_report
 # under pytest -n one worker runs the module.
 pytestmark = pytest.mark.xdist_group("report-browser")
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHARTS_PER_COUNT = 8
-
-
-def _chromium() -> str | None:
-    wanted = os.environ.get("CARDSHOP_CHROMIUM")
-    if wanted:
-        return wanted
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    path = _chromium()
-    if path is None:
-        reason = (
-            "no Chromium found (looked for " + ", ".join(CANDIDATES) + " on PATH and "
-            "$CARDSHOP_CHROMIUM); install it with: apt-get install chromium"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, headless=True)
-        yield launched
-        launched.close()
+    yield from launch()
 
 
 @dataclass

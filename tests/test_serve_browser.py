@@ -11,51 +11,29 @@ set) a missing browser is a failure.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
 import cardshop
+from browser_support import launch
 from serve_support import HERE, SERVE_FIXTURES, Server
 
 pytestmark = pytest.mark.xdist_group("serve-browser")
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 SMALL = HERE / "fixtures" / "small.yaml"
 GUARD_MS = 60_000
 """A hang guard for each wait in the page, far above a normal one."""
 MAX_CLICKS = 400
 
 
-def _chromium() -> str | None:
-    wanted = os.environ.get("CARDSHOP_CHROMIUM")
-    if wanted:
-        return wanted
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    path = _chromium()
-    if path is None:
-        reason = "no Chromium found on PATH or $CARDSHOP_CHROMIUM: apt-get install chromium"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=path, headless=True)
-        yield launched
-        launched.close()
+    yield from launch()
 
 
 @pytest.fixture(scope="module")
