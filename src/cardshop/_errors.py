@@ -39,7 +39,7 @@ __all__ = [
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 class CardshopError(Exception):
@@ -91,7 +91,10 @@ class VariantError(CardshopError, ValueError):
         self.location = location
         where = str(location) if location is not None else source
         key = f" at {format_path(path)}" if path else ""
-        super().__init__(f"{where}: invalid variant{key}: {reason}")
+        super().__init__(f"{where}: invalid {self.noun}{key}: {reason}")
+
+    noun: ClassVar[str] = "variant"
+    """What the file is, in the message: a subclass for another kind of file names it."""
 
 
 class PositionError(CardshopError, ValueError):

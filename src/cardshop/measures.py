@@ -61,6 +61,7 @@ __all__ = [
     "GamesSection",
     "Measure",
     "Tracker",
+    "bot_groups",
     "charts",
     "compare",
     "dump_games",
@@ -595,7 +596,10 @@ def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
     )
 
 
-def _bot_groups(summaries: Sequence[GameSummary]) -> tuple[str, set[str]] | None:
+def bot_groups(summaries: Sequence[GameSummary]) -> tuple[str, set[str]] | None:
+    """The stronger bot's name and the weaker bots' names of a skill-gap comparison
+    (the first bot that is not ``random``, against ``random`` or the rest); None for
+    games of one bot."""
     bots = summaries[0].bots
     names = list(dict.fromkeys(bots))
     if len(names) < 2:
@@ -656,7 +660,7 @@ def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str,
         )
 
     # -- skill
-    groups = _bot_groups(summaries)
+    groups = bot_groups(summaries)
     if groups is not None:
         strong, weak = groups
         bots = summaries[0].bots

@@ -42,6 +42,7 @@ from cardshop._stats import wilson
 from cardshop.measures import (
     GameSummary,
     Measure,
+    bot_groups,
     decisive_point,
     lead_changes,
     margin,
@@ -158,12 +159,11 @@ def estimate(
 
 
 def _skill(measure: str, summaries: Sequence[GameSummary], z: float) -> Estimate | None:
-    bots = summaries[0].bots
-    names = list(dict.fromkeys(bots))
-    if len(names) < 2:
+    groups = bot_groups(summaries)
+    if groups is None:
         return None
-    strong = next(b for b in names if b != "random")
-    weak = {"random"} if "random" in names else set(names) - {strong}
+    strong, weak = groups
+    bots = summaries[0].bots
     strong_seats = [s for s in range(len(bots)) if bots[s] == strong]
     weak_seats = [s for s in range(len(bots)) if bots[s] in weak]
     if measure == "skill_gap_win_rate":

@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._errors import CardshopError, SetupError, SourceLocation, VariantError, format_path
+from cardshop._errors import SetupError, VariantError, format_path
 from cardshop._loader import load_variant
 from cardshop._source import KeyPath, Sourced, load_yaml, read_text, validation_errors
 from cardshop._variant import VariantBase
@@ -84,18 +84,7 @@ _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)|\[(\d{1,6}|[A-Za-z_][A-Za-z0-9
 class TuneError(VariantError):
     """A tuning spec (or a tuning run's option) is invalid; the message names file, line and key."""
 
-    def __init__(
-        self,
-        reason: str,
-        *,
-        source: str = "<string>",
-        path: tuple[str | int, ...] = (),
-        location: SourceLocation | None = None,
-    ) -> None:
-        super().__init__(reason, source=source, path=path, location=location)
-        where = str(location) if location is not None else source
-        key = f" at {format_path(path)}" if path else ""
-        CardshopError.__init__(self, f"{where}: invalid tuning spec{key}: {reason}")
+    noun = "tuning spec"
 
 
 class _Model(BaseModel):
