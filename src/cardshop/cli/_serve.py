@@ -49,7 +49,7 @@ def serve(
     except ImportError as exc:
         raise fail(
             f"cardshop serve needs the 'serve' extra ({exc.name} is missing): "
-            "pip install 'cardshop[serve]'"
+            'python -m pip install ".[serve]" in a clone of cardshop'
         ) from None
     application = create_app(
         db if db == ":memory:" else Path(db),

@@ -1,6 +1,6 @@
 """Hypothesis strategies of valid Klunker variants, for property-based tests.
 
-Needs hypothesis (``pip install "cardshop[testing]"``); the family's package never
+Needs hypothesis (``python -m pip install ".[testing]"``); the family's package never
 imports this module: :func:`cardshop.testing.strategies.family_variants` finds it
 through ``Family.variant_strategy``::
 

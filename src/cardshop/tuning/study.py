@@ -29,6 +29,7 @@ Ctrl-C included).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import os
@@ -418,10 +419,13 @@ def study_name(loaded: LoadedSpec) -> str:
 
 def _import_optuna() -> Any:
     try:
-        import optuna
+        # By name, so that type checking (and the compiled build, which type-checks
+        # what cardshop imports) needs no optuna: it is an optional extra.
+        optuna = importlib.import_module("optuna")
     except ImportError:
         raise TuneError(
-            "tuning needs optuna: pip install 'cardshop[tune]'", source="cardshop tune"
+            'tuning needs optuna: python -m pip install ".[tune]" in a clone of cardshop',
+            source="cardshop tune",
         ) from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna
