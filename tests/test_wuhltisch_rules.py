@@ -31,7 +31,7 @@ DIGEST = ROOT / "docs" / "wuhltisch-rules.md"
 V = load_wuhltisch()
 R = V.rules
 LISTS = [R.card_name[c] for c in range(R.first_list, R.n_cards)]
-SRS = "list:stripes/red/s/*"  # seat 0's list in most scenarios: stripes, red, small
+SRS = "list:stripes/red/xl/*"  # seat 0's list in most scenarios: stripes, red, XL
 
 
 def seat(face_up: str, stack: list[str], **zones: Any) -> dict[str, Any]:
@@ -115,14 +115,14 @@ def test_wt_card_3_lost_property_useless_and_useful() -> None:
     assert values == [0] * 7 + [1, 1, 2, 2, 3, 3, 4]
 
 
-def test_wt_card_4_lists_name_three_attributes_even_second_values() -> None:
-    """WT-CARD-4: 16 lists, 3 attributes each, an even number of second values."""
+def test_wt_card_4_lists_name_three_attributes_odd_second_values() -> None:
+    """WT-CARD-4: 16 lists, 3 attributes each, an odd number of second values."""
     assert R.n_lists == 16
-    assert all(len(w) == 3 and sum(x for _, x in w) % 2 == 0 for w in R.list_wants)
+    assert all(len(w) == 3 and sum(x for _, x in w) % 2 == 1 for w in R.list_wants)
     assert len(set(R.list_wants)) == 16
     bad = (ROOT / "variants" / "wuhltisch.yaml").read_text(encoding="utf-8")
     bad = bad.replace(
-        "{colour: red, size: s, sleeves: long}", "{colour: red, size: m, sleeves: long}"
+        "{colour: red, size: s, sleeves: short}", "{colour: red, size: m, sleeves: short}"
     )
     with pytest.raises(Exception, match="size has no value 'm'"):
         parse_wuhltisch(bad)
@@ -163,7 +163,7 @@ def test_wt_setup_2_round_setup_deals_lists_and_shuffles_the_heap() -> None:
 
 def test_wt_tick_1_everyone_acts_and_looks_draw_distinct_cards() -> None:
     """WT-TICK-1: all seats act; seat 0 gets the heap's top card, seat 1 the next."""
-    top = ["dots/blue/xl/short@20", "stripes/red/s/long@10"]
+    top = ["dots/blue/s/short@20", "stripes/red/xl/long@10"]
     game = game_at(two_seats())
     game = game_at(two_seats(), heap=heap_after(game, top))
     assert game.acting == (0, 1)
@@ -186,7 +186,7 @@ def test_wt_tick_2_lost_property_laid_out_or_thrown_back_at_once() -> None:
 
 def test_wt_tick_3_thrown_cards_return_at_random_places_after_the_looks() -> None:
     """WT-TICK-3: a thrown shirt goes back into the heap, not to the seat looking this tick."""
-    thrown = "dots/blue/xl/short@20"
+    thrown = "dots/blue/s/short@20"
     base = game_at(two_seats({"view": thrown}))
     places = set()
     for seed in range(6):
@@ -205,7 +205,7 @@ def test_wt_tick_3_a_card_thrown_back_on_top_is_seen_only_in_a_later_tick() -> N
     """WT-TICK-3: in every seed the look takes the old top card, even in the seeds that
     put the thrown shirt back on top (so it was put back after the look); the next
     tick's look finds it there."""
-    thrown = "dots/blue/xl/short@20"
+    thrown = "dots/blue/s/short@20"
     heap = names(game_at(two_seats({"view": thrown})).zones()["heap"])
     on_top = 0
     for seed in range(300):
@@ -220,8 +220,8 @@ def test_wt_tick_3_a_card_thrown_back_on_top_is_seen_only_in_a_later_tick() -> N
 
 def test_wt_tick_4_keep_and_swap_never_more_than_three_held() -> None:
     """WT-TICK-4: keep with fewer than 3 held; with 3, only swap S; hand stays at 3."""
-    hand = ["stripes/red/s/long@10", "stripes/red/s/short@20", "dots/red/s/long@30"]
-    view = "stripes/red/xl/long@10"
+    hand = ["stripes/red/xl/long@10", "stripes/red/xl/short@20", "dots/red/xl/long@30"]
+    view = "stripes/red/s/long@10"
     game = game_at(two_seats({"hand": hand[:2], "view": view}))
     tick(game, "keep", "wait")
     assert names(game.zones()["hand:0"]) == sorted([*hand[:2], view], key=card)
@@ -232,29 +232,29 @@ def test_wt_tick_4_keep_and_swap_never_more_than_three_held() -> None:
         tick(game, "keep", "wait")
     assert game.to_json() == before
     events = tick(game, "swap 2", "wait")  # slot 2 = the highest card id
-    assert events[0] == ev.Swapped(0, card("dots/red/s/long@30"), card(view))
+    assert events[0] == ev.Swapped(0, card("dots/red/xl/long@30"), card(view))
     assert len(game.zones()["hand:0"]) == 3
-    assert card("dots/red/s/long@30") in game.zones()["heap"]
+    assert card("dots/red/xl/long@30") in game.zones()["heap"]
 
 
 def test_wt_tick_5_drop_by_slot_any_time() -> None:
     """WT-TICK-5: drop S removes slot S of the sorted hand, with or without a view."""
-    hand = ["dots/red/s/long@30", "stripes/red/s/long@10"]
+    hand = ["dots/red/xl/long@30", "stripes/red/xl/long@10"]
     game = game_at(two_seats({"hand": hand}))
     assert game.observation(0).hand == tuple(sorted(card(h) for h in hand))
     tick(game, "drop 0", "wait")
-    assert names(game.zones()["hand:0"]) == ["dots/red/s/long@30"]
-    game = game_at(two_seats({"hand": hand, "view": "stripes/blue/s/long@10"}))
+    assert names(game.zones()["hand:0"]) == ["dots/red/xl/long@30"]
+    game = game_at(two_seats({"hand": hand, "view": "stripes/blue/xl/long@10"}))
     assert "drop 1" in map(str, game.legal_actions(0))
     tick(game, "drop 1", "wait")
-    assert names(game.zones()["view:0"]) == ["stripes/blue/s/long@10"]
+    assert names(game.zones()["view:0"]) == ["stripes/blue/xl/long@10"]
     with pytest.raises(IllegalActionError):
         tick(game, "drop 1", "wait")  # only one shirt held now
 
 
 def test_wt_tick_6_buy_lays_down_a_set_and_turns_the_next_list() -> None:
     """WT-TICK-6: buy needs 3 held and nothing in view; even a bad set may be laid."""
-    bad = ["dots/blue/xl/short@80", "dots/blue/xl/long@80", "dots/blue/s/short@40"]
+    bad = ["dots/blue/s/short@80", "dots/blue/s/long@80", "dots/blue/xl/short@40"]
     game = game_at(two_seats({"hand": bad}))
     events = tick(game, "buy", "wait")
     assert events[0] == ev.LaidDown(0, card(SRS), tuple(sorted(card(b) for b in bad)), False)
@@ -262,7 +262,7 @@ def test_wt_tick_6_buy_lays_down_a_set_and_turns_the_next_list() -> None:
     assert game.zones()["set:0:0"] == (card(SRS), *sorted(card(b) for b in bad))
     assert game.observation(1).sets_laid == (1, 0)
     assert game.observation(0).lists[0] == card(LISTS[0])
-    for s0 in ({"hand": bad[:2]}, {"hand": bad, "view": "stripes/red/s/long@10"}):
+    for s0 in ({"hand": bad[:2]}, {"hand": bad, "view": "stripes/red/xl/long@10"}):
         game = game_at(two_seats(s0))
         assert "buy" not in map(str, game.legal_actions(0))
 
@@ -274,9 +274,9 @@ def test_wt_tick_7_wait_and_the_actions_with_a_shirt_in_view() -> None:
     assert tick(game, "wait", "wait") == []
     assert game.zones() == before
     assert game.tick == 1
-    game = game_at(two_seats({"hand": ["stripes/red/s/long@10"], "view": "dots/red/s/long@30"}))
+    game = game_at(two_seats({"hand": ["stripes/red/xl/long@10"], "view": "dots/red/xl/long@30"}))
     assert list(map(str, game.legal_actions(0))) == ["drop 0", "keep", "throw"]
-    game = game_at(two_seats({"hand": ["stripes/red/s/long@10"]}))
+    game = game_at(two_seats({"hand": ["stripes/red/xl/long@10"]}))
     assert list(map(str, game.legal_actions(0))) == ["drop 0", "look", "wait"]
 
 
@@ -398,16 +398,10 @@ def test_wt_end_3_four_rounds_summed_tiebreak_by_cards_in_front() -> None:
 # ------------------------------------------------------------------ scoring
 
 
-def example_variant() -> WuhltischVariant:
-    """The default variant plus the rulebook example's list: dotted, long sleeves, small."""
-    data = yaml.safe_load((ROOT / "variants" / "wuhltisch.yaml").read_text(encoding="utf-8"))
-    data["lists"].append({"pattern": "dots", "size": "s", "sleeves": "long"})
-    return parse_wuhltisch(yaml.safe_dump(data, sort_keys=False))
-
-
 def example_score(shirts: list[str]) -> tuple[int, int, int]:
-    v = example_variant()
-    r = v.rules
+    """Matches, price and score of a set on the rulebook example's list (dotted, small,
+    long sleeves), one of the default variant's lists."""
+    r = R
     lst = r.ids_by_name["list:dots/*/s/long"][0]
     ids = [r.ids_by_name[s][0] for s in shirts]
     return r.set_matches(lst, ids), sum(r.price[c] for c in ids), r.set_score(lst, ids)
@@ -434,10 +428,10 @@ def test_wt_score_1_worked_example_7_of_9_at_120_euro_scores_0() -> None:
 def test_wt_score_2_fewer_than_seven_matches_score_nothing() -> None:
     """WT-SCORE-2: 6 matches within budget score 0; 7 score 7."""
     lst = card(SRS)
-    six = ["stripes/red/xl/long@10", "stripes/blue/s/long@10", "dots/red/s/long@10"]
+    six = ["stripes/red/s/long@10", "stripes/blue/xl/long@10", "dots/red/xl/long@10"]
     assert R.set_matches(lst, [card(s) for s in six]) == 6
     assert R.set_score(lst, [card(s) for s in six]) == 0
-    seven = ["stripes/red/xl/long@10", "stripes/red/s/long@20", "stripes/blue/s/short@10"]
+    seven = ["stripes/red/s/long@10", "stripes/red/xl/long@20", "stripes/blue/xl/short@10"]
     assert R.set_matches(lst, [card(s) for s in seven]) == 7
     assert R.set_score(lst, [card(s) for s in seven]) == 7
     strict = variant_with(match_threshold=8).rules
@@ -447,29 +441,29 @@ def test_wt_score_2_fewer_than_seven_matches_score_nothing() -> None:
 def test_wt_score_3_bonuses_nine_matches_and_luxury() -> None:
     """WT-SCORE-3: 9 matches: 9 + 5; 9 matches with three luxury shirts: 9 + 5 + 5 = 19."""
     lst = card(SRS)
-    cheap = ["stripes/red/s/long@10", "stripes/red/s/short@20", "stripes/red/s/long@30"]
+    cheap = ["stripes/red/xl/long@10", "stripes/red/xl/short@20", "stripes/red/xl/long@30"]
     assert R.set_score(lst, [card(s) for s in cheap]) == 14
-    lux = [card("stripes/red/s/long@80"), card("stripes/red/s/short@80")]
-    assert R.set_score(lst, [*lux, card("stripes/red/xl/long@80")]) == 8 + 5
+    lux = [card("stripes/red/xl/long@80"), card("stripes/red/xl/short@80")]
+    assert R.set_score(lst, [*lux, card("stripes/red/s/long@80")]) == 8 + 5
     # With one copy of each shirt only two luxury shirts fit a list exactly; with two
     # copies three do, and both bonuses are added.
     double = variant_with(shirts={"prices": [10, 20, 30, 40, 80], "copies": 2}).rules
     three = [
-        *double.ids_by_name["stripes/red/s/long@80"],
-        double.ids_by_name["stripes/red/s/short@80"][0],
+        *double.ids_by_name["stripes/red/xl/long@80"],
+        double.ids_by_name["stripes/red/xl/short@80"][0],
     ]
     assert len(three) == 3
     assert double.set_score(double.first_list + (lst - R.first_list), three) == 9 + 5 + 5
     assert R.max_set_score == 19
     other = variant_with(bonuses={"all_match": 2, "luxury": 3}).rules
     assert other.set_score(lst, [card(s) for s in cheap]) == 9 + 2
-    assert other.set_score(lst, [*lux, card("stripes/red/xl/long@80")]) == 8 + 3
+    assert other.set_score(lst, [*lux, card("stripes/red/s/long@80")]) == 8 + 3
 
 
 def test_wt_score_4_round_score_is_sets_plus_lost_property() -> None:
     """WT-SCORE-4: a non-caller's round: its scoring sets plus its lost property values."""
     s0 = {"stack": [], "sets": SETS0, "hand": CALL}
-    bad = ["dots/blue/xl/short@80", "dots/blue/xl/long@80", "dots/blue/s/short@40"]
+    bad = ["dots/blue/s/short@80", "dots/blue/s/long@80", "dots/blue/xl/short@40"]
     s1 = {"stack": [LISTS[4]], "sets": SETS1[:1], "hand": bad, "found": ["lost:2", "lost:3"]}
     game = game_at(two_seats(s0, s1))
     events = tick(game, "buy", "wait")
@@ -479,7 +473,7 @@ def test_wt_score_4_round_score_is_sets_plus_lost_property() -> None:
 
 def test_wt_score_5_the_caller_risks_the_whole_round() -> None:
     """WT-SCORE-5: a caller with one set scoring 0 keeps only his lost property."""
-    bad = ["dots/blue/xl/short@80", "dots/blue/xl/long@80", "dots/blue/s/short@40"]
+    bad = ["dots/blue/s/short@80", "dots/blue/s/long@80", "dots/blue/xl/short@40"]
     sets0 = [SETS0[0], [LISTS[1], *bad]]
     s0 = {"stack": [], "sets": sets0, "hand": CALL, "found": ["lost:1"]}
     game = game_at(two_seats(s0))
@@ -518,36 +512,30 @@ def test_wt_cap_1_a_round_at_the_tick_cap_ends_uncalled_and_capped() -> None:
 
 
 def test_wt_know_1_observation_shows_public_and_own_private_cards_only() -> None:
-    """WT-KNOW-1: games differing only in hidden cards look the same to seat 0."""
-    hand = ["stripes/red/s/long@10"]
-    a = game_at(two_seats({"hand": hand}, {"hand": ["dots/red/s/long@30"], "found": ["lost:2"]}))
+    """WT-KNOW-1: games differing only in hidden cards look the same to seat 0; its own
+    face-down lists are hidden from it too, and only their number shows."""
+    hand = ["stripes/red/xl/long@10"]
+    a = game_at(two_seats({"hand": hand}, {"hand": ["dots/red/xl/long@30"], "found": ["lost:2"]}))
     b = game_at(
         two_seats(
-            {"hand": hand},
-            {"hand": ["dots/blue/xl/long@80"], "found": ["lost:2"], "view": "dots/red/s/long@10"},
-        ),
-        seed=5,
-        heap=None,
-    )
-    b = game_at(
-        two_seats(
-            {"hand": hand},
+            {"hand": hand, "stack": [LISTS[1], LISTS[0]]},
             {
                 "stack": [LISTS[4], LISTS[3]],
-                "hand": ["dots/blue/xl/long@80"],
+                "hand": ["dots/blue/s/long@80"],
                 "found": ["lost:2"],
-                "view": "dots/red/s/long@10",
+                "view": "dots/red/xl/long@10",
             },
         ),
         seed=5,
     )
+    assert a.zones()["stack:0"] != b.zones()["stack:0"]
     assert a.observation(0) == b.observation(0)
     assert a.observation(1) != b.observation(1)
     obs = a.observation(0)
     assert obs.hand == (card(hand[0]),)
     assert obs.hand_sizes == (1, 1)
     assert obs.found == ((), (card("lost:2"),))
-    assert obs.stack == (card(LISTS[0]), card(LISTS[1]))
+    assert obs.stack_sizes == (2, 2)
 
 
 def test_wt_know_2_sets_face_down_until_the_round_is_scored() -> None:

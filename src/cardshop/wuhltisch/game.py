@@ -80,8 +80,9 @@ class WuhltischObservation(NamedTuple):
     Public: the tick clock, every face-up list, how many shirts each seat holds and
     how many sets it laid down, the lost property laid out, the score sheet (round
     scores, who ended each round, which rounds were capped) and the sets and lost
-    property of the last scored round. Private to ``seat``: the card in view, the
-    held shirts (sorted: slot order) and its face-down lists (top first).
+    property of the last scored round, and how many lists lie face down in each
+    seat's stack. Private to ``seat``: the card in view and the held shirts (sorted:
+    slot order). Nobody sees the face-down lists themselves, their owner included.
     """
 
     seat: Seat
@@ -101,7 +102,7 @@ class WuhltischObservation(NamedTuple):
     last_found: tuple[tuple[int, ...], ...]
     view: int
     hand: tuple[int, ...]
-    stack: tuple[int, ...]
+    stack_sizes: tuple[int, ...]  # face-down lists per seat (their cards hidden from all)
 
 
 class WuhltischGame(Game):
@@ -580,7 +581,7 @@ class WuhltischGame(Game):
             tuple([tuple(f) for f in self._last_found]),
             self._view[seat],
             tuple(self._hands[seat]),
-            tuple(self._stacks[seat][::-1]),
+            tuple([len(st) for st in self._stacks]),
         )
 
     # ------------------------------------------------------------------ copies

@@ -35,7 +35,7 @@ def sample(observation: Any, variant: VariantBase, rng: random.Random) -> Wuhlti
     n = o.players
     k = rules.set_size
     me = o.seat
-    seen = {*o.hand, *o.stack, *(c for c in o.lists if c >= 0)}
+    seen = {*o.hand, *(c for c in o.lists if c >= 0)}
     if o.view >= 0:
         seen.add(o.view)
     for f in o.found:
@@ -61,11 +61,10 @@ def sample(observation: Any, variant: VariantBase, rng: random.Random) -> Wuhlti
             if s == me:
                 game._view[s] = o.view
                 game._hands[s] = list(o.hand)
-                game._stacks[s] = list(o.stack[::-1])
             else:
                 game._hands[s] = sorted(shirts.pop() for _ in range(o.hand_sizes[s]))
-                left = rules.lists_per_player - o.sets_laid[s] - (o.lists[s] >= 0)
-                game._stacks[s] = [lists.pop() for _ in range(left)]
+            # WT-KNOW-1: every face-down list is hidden, its owner's too
+            game._stacks[s] = [lists.pop() for _ in range(o.stack_sizes[s])]
             game._last_sets[s] = [list(st) for st in o.last_sets[s]]
             game._last_found[s] = list(o.last_found[s])
             game._in_front[s] = sum(len(st) for st in o.last_sets[s]) + len(o.last_found[s])

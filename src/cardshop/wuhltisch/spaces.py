@@ -74,7 +74,7 @@ class WuhltischEncoder:
                     float(rules.price[c]),
                     1.0 if rules.luxury[c] else 0.0,
                 ]
-        out += [float(len(o.stack)), float(o.round), float(o.tick)]
+        out += [float(o.stack_sizes[o.seat]), float(o.round), float(o.tick)]
         totals = [sum(r[s] for r in o.round_scores) for s in range(o.players)]
         for i in range(o.players):
             s = (o.seat + i) % o.players

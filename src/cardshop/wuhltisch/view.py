@@ -43,8 +43,10 @@ def table_view(game: Game, seat: Seat | None) -> dict[str, Any]:
     seats = []
     for s in range(o.players):
         lst = o.lists[s]
+        down = o.stack_sizes[s]  # WT-KNOW-1: face-down lists show their backs to all
         zones: list[dict[str, Any]] = [
-            {"title": "face-up list", "cards": [_card(rules, lst)] if lst >= 0 else []}
+            {"title": "face-up list", "cards": [_card(rules, lst)] if lst >= 0 else []},
+            {"title": "face-down lists", "cards": [{"back": True, "count": down}] if down else []},
         ]
         if s == seat:
             row = rules.matches[lst - rules.first_list] if lst >= 0 else None
@@ -56,7 +58,6 @@ def table_view(game: Game, seat: Seat | None) -> dict[str, Any]:
                 held.append(card)
             zones.append({"title": "in view", "cards": view})
             zones.append({"title": "held shirts", "cards": held})
-            zones.append({"title": "face-down lists", "cards": [_card(rules, c) for c in o.stack]})
         else:
             backs = [{"back": True, "count": o.hand_sizes[s]}] if o.hand_sizes[s] else []
             zones.append({"title": "held shirts", "cards": backs})
