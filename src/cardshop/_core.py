@@ -158,6 +158,9 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+_MAX_INDEX = 2**63 - 1  # "to the end", as list.index takes it
+
+
 class LegalActions(Sequence[Action]):
     """A seat's legal actions now, sorted by text: a read-only sequence of actions.
 
@@ -204,6 +207,14 @@ class LegalActions(Sequence[Action]):
 
     def __iter__(self) -> Iterator[Action]:
         return iter(self._items)
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        """The index of ``value``; :class:`ValueError` if it is not listed there."""
+        return self._items.index(value, start, _MAX_INDEX if stop is None else stop)
+
+    def count(self, value: object) -> int:
+        """How often ``value`` is listed: 1 or 0 (a legal action is listed once)."""
+        return self._items.count(value)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalActions):

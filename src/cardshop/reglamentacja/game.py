@@ -110,6 +110,7 @@ ACCEPT = Action("accept")
 REJECT = Action("reject")
 PASS = Action("pass")
 STOP = Action("stop")
+_OTHERS: dict[int, tuple[int, ...]] = {}  # n * 64 + seat -> the other seats, by text
 _ANSWER = LegalActions((ACCEPT, REJECT))
 _REJECT_ONLY = LegalActions((REJECT,))
 _NO_ACTIONS = LegalActions(())
@@ -117,7 +118,7 @@ OFFER_PARTS = ("target", "give", "take", "place")
 """The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TURN_CACHE = 64
+OFFER_TURN_CACHE = 4096
 """Most offer turns' legal-action views a variant keeps (small: runs of the offer table)."""
 
 VERBS = {
@@ -535,26 +536,27 @@ class ReglamentacjaGame(Game):
                 return _REJECT_ONLY
             seat = self._offerer()
             base = seat * k
-            cap = rules.hand_cap
-            capped = tuple(h if h < cap else cap for h in self._hand[base : base + k])
-            targets = tuple(self._targets(seat))
+            table = offer_table(rules)
+            capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
+            targets = self._targets(seat)
             speculate = phase == TRADE and seat == self._active
             # Which actions an offer turn allows depends only on these (hands capped at
             # the most stamps one action gives): views kept, shared by such turns.
             key = (capped, targets, speculate)
-            table = offer_table(rules)
             cache = table.turns
             cached = cache.get(key)
             if cached is not None:
                 return cached
-            ok = tuple(
-                all(h >= c for h, c in zip(capped, ms, strict=True)) for ms in rules.multisets
-            )
+            ok = table.held(capped)
             tail: list[Action] = [PASS]
             if speculate:
                 price = rules.price_sets
-                tail.extend(a for a, m in zip(rules.draw_actions, price, strict=True) if ok[m])
-                tail.extend(a for a, m in zip(rules.swap_actions, price, strict=True) if ok[m])
+                tail.extend(
+                    a for a, m in zip(rules.draw_actions, price, strict=True) if ok >> m & 1
+                )
+                tail.extend(
+                    a for a, m in zip(rules.swap_actions, price, strict=True) if ok >> m & 1
+                )
                 tail.append(STOP)
             view = LegalActions(OfferTurn(table, targets, ok, tuple(tail)))
             if len(cache) >= OFFER_TURN_CACHE:
@@ -658,11 +660,15 @@ class ReglamentacjaGame(Game):
             return None
         return (d[1], d[2], d[3], d[4])
 
-    def _targets(self, seat: int) -> list[int]:
+    def _targets(self, seat: int) -> tuple[int, ...]:
         """Seats ``seat`` may make offers to, in the sorted order of their texts."""
         if self._phase == TRADE and seat != self._active:
-            return [self._active]  # RG-TRADE-2: only with the active player
-        return sorted((s for s in range(self.n) if s != seat), key=str)
+            return (self._active,)  # RG-TRADE-2: only with the active player
+        key = self.n * 64 + seat
+        others = _OTHERS.get(key)
+        if others is None:
+            others = _OTHERS[key] = tuple(sorted((s for s in range(self.n) if s != seat), key=str))
+        return others
 
     def is_legal(self, action: Action | str, seat: Seat | None = None) -> bool:
         """Whether ``action`` (or its text) may be applied now by ``seat``."""

@@ -21,8 +21,10 @@ and builds an :class:`Action` only when one is asked for.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate, compress
 from math import comb
+from operator import itemgetter
 from typing import overload
 
 from cardshop.core import Action, LegalActions
@@ -44,11 +46,16 @@ class OfferTable:
 
     __slots__ = (
         "_actions",
+        "all_offers",
+        "bit_format",
+        "cap_bytes",
         "count",
         "gives",
+        "level_masks",
         "n_offer",
         "places",
         "position",
+        "run_getter",
         "run_give",
         "run_len",
         "run_start",
@@ -99,12 +106,37 @@ class OfferTable:
         self.run_len = tuple(
             b - a for a, b in zip(run_start, (*run_start[1:], len(rows)), strict=True)
         )
+        cap = rules.hand_cap
+        self.cap_bytes = bytes(min(v, cap) for v in range(256))
+        """A ``bytes.translate`` table capping counts at ``rules.hand_cap``."""
+        self.level_masks = tuple(
+            tuple(
+                sum(1 << m for m, counts in enumerate(ms) if counts[i] <= c) for c in range(cap + 1)
+            )
+            for i in range(rules.k)
+        )
+        """Per kind and count held (capped at ``rules.hand_cap``): the bit set of the
+        multisets (all of ``rules.multisets``) needing no more of that kind."""
+        self.all_offers = (1 << n_offer) - 1
+        self.bit_format = f"0{n_offer}b"
+        getter = itemgetter(*run_give)
+        self.run_getter: Callable[[bytes], tuple[int, ...]] = (
+            getter if len(run_give) > 1 else lambda b: (getter(b),)
+        )
         self._actions: dict[int, tuple[Action, ...]] = {}
-        self.turns: dict[tuple[tuple[int, ...], tuple[int, ...], bool], LegalActions] = {}
+        self.turns: dict[tuple[bytes, tuple[int, ...], bool], LegalActions] = {}
         """Offer turns' views by (capped hand, targets, may speculate): see the game."""
 
     def __len__(self) -> int:
         return len(self.suffixes)
+
+    def held(self, capped: Sequence[int]) -> int:
+        """The bit set of the multisets a hand holds (counts per kind, capped)."""
+        masks = self.level_masks
+        ok = -1
+        for i, c in enumerate(capped):
+            ok &= masks[i][c]
+        return ok
 
     def actions(self, target: int) -> tuple[Action, ...]:
         """Every offer to ``target`` in order (built once per target seat, then kept)."""
@@ -138,6 +170,8 @@ class OfferTable:
         return target, pos
 
 
+_ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
+
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
 
 
@@ -157,7 +191,7 @@ class OfferTurn(Sequence[Action]):
     """The legal actions of an offer turn, computed from parts, never all built.
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
-    (``ok[give]``), in the table's order, then ``tail`` (``pass``, and the active
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's order, then ``tail`` (``pass``, and the active
     player's speculator trades and ``stop``). Shared by every state with the same
     capped hand, targets and right to speculate; never changed.
     """
@@ -168,25 +202,22 @@ class OfferTurn(Sequence[Action]):
         self,
         table: OfferTable,
         targets: tuple[int, ...],
-        ok: tuple[bool, ...],
+        ok: int,
         tail: tuple[Action, ...],
     ) -> None:
         self.table = table
         self.targets = targets
         self.ok = ok
         self.tail = tail
-        starts: list[int] = []
-        cum: list[int] = []
-        total = 0
-        for g, start, n in zip(table.run_give, table.run_start, table.run_len, strict=True):
-            if ok[g]:
-                starts.append(start)
-                cum.append(total)
-                total += n
-        self._starts = tuple(starts)
-        self._cum = tuple(cum)
-        self._per_target = total
-        self._n_offers = total * len(targets)
+        # Which runs are held, in C-level steps: the bit set as one byte (0 or 1) per
+        # multiset, then one per run.
+        bits = format(ok & table.all_offers, table.bit_format).encode()
+        held = table.run_getter(bits.translate(_ZERO_ONE)[::-1])
+        self._starts = tuple(compress(table.run_start, held))
+        cum = list(accumulate(compress(table.run_len, held), initial=0))
+        self._per_target = cum[-1]
+        self._cum = cum  # with the total at the end
+        self._n_offers = cum[-1] * len(targets)
 
     def __len__(self) -> int:
         return self._n_offers + len(self.tail)
@@ -217,7 +248,7 @@ class OfferTurn(Sequence[Action]):
         if located is None:
             return None
         target, pos = located
-        if target in self.targets and self.ok[self.table.gives[pos]]:
+        if target in self.targets and self.ok >> self.table.gives[pos] & 1:
             return located
         return None
 
@@ -232,7 +263,7 @@ class OfferTurn(Sequence[Action]):
             for g, s, n in zip(
                 self.table.run_give, self.table.run_start, self.table.run_len, strict=True
             )
-            if self.ok[g]
+            if self.ok >> g & 1
         )
         table = self.table
         for target in self.targets:
