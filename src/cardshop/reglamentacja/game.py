@@ -558,7 +558,8 @@ class ReglamentacjaGame(Game):
                     a for a, m in zip(rules.swap_actions, price, strict=True) if ok >> m & 1
                 )
                 tail.append(STOP)
-            view = LegalActions(OfferTurn(table, targets, ok, tuple(tail)))
+            turn = OfferTurn(table, targets, ok, tuple(tail))
+            view = LegalActions(turn, turn)
             if len(cache) >= OFFER_TURN_CACHE:
                 cache.clear()
             cache[key] = view
@@ -595,34 +596,9 @@ class ReglamentacjaGame(Game):
         chosen part is not legal, or all four parts are chosen). Raises
         :class:`GameStateError` for a seat that does not act now. [RG-TRADE-2..3]
         """
-        who = self._seat_of(seat)
-        if self._phase not in (TRADE, FINAL_TRADE) or self._pt >= 0:
-            return ()
-        targets = self._targets(who)
-        depth = len(chosen)
-        if depth == 0:
-            return tuple(targets)
-        if chosen[0] not in targets or depth > 4:
-            return ()
-        table = offer_table(self.rules)
-        if depth == 1:
-            ms = self.rules.multisets
-            return tuple(g for g in range(table.n_offer) if self._holds(who, ms[g]))
-        give = chosen[1]
-        if (
-            not isinstance(give, int)
-            or not 0 <= give < table.n_offer
-            or not self._holds(who, self.rules.multisets[give])
-        ):
-            return ()
-        takes = table.takes_of[give]
-        if depth == 2:
-            return takes
-        take = chosen[2]
-        if not isinstance(take, int) or take not in takes:
-            return ()
-        if depth == 3:
-            return (1,) if give == 0 and take == 0 else (0, 1)
+        items = self.legal_actions(seat).structure
+        if isinstance(items, OfferTurn):
+            return items.parts(chosen)
         return ()
 
     def offer_action(self, target: int, give: int, take: int, place: int | bool) -> Action:

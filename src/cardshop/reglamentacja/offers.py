@@ -53,6 +53,7 @@ class OfferTable:
         "gives",
         "level_masks",
         "n_offer",
+        "part_position",
         "places",
         "position",
         "run_getter",
@@ -93,6 +94,8 @@ class OfferTable:
         self.places = tuple(r[3] for r in rows)
         self.position = {r[0]: i for i, r in enumerate(rows)}
         """An offer's text after its target seat -> its position in the order."""
+        self.part_position = {r[1:]: i for i, r in enumerate(rows)}
+        """An offer's parts ``(give, take, place)`` -> its position in the order."""
         self.count = tuple(2 * len(takes_of[g]) - (g == 0) for g in range(n_offer))
         """Per give: how many offers to one seat give it."""
         run_give: list[int] = []
@@ -191,12 +194,23 @@ class OfferTurn(Sequence[Action]):
     """The legal actions of an offer turn, computed from parts, never all built.
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
-    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's order, then ``tail`` (``pass``, and the active
-    player's speculator trades and ``stop``). Shared by every state with the same
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's
+    order, then ``tail`` (``pass``, and the active player's speculator trades and
+    ``stop``). Shared by every state with the same
     capped hand, targets and right to speculate; never changed.
     """
 
-    __slots__ = ("_cum", "_n_offers", "_per_target", "_starts", "ok", "table", "tail", "targets")
+    __slots__ = (
+        "_cum",
+        "_gives",
+        "_n_offers",
+        "_per_target",
+        "_starts",
+        "ok",
+        "table",
+        "tail",
+        "targets",
+    )
 
     def __init__(
         self,
@@ -216,8 +230,50 @@ class OfferTurn(Sequence[Action]):
         self._starts = tuple(compress(table.run_start, held))
         cum = list(accumulate(compress(table.run_len, held), initial=0))
         self._per_target = cum[-1]
-        self._cum = cum  # with the total at the end
+        self._cum = tuple(cum)  # with the total at the end
         self._n_offers = cum[-1] * len(targets)
+        self._gives: tuple[int, ...] | None = None
+
+    # ----------------------------------------------------------- the parts
+
+    def parts(self, chosen: Sequence[int] = ()) -> tuple[int, ...]:
+        """The legal values of the offer part after ``chosen`` (see the module).
+
+        Part 0 is the target seat (in :attr:`targets` order), 1 the give and 2 the take
+        (multiset indices, ascending), 3 the place flag; empty when ``chosen`` is not
+        the start of a legal offer or is complete. Every value listed leads on to a
+        legal offer.
+        """
+        depth = len(chosen)
+        if depth == 0:
+            return self.targets if self._per_target else ()
+        if depth > 4 or chosen[0] not in self.targets or not self._per_target:
+            return ()
+        if depth == 1:
+            gives = self._gives
+            if gives is None:
+                ok = self.ok
+                gives = self._gives = tuple(g for g in range(self.table.n_offer) if ok >> g & 1)
+            return gives
+        give = chosen[1]
+        if type(give) is not int or not 0 <= give < self.table.n_offer or not self.ok >> give & 1:
+            return ()
+        takes = self.table.takes_of[give]
+        if depth == 2:
+            return takes
+        take = chosen[2]
+        if type(take) is not int or take not in takes:
+            return ()
+        if depth == 3:
+            return (1,) if give == 0 and take == 0 else (0, 1)
+        return ()
+
+    def compose(self, target: int, give: int, take: int, place: int) -> Action | None:
+        """The listed offer of these parts, or None if it is not a legal one here."""
+        pos = self.table.part_position.get((give, take, place))
+        if pos is None or target not in self.targets or not self.ok >> give & 1:
+            return None
+        return self.table.action(target, pos)
 
     def __len__(self) -> int:
         return self._n_offers + len(self.tail)
