@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping, Sequence
+from operator import le
 from typing import Any, ClassVar, NamedTuple, Self
 
 from cardshop.core import (
@@ -521,9 +522,8 @@ class ReglamentacjaGame(Game):
 
     def _holds(self, seat: int, ms: tuple[int, ...]) -> bool:
         k = self.rules.k
-        hand = self._hand
         base = seat * k
-        return all(hand[base + i] >= c for i, c in enumerate(ms) if c)
+        return all(map(le, ms, self._hand[base : base + k]))
 
     def _compute_legal(self) -> LegalActions:
         phase = self._phase
@@ -1127,6 +1127,9 @@ class ReglamentacjaGame(Game):
         return tuple(counts)
 
     def _kind_names(self, ms: tuple[int, ...]) -> tuple[str, ...]:
+        index = self.rules.ms_index.get(ms)
+        if index is not None:
+            return offer_table(self.rules).kind_names[index]
         kinds = self.rules.kinds
         return tuple(kinds[i] for i in self.rules.alpha for _ in range(ms[i]))
 

@@ -51,6 +51,7 @@ class OfferTable:
         "cap_bytes",
         "count",
         "gives",
+        "kind_names",
         "level_masks",
         "n_offer",
         "part_position",
@@ -120,6 +121,8 @@ class OfferTable:
         )
         """Per kind and count held (capped at ``rules.hand_cap``): the bit set of the
         multisets (all of ``rules.multisets``) needing no more of that kind."""
+        self.kind_names = tuple(tuple(text.split()) for text in rules.ms_text)
+        """Per multiset (all of ``rules.multisets``): its kind names, alphabetical, repeated."""
         self.all_offers = (1 << n_offer) - 1
         self.bit_format = f"0{n_offer}b"
         getter = itemgetter(*run_give)
@@ -176,17 +179,24 @@ class OfferTable:
 _ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
+_BY_RULES: dict[int, tuple[Rules, OfferTable]] = {}  # id(rules) -> (rules, its table)
 
 
 def offer_table(rules: Rules) -> OfferTable:
     """The offer table of ``rules``, shared by variants with the same stamp kinds,
     ``max_trade`` and speculator price (which decide the offers and the turns' tails)."""
+    hit = _BY_RULES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
     key = (rules.kinds, rules.max_trade, rules.spec_price)
     table = _TABLES.get(key)
     if table is None:
         if len(_TABLES) >= MAX_TABLES:
             _TABLES.clear()
         table = _TABLES[key] = OfferTable(rules)
+    if len(_BY_RULES) >= 4 * MAX_TABLES:
+        _BY_RULES.clear()
+    _BY_RULES[id(rules)] = (rules, table)
     return table
 
 
