@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping, Sequence
+from itertools import compress
 from operator import le
 from typing import Any, ClassVar, NamedTuple, Self
 
@@ -119,7 +120,7 @@ OFFER_PARTS = ("target", "give", "take", "place")
 """The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TURN_CACHE = 4096
+OFFER_TURN_CACHE = 8192
 """Most offer turns' legal-action views a variant keeps (small: runs of the offer table)."""
 
 VERBS = {
@@ -547,18 +548,18 @@ class ReglamentacjaGame(Game):
             cached = cache.get(key)
             if cached is not None:
                 return cached
-            ok = table.held(capped)
-            tail: list[Action] = [PASS]
+            held = table.held_runs(capped)
             if speculate:
-                price = rules.price_sets
-                tail.extend(
-                    a for a, m in zip(rules.draw_actions, price, strict=True) if ok >> m & 1
+                spec = held[3]
+                tail = (
+                    PASS,
+                    *compress(rules.draw_actions, spec),
+                    *compress(rules.swap_actions, spec),
+                    STOP,
                 )
-                tail.extend(
-                    a for a, m in zip(rules.swap_actions, price, strict=True) if ok >> m & 1
-                )
-                tail.append(STOP)
-            turn = OfferTurn(table, targets, ok, tuple(tail))
+            else:
+                tail = (PASS,)
+            turn = OfferTurn(table, targets, held, tail)
             view = LegalActions(turn, turn)
             if len(cache) >= OFFER_TURN_CACHE:
                 cache.clear()
