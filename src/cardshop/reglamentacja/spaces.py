@@ -21,7 +21,14 @@ from typing import Any
 
 from cardshop.core import Action, Game, Seat, VariantBase
 
-__all__ = ["ObservationEncoder", "action_space", "observation_encoder", "render"]
+__all__ = [
+    "ActionFactors",
+    "ObservationEncoder",
+    "action_factors",
+    "action_space",
+    "observation_encoder",
+    "render",
+]
 
 _SPACES: dict[tuple[str, int], tuple[Action, ...]] = {}
 
@@ -54,6 +61,242 @@ def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
             _SPACES.clear()
         _SPACES[key] = space
     return space
+
+
+VERB_OPTIONS = (
+    "pass",
+    "offer",
+    "accept",
+    "reject",
+    "speculate draw",
+    "speculate swap",
+    "stop",
+    "discard",
+    "buy",
+)
+"""The options of the first step, the kind of action."""
+(
+    O_PASS,
+    O_OFFER,
+    O_ACCEPT,
+    O_REJECT,
+    O_DRAW,
+    O_SWAP,
+    O_STOP,
+    O_DISCARD,
+    O_BUY,
+) = range(len(VERB_OPTIONS))
+
+
+class ActionFactors:
+    """Reglamentacja's actions chosen part by part (the family's factored space).
+
+    Steps, with ``K`` stamp kinds in the variant's order::
+
+        verb             pass, offer, accept, reject, speculate draw, speculate swap,
+                         stop, discard, buy
+        offer to         the seat offered to: 0 .. N-1
+        give KIND (K)    how many stamps of that kind are given: 0 .. hand_cap
+        take KIND (K)    how many are asked for: 0 .. max_trade
+        place            0 no, 1 yes: swap places in the queue
+        discard          the kind discarded
+        buy              the row position less one: 0 .. row_size - 1
+
+    ``pass``, ``accept``, ``reject`` and ``stop`` are whole actions; an offer is
+    ``verb, offer to, give x K, take x K, place``; a payment to the speculator is
+    ``verb, give x K`` (the stamps paid, exactly the speculator's price); ``discard``
+    and ``buy`` take one more step. :meth:`next` lists exactly the options that lead
+    to a legal action (see :class:`cardshop._factored.ActionFactors`).
+    """
+
+    def __init__(self, variant: VariantBase, players: int) -> None:
+        rules = _variant(variant).rules
+        self.rules = rules
+        self.players = players
+        k = rules.k
+        self.give_step = 2
+        self.take_step = 2 + k
+        self.place_step = 2 + 2 * k
+        self.discard_step = 3 + 2 * k
+        self.buy_step = 4 + 2 * k
+        counts = tuple(str(c) for c in range(rules.hand_cap + 1))
+        self.steps: tuple[str, ...] = (
+            "verb",
+            "offer to",
+            *(f"give {kind}" for kind in rules.kinds),
+            *(f"take {kind}" for kind in rules.kinds),
+            "place",
+            "discard",
+            "buy",
+        )
+        self.options: tuple[tuple[str, ...], ...] = (
+            VERB_OPTIONS,
+            tuple(str(s) for s in range(players)),
+            *((counts,) * k),
+            *((counts[: rules.max_trade + 1],) * k),
+            ("no", "yes"),
+            rules.kinds,
+            tuple(str(p) for p in range(1, rules.row_size + 1)),
+        )
+        price = {rules.multisets[m]: i for i, m in enumerate(rules.price_sets)}
+        self._price = price
+        self._decoded: dict[Action, tuple[int, ...]] = {}
+
+    # ----------------------------------------------------------------- choices
+
+    def next(self, game: Game, seat: Seat, chosen: Sequence[int]) -> tuple[int, list[int]] | None:
+        """The next step after ``chosen`` and its legal options, or None when done."""
+        if not chosen:
+            return 0, sorted({c[0] for c in self._legal_choices(game, seat, None)})
+        verb = chosen[0]
+        pos = len(chosen)
+        rules = self.rules
+        k = rules.k
+        if verb == O_OFFER:
+            if pos == 1:
+                return 1, self._targets(game, seat)
+            if pos < self.take_step:
+                i = pos - 2
+                room = rules.max_trade - sum(chosen[2:pos])
+                held = _hand(game, seat, k)[i]
+                return pos, list(range(min(held, room) + 1))
+            if pos < self.place_step:
+                i = pos - self.take_step
+                if chosen[2 + i]:
+                    return pos, [0]
+                room = rules.max_trade - sum(chosen[self.take_step : pos])
+                return pos, list(range(room + 1))
+            if pos == self.place_step:
+                return pos, ([0, 1] if any(chosen[2:pos]) else [1])
+            return None
+        if verb in (O_DRAW, O_SWAP):
+            if pos > k:
+                return None
+            i = pos - 1
+            hand = _hand(game, seat, k)
+            need = rules.spec_price - sum(chosen[1:pos])
+            later = sum(hand[i + 1 :])
+            return self.give_step + i, [
+                c for c in range(min(hand[i], need) + 1) if c + later >= need
+            ]
+        if verb in (O_DISCARD, O_BUY) and pos == 1:
+            step = self.discard_step if verb == O_DISCARD else self.buy_step
+            return step, sorted({c[1] for c in self._legal_choices(game, seat, verb)})
+        return None
+
+    def _legal_choices(self, game: Game, seat: Seat, verb: int | None) -> list[tuple[int, ...]]:
+        """The choices of the legal actions (of one verb, if given) outside offer turns.
+
+        In an offer turn (thousands of legal actions) only the verbs are listed: pass
+        and offer, and what the active player may do besides, as the game says.
+        """
+        o = game.observation(seat)
+        if o.phase in ("trade", "final-trade") and o.pending is None:
+            verbs: list[tuple[int, ...]] = [(O_PASS,), (O_OFFER,)]
+            from cardshop.reglamentacja.game import STOP
+
+            if _regl(game).is_legal(STOP, seat):
+                if sum(o.hand) >= self.rules.spec_price:
+                    verbs += [(O_DRAW,), (O_SWAP,)]
+                verbs.append((O_STOP,))
+            return verbs
+        out = [self.decompose(a) for a in game.legal_actions(seat)]
+        return out if verb is None else [c for c in out if c[0] == verb]
+
+    def _targets(self, game: Game, seat: Seat) -> list[int]:
+        """Seats ``seat`` may make offers to: those the game allows a place-only offer."""
+        is_legal = _regl(game).is_legal
+        return [
+            t
+            for t in range(self.players)
+            if t != seat and is_legal(Action("offer", f"{t} place"), seat)
+        ]
+
+    def compose(self, chosen: Sequence[int]) -> Action:
+        """The action of a complete sequence of choices."""
+        from cardshop.reglamentacja.game import ACCEPT, PASS, REJECT, STOP
+
+        rules = self.rules
+        k = rules.k
+        verb = chosen[0]
+        simple = {O_PASS: PASS, O_ACCEPT: ACCEPT, O_REJECT: REJECT, O_STOP: STOP}
+        if verb in simple:
+            return simple[verb]
+        if verb == O_OFFER:
+            give = rules.ms_index[tuple(chosen[2 : 2 + k])]
+            take = rules.ms_index[tuple(chosen[2 + k : 2 + 2 * k])]
+            return Action("offer", rules.offer_text(chosen[1], give, take, bool(chosen[-1])))
+        found: Action
+        if verb in (O_DRAW, O_SWAP):
+            i = self._price[tuple(chosen[1 : 1 + k])]
+            found = (rules.draw_actions if verb == O_DRAW else rules.swap_actions)[i]
+        elif verb == O_DISCARD:
+            found = rules.discard_actions[chosen[1]]
+        else:
+            found = rules.buy_actions[chosen[1]]
+        return found
+
+    def decompose(self, action: Action) -> tuple[int, ...]:
+        """The choices that make ``action`` (an action of the family's action space)."""
+        found = self._decoded.get(action)
+        if found is None:
+            found = self._decode(action)
+            if len(self._decoded) > 200_000:
+                self._decoded.clear()
+            self._decoded[action] = found
+        return found
+
+    def _decode(self, action: Action) -> tuple[int, ...]:
+        rules = self.rules
+        k = rules.k
+        verb, arg = action
+        simple = {"pass": O_PASS, "accept": O_ACCEPT, "reject": O_REJECT, "stop": O_STOP}
+        if verb in simple:
+            return (simple[verb],)
+        if verb == "buy" and isinstance(arg, int):
+            return (O_BUY, arg - 1)
+        words = str(arg).split()
+        if verb == "discard":
+            return (O_DISCARD, rules.kind_index[words[0]])
+        if verb == "speculate":
+            paid = [0] * k
+            for word in words[1:]:
+                paid[rules.kind_index[word]] += 1
+            return (O_DRAW if words[0] == "draw" else O_SWAP, *paid)
+        if verb == "offer":
+            give = [0] * k
+            take = [0] * k
+            current = give
+            place = 0
+            for word in words[1:]:
+                if word == "give":
+                    current = give
+                elif word == "take":
+                    current = take
+                elif word == "place":
+                    place = 1
+                else:
+                    current[rules.kind_index[word]] += 1
+            return (O_OFFER, int(words[0]), *give, *take, place)
+        raise ValueError(f"not a Reglamentacja action: {action!r}")
+
+
+def _hand(game: Game, seat: Seat, k: int) -> tuple[int, ...]:
+    hand: tuple[int, ...] = game.observation(seat).hand
+    return hand
+
+
+def _regl(game: Game) -> Any:
+    from cardshop.reglamentacja.game import ReglamentacjaGame
+
+    if not isinstance(game, ReglamentacjaGame):
+        raise TypeError(f"not a Reglamentacja game: {type(game).__name__}")
+    return game
+
+
+def action_factors(variant: VariantBase, players: int) -> ActionFactors:
+    """The factored action space of ``variant`` at ``players`` players."""
+    return ActionFactors(variant, players)
 
 
 class ObservationEncoder:
