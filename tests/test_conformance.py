@@ -12,6 +12,8 @@ from pathlib import Path
 
 import tinyfamily
 from cardshop._game import Game
+from cardshop.core import LegalActions
+from cardshop.reglamentacja import ReglamentacjaGame
 from cardshop.testing import FamilyTests
 
 TINY = Path(__file__).parent / "tinyfamily"
@@ -71,3 +73,32 @@ class TestReglamentacja(FamilyTests):
     """A turn-based family whose negotiation makes huge action spaces."""
 
     variants = ("reglamentacja",)
+
+    composed_turns = 0
+
+    def check_legal_view(self, game: Game, seat: int, view: LegalActions) -> None:
+        """The offer parts compose exactly the listed offers, each once (on the first
+        four offer turns met: composing some 10,000 offers each takes a while)."""
+        assert isinstance(game, ReglamentacjaGame)
+        listed = [a for a in view if a.verb == "offer"]
+        if not listed or self.composed_turns >= 4:
+            assert not game.offer_parts((), seat) or listed, "parts offered, none listed"
+            return
+        self.composed_turns += 1
+        composed = []
+        for target in game.offer_parts((), seat):
+            for give in game.offer_parts((target,), seat):
+                for take in game.offer_parts((target, give), seat):
+                    for place in game.offer_parts((target, give, take), seat):
+                        assert game.offer_parts((target, give, take, place), seat) == ()
+                        composed.append(game.offer_action(target, give, take, place))
+        assert len(composed) == len(listed), "the parts compose more or fewer offers"
+        assert set(composed) == set(listed), "the parts compose other offers than listed"
+        for action in random.Random(len(listed)).sample(listed, min(200, len(listed))):
+            parts = game.offer_of(action)
+            assert parts is not None
+            assert game.offer_action(*parts) == action, f"{action} does not decompose"
+        if listed:
+            target = game.offer_parts((), seat)[0]
+            assert game.offer_parts((game.players + 5,), seat) == ()
+            assert game.offer_parts((target, 10**6), seat) == ()

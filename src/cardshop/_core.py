@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple, overload
 
 from cardshop._checked import Checked
 from cardshop._errors import ActionParseError
@@ -19,6 +20,7 @@ __all__ = [
     "SEED_LIMIT",
     "Action",
     "Checked",
+    "LegalActions",
     "Seat",
     "SupportsGame",
     "action_number",
@@ -154,3 +156,96 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
         while j >= n:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+_MAX_INDEX = 2**63 - 1  # "to the end", as list.index takes it
+
+
+class LegalActions(Sequence[Action]):
+    """A seat's legal actions now, sorted by text: a read-only sequence of actions.
+
+    ``Game.legal_actions`` returns one for every family. It supports what a list of the
+    actions does for a reader: ``len``, ``in``, indexing (negative indices and slices
+    too), iteration, ``index`` and ``count``, ``rng.choice(view)``, and it compares
+    equal to a list (or tuple, or view) of the same actions in the same order::
+
+        >>> view = LegalActions([Action("buy", 1), Action("pass")])
+        >>> len(view), Action("pass") in view, view[-1], view == [Action("buy", 1), Action("pass")]
+        (2, True, Action.from_text('pass'), True)
+
+    :meth:`sample` draws one action uniformly with one draw of the generator.
+
+    A view wraps ``items``: a family with few actions passes its own (cached, never
+    changed) list or tuple, with no copy; a family with many passes a lazy sequence
+    whose ``len``, ``in`` and indexing compute their answer without building every
+    action (Reglamentacja's offer turns). ``list(view)`` builds them all. A view is
+    valid for the state it was taken from: take a new one after each ``apply``.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Sequence[Action]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            items = self._items
+            return [items[i] for i in range(*index.indices(len(items)))]
+        return self._items[index]
+
+    def __contains__(self, action: object) -> bool:
+        return action in self._items
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._items)
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        """The index of ``value``; :class:`ValueError` if it is not listed there."""
+        return self._items.index(value, start, _MAX_INDEX if stop is None else stop)
+
+    def count(self, value: object) -> int:
+        """How often ``value`` is listed: 1 or 0 (a legal action is listed once)."""
+        return self._items.count(value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            other = other._items
+        if isinstance(other, (str, bytes)) or not isinstance(other, Sequence):
+            return NotImplemented
+        items = self._items
+        if isinstance(items, list) and isinstance(other, list):
+            return items == other
+        return len(items) == len(other) and all(a == b for a, b in zip(items, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which do not hash
+
+    def __repr__(self) -> str:
+        n = len(self._items)
+        shown = ", ".join(repr(a) for a in self[:8])
+        more = f", ... {n - 8} more" if n > 8 else ""
+        return f"LegalActions([{shown}{more}])"
+
+    def sample(self, rng: random.Random) -> Action:
+        """One action drawn uniformly, with one draw of ``rng`` over the length.
+
+        The draw is the one ``rng.choice(view)`` makes, so both pick the same action
+        from the same generator state. Raises :class:`IndexError` when empty.
+        """
+        n = len(self._items)
+        if not n:
+            raise IndexError("no legal action to sample")
+        return self._items[rng.randrange(n)]
+
+    @property
+    def items(self) -> Sequence[Action]:
+        """The wrapped sequence (a family's own list, tuple or lazy sequence): read only."""
+        return self._items

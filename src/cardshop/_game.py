@@ -6,7 +6,8 @@ what this module defines, so they work for every family without knowing its rule
 
 * :attr:`Game.acting` says which seats must act now: one seat in a turn-based game,
   every seat still playing in a tick of a simultaneous game, none when it is over.
-* :meth:`Game.legal_actions` gives one acting seat's legal actions, sorted.
+* :meth:`Game.legal_actions` gives one acting seat's legal actions, sorted by text,
+  as a read-only :class:`~cardshop.core.LegalActions` view.
 * :meth:`Game.apply` takes the action of the one acting seat (turn-based play);
   :meth:`Game.apply_joint` takes one action from *each* acting seat and resolves them
   together. Both validate everything first, so an illegal action changes nothing.
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
-from cardshop._core import Action, Seat
+from cardshop._core import Action, LegalActions, Seat
 from cardshop._errors import GameStateError, PositionError
 
 if TYPE_CHECKING:
@@ -180,8 +181,14 @@ class Game(ABC):
     # ---------------------------------------------------------------- acting
 
     @abstractmethod
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
-        """An acting seat's legal actions, sorted (default: the one acting seat)."""
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
+        """An acting seat's legal actions, sorted by text (default: the one acting seat).
+
+        A read-only :class:`~cardshop.core.LegalActions` view: ``len``, ``in``,
+        indexing, iteration, ``rng.choice(...)`` and :meth:`LegalActions.sample`
+        (uniform) work without building every action, and it compares equal to a list
+        of the same actions. ``list(...)`` it for a list of one's own to change.
+        """
 
     @abstractmethod
     def parse_action(self, text: str, seat: Seat | None = None) -> Action:

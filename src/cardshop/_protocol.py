@@ -6,6 +6,7 @@ its own kind; a ``runtime_checkable`` protocol must stay a plain ``typing.Protoc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -24,6 +25,6 @@ class SupportsGame(Protocol):
     @property
     def is_over(self) -> bool: ...
 
-    def legal_actions(self) -> list[Action]: ...
+    def legal_actions(self) -> Sequence[Action]: ...
 
     def parse_action(self, text: str) -> Action: ...

@@ -36,7 +36,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple, Self, cast
 
-from cardshop._core import Action, Seat, derive_seed, is_seed
+from cardshop._core import Action, LegalActions, Seat, derive_seed, is_seed
 from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
 from cardshop._events import EventCodec
 from cardshop._family import Family, Invariant, ObservationEncoder, game_options, get_family
@@ -293,7 +293,7 @@ class Series(Game):
 
     # ---------------------------------------------------------------- acting
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
         if self.is_over:
             raise GameStateError("the series is over: no seat acts")
         return self._game.legal_actions(seat)

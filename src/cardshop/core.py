@@ -11,8 +11,10 @@ What is here, by concern:
 
 * **Vocabulary**: :data:`Seat`, :class:`Action` (a verb and an argument, with a text
   form; :func:`action_words` and :func:`action_number`, the one tokenizer of action
-  texts), :data:`Event`, :data:`JointAction`; :class:`EventCodec`, the dict form of a
-  family's events, and :class:`GameEnded`, the last event of every game.
+  texts), :class:`LegalActions` (the read-only view of a seat's legal actions that
+  ``Game.legal_actions`` returns), :data:`Event`, :data:`JointAction`;
+  :class:`EventCodec`, the dict form of a family's events, and :class:`GameEnded`,
+  the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
   :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
@@ -46,6 +48,7 @@ from cardshop._core import (
     SEED_LIMIT,
     Action,
     Checked,
+    LegalActions,
     Seat,
     action_number,
     action_words,
@@ -152,6 +155,7 @@ __all__ = [
     "Invariant",
     "InvariantViolation",
     "JointAction",
+    "LegalActions",
     "Match",
     "Move",
     "ObservationEncoder",

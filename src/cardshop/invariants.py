@@ -623,7 +623,7 @@ class CheckedGame:
     def acting(self) -> tuple[Seat, ...]:
         return self.game.acting
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Seat | None = None) -> Sequence[Action]:
         return self.game.legal_actions(seat)
 
     def counterexample(self, invariant: str, detail: str) -> Counterexample | None:

@@ -30,6 +30,7 @@ from cardshop.core import (
     GameStateError,
     IllegalActionError,
     Invariant,
+    LegalActions,
     Move,
     PositionError,
     Result,
@@ -144,9 +145,11 @@ class TinyGame(Game):
     def moves(self) -> list[Move]:
         return list(self._moves)
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
         self.require_seat(seat)
-        return [PASS] + [Action("take", i) for i, c in enumerate(self.market) if c >= 0]
+        return LegalActions(
+            [PASS] + [Action("take", i) for i, c in enumerate(self.market) if c >= 0]
+        )
 
     def parse_action(self, text: str, seat: Seat | None = None) -> Action:
         if not isinstance(text, str) or len(text) > 40:

@@ -143,10 +143,10 @@ class Session:
         self.drawn = self.steps
         console.print(self.family.render(self.game, self.seat), markup=False)
 
-    def legal(self) -> list[Action]:
+    def legal(self) -> Sequence[Action]:
         return self.game.legal_actions(self.seat)
 
-    def prompt_actions(self) -> list[Action]:
+    def prompt_actions(self) -> Sequence[Action]:
         legal = self.legal()
         if len(legal) <= LIST_LIMIT:
             listed = "  ".join(f"{i}) {a}" for i, a in enumerate(legal, start=1))

@@ -31,6 +31,7 @@ from cardshop.core import (
     Checked,
     GameStateError,
     IllegalActionError,
+    LegalActions,
     Move,
     Result,
     Seat,
@@ -411,17 +412,18 @@ class Game(CoreGame):
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: Checked[Seat | None] = None) -> list[Action]:
+    def legal_actions(self, seat: Checked[Seat | None] = None) -> LegalActions:
         """The actions the current player may take, sorted by text; empty when over.
 
-        ``seat``, if given, must be the current player (the core protocol's form).
+        ``seat``, if given, must be the current player (the core protocol's form). A
+        read-only view of the list the game computed once for this state (no copy).
         """
         if seat is not None and seat != self._turn:
             self.require_seat(seat)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        return legal.copy()
+        return LegalActions(legal)
 
     def _compute_legal(self) -> list[Action]:
         phase = self._phase

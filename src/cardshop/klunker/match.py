@@ -10,6 +10,7 @@ a series in the old interface and warn (:class:`DeprecationWarning`) when used.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cardshop.core import Action, Seat, Series, SetupError, new_series
@@ -78,7 +79,7 @@ class Match:
     def current_player(self) -> Seat | None:
         return self.series.current_player
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> Sequence[Action]:
         return [] if self.is_over else self.series.legal_actions()
 
     def parse_action(self, text: str) -> Action:

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
-from itertools import compress
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Self
 
 from cardshop.core import (
@@ -31,6 +30,7 @@ from cardshop.core import (
     Game,
     GameStateError,
     IllegalActionError,
+    LegalActions,
     Move,
     Result,
     Seat,
@@ -67,9 +67,11 @@ from cardshop.reglamentacja.events import (
     TurnBegan,
     VisitDrawn,
 )
+from cardshop.reglamentacja.offers import OfferTurn, offer_table
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [
+    "OFFER_PARTS",
     "PHASES",
     "SPECULATOR",
     "STATS",
@@ -108,10 +110,16 @@ ACCEPT = Action("accept")
 REJECT = Action("reject")
 PASS = Action("pass")
 STOP = Action("stop")
+_OTHERS: dict[int, tuple[int, ...]] = {}  # n * 64 + seat -> the other seats, by text
+_ANSWER = LegalActions((ACCEPT, REJECT))
+_REJECT_ONLY = LegalActions((REJECT,))
+_NO_ACTIONS = LegalActions(())
+OFFER_PARTS = ("target", "give", "take", "place")
+"""The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TURN_CACHE = 64
-"""Most offer turns' legal action lists a variant keeps (each up to ~13,000 actions)."""
+OFFER_TURN_CACHE = 4096
+"""Most offer turns' legal-action views a variant keeps (small: runs of the offer table)."""
 
 VERBS = {
     "offer": "offer SEAT [give KIND...] [take KIND...] [place]  (trade stamps and places)",
@@ -242,7 +250,7 @@ class ReglamentacjaGame(Game):
     _moves: list[Move]
     _from_setup: bool
     _step: int
-    _legal: list[Action] | None
+    _legal: LegalActions | None
 
     # ------------------------------------------------------------------ creation
 
@@ -497,16 +505,19 @@ class ReglamentacjaGame(Game):
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
         """The actions ``seat`` (default: the acting seat) may take now, sorted.
 
+        A read-only view. On an offer turn it is computed from the offer's parts
+        (:mod:`cardshop.reglamentacja.offers`): ``len``, ``in``, indexing and
+        ``sample`` never build the thousands of offers; iterating builds them.
         Raises :class:`GameStateError` for a seat that does not act now. [RG-ACT-1]
         """
         self._seat_of(seat)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        return legal.copy()
+        return legal
 
     def _holds(self, seat: int, ms: tuple[int, ...]) -> bool:
         k = self.rules.k
@@ -514,47 +525,48 @@ class ReglamentacjaGame(Game):
         base = seat * k
         return all(hand[base + i] >= c for i, c in enumerate(ms) if c)
 
-    def _compute_legal(self) -> list[Action]:
+    def _compute_legal(self) -> LegalActions:
         phase = self._phase
         rules = self.rules
         k = rules.k
         if phase in (TRADE, FINAL_TRADE):
             if self._pt >= 0:
                 if self._holds(self._pt, rules.multisets[self._pk]):
-                    return [ACCEPT, REJECT]
-                return [REJECT]
+                    return _ANSWER
+                return _REJECT_ONLY
             seat = self._offerer()
             base = seat * k
-            cap = rules.hand_cap
-            capped = tuple(h if h < cap else cap for h in self._hand[base : base + k])
+            table = offer_table(rules)
+            capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
             targets = self._targets(seat)
             speculate = phase == TRADE and seat == self._active
             # Which actions an offer turn allows depends only on these (hands capped at
-            # the most stamps one action gives): cached, as offer turns have thousands.
-            key = (capped, tuple(targets), speculate)
-            cache = rules.offer_turn_cache
+            # the most stamps one action gives): views kept, shared by such turns.
+            key = (capped, targets, speculate)
+            cache = table.turns
             cached = cache.get(key)
             if cached is not None:
                 return cached
-            ok = [all(h >= c for h, c in zip(capped, ms, strict=True)) for ms in rules.multisets]
-            acts: list[Action] = []
-            for target in targets:
-                actions, gives = rules.offers_to(target)
-                acts.extend(compress(actions, map(ok.__getitem__, gives)))
-            acts.append(PASS)
+            ok = table.held(capped)
+            tail: list[Action] = [PASS]
             if speculate:
                 price = rules.price_sets
-                acts.extend(a for a, m in zip(rules.draw_actions, price, strict=True) if ok[m])
-                acts.extend(a for a, m in zip(rules.swap_actions, price, strict=True) if ok[m])
-                acts.append(STOP)
+                tail.extend(
+                    a for a, m in zip(rules.draw_actions, price, strict=True) if ok >> m & 1
+                )
+                tail.extend(
+                    a for a, m in zip(rules.swap_actions, price, strict=True) if ok >> m & 1
+                )
+                tail.append(STOP)
+            view = LegalActions(OfferTurn(table, targets, ok, tuple(tail)))
             if len(cache) >= OFFER_TURN_CACHE:
                 cache.clear()
-            cache[key] = acts
-            return acts
+            cache[key] = view
+            return view
         if phase == DISCARD:
             base = self._active * k
             hand = self._hand
-            return [rules.discard_actions[i] for i in rules.alpha if hand[base + i]]
+            return LegalActions([rules.discard_actions[i] for i in rules.alpha if hand[base + i]])
         if phase in (SHOP, FINAL_SHOP):
             seat = self._acting()
             acts = [
@@ -563,14 +575,100 @@ class ReglamentacjaGame(Game):
                 if self._holds(seat, rules.card_cost[card])
             ]
             acts.append(PASS)
-            return acts
-        return []
+            return LegalActions(acts)
+        return _NO_ACTIONS
 
-    def _targets(self, seat: int) -> list[int]:
+    # ------------------------------------------------------------ offer parts
+
+    def offer_parts(self, chosen: Sequence[int] = (), seat: Seat | None = None) -> tuple[int, ...]:
+        """The legal values of an offer's next part, given the parts chosen so far.
+
+        An offer is four parts, chosen in this order (:data:`OFFER_PARTS`): the seat
+        offered to, what is given and what is taken (indices into
+        ``game.rules.multisets``, 0 = nothing; ``game.rules.ms_text`` names them), and
+        whether the two swap places in the queue (0 or 1). ``chosen`` holds the first
+        ``len(chosen)`` parts; the answer lists the values of part ``len(chosen)`` that
+        some legal offer has, ascending (targets in the order of their texts). Every
+        value listed leads on to at least one legal offer, so a player picking one
+        value per step ends with a legal offer: compose it with :meth:`offer_action`.
+        The empty tuple means no offer extends ``chosen`` (it is not an offer turn, a
+        chosen part is not legal, or all four parts are chosen). Raises
+        :class:`GameStateError` for a seat that does not act now. [RG-TRADE-2..3]
+        """
+        who = self._seat_of(seat)
+        if self._phase not in (TRADE, FINAL_TRADE) or self._pt >= 0:
+            return ()
+        targets = self._targets(who)
+        depth = len(chosen)
+        if depth == 0:
+            return tuple(targets)
+        if chosen[0] not in targets or depth > 4:
+            return ()
+        table = offer_table(self.rules)
+        if depth == 1:
+            ms = self.rules.multisets
+            return tuple(g for g in range(table.n_offer) if self._holds(who, ms[g]))
+        give = chosen[1]
+        if (
+            not isinstance(give, int)
+            or not 0 <= give < table.n_offer
+            or not self._holds(who, self.rules.multisets[give])
+        ):
+            return ()
+        takes = table.takes_of[give]
+        if depth == 2:
+            return takes
+        take = chosen[2]
+        if not isinstance(take, int) or take not in takes:
+            return ()
+        if depth == 3:
+            return (1,) if give == 0 and take == 0 else (0, 1)
+        return ()
+
+    def offer_action(self, target: int, give: int, take: int, place: int | bool) -> Action:
+        """The offer made of these parts (see :meth:`offer_parts`), in canonical form.
+
+        Raises :class:`ActionParseError` for parts that make no offer of this variant
+        (a seat out of range, a multiset index out of range, a kind both given and
+        taken, an empty offer); whether it is legal now is for :meth:`apply` to say.
+        """
+        table = offer_table(self.rules)
+        n = table.n_offer
+        if not all(isinstance(x, int) for x in (target, give, take, place)):
+            raise ActionParseError(f"offer parts must be ints: {(target, give, take, place)!r}")
+        if not 0 <= target < self.n:
+            raise ActionParseError(f"the seat offered to must be 0..{self.n - 1}, not {target}")
+        if not (0 <= give < n and 0 <= take < n) or place not in (0, 1):
+            raise ActionParseError(
+                f"give and take must be 0..{n - 1} and place 0 or 1: {(give, take, place)!r}"
+            )
+        if take not in table.takes_of[give]:
+            raise ActionParseError("the same kind cannot be given and taken")
+        if not give and not take and not place:
+            raise ActionParseError("an offer must give, take or swap places")
+        return Action("offer", self.rules.offer_text(target, give, take, bool(place)))
+
+    def offer_of(self, action: Action | str) -> tuple[int, int, int, int] | None:
+        """The parts ``(target, give, take, place)`` of an offer, or None for another action.
+
+        Accepts any text or action :meth:`parse_action` reads as an offer; raises
+        :class:`ActionParseError` for one it cannot read.
+        """
+        act = self.parse_action(action) if isinstance(action, str) else action
+        d = self._decode(act)
+        if d[0] != V_OFFER:
+            return None
+        return (d[1], d[2], d[3], d[4])
+
+    def _targets(self, seat: int) -> tuple[int, ...]:
         """Seats ``seat`` may make offers to, in the sorted order of their texts."""
         if self._phase == TRADE and seat != self._active:
-            return [self._active]  # RG-TRADE-2: only with the active player
-        return sorted((s for s in range(self.n) if s != seat), key=str)
+            return (self._active,)  # RG-TRADE-2: only with the active player
+        key = self.n * 64 + seat
+        others = _OTHERS.get(key)
+        if others is None:
+            others = _OTHERS[key] = tuple(sorted((s for s in range(self.n) if s != seat), key=str))
+        return others
 
     def is_legal(self, action: Action | str, seat: Seat | None = None) -> bool:
         """Whether ``action`` (or its text) may be applied now by ``seat``."""
@@ -703,6 +801,12 @@ class ReglamentacjaGame(Game):
             return (V_BUY, arg, 0, 0, 0)
         if not isinstance(verb, str) or not isinstance(arg, str):
             raise ActionParseError(f"malformed action {action!r}")
+        if verb == "offer":  # a canonical offer (as listed) is looked up, not parsed
+            table = offer_table(rules)
+            located = table.locate(action)
+            if located is not None and located[0] < self.n:
+                pos = located[1]
+                return (V_OFFER, located[0], table.gives[pos], table.takes[pos], table.places[pos])
         canon = self.parse_action(f"{verb} {arg}")
         assert isinstance(canon.arg, str)
         words = canon.arg.split()
@@ -814,8 +918,14 @@ class ReglamentacjaGame(Game):
         why = self._why_illegal(who, d)
         if why is not None:
             raise IllegalActionError(f"{act!s} is not legal now: {why}")
-        if d[0] in (V_OFFER, V_DRAW, V_SWAP, V_DISCARD):
-            act = self.parse_action(f"{act.verb} {act.arg}")  # canonical text in the moves
+        code = d[0]  # the canonical action in the moves
+        if code == V_OFFER:
+            act = Action("offer", self.rules.offer_text(d[1], d[2], d[3], bool(d[4])))
+        elif code == V_DISCARD:
+            act = self.rules.discard_actions[d[1]]
+        elif code in (V_DRAW, V_SWAP):
+            mode = "draw" if code == V_DRAW else "swap"
+            act = Action("speculate", f"{mode} {self.rules.ms_text[d[1]]}")
         events: list[Event] = []
         self._moves.append(Move(self._step, who, act))
         self._step += 1

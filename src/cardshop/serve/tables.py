@@ -29,7 +29,7 @@ import secrets
 import sqlite3
 import time
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +79,7 @@ def encode(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
-def shown_actions(actions: list[Action], limit: int = LEGAL_LIMIT) -> list[str]:
+def shown_actions(actions: Sequence[Action], limit: int = LEGAL_LIMIT) -> list[str]:
     """Up to ``limit`` of the legal actions, in their order, every verb among them: each
     verb's actions all if they fit, the first of the most numerous verbs otherwise."""
     if len(actions) <= limit:

@@ -24,6 +24,12 @@ through :mod:`cardshop.driver`) at the smallest and largest player counts:
   sampler; override :meth:`FamilyTests.hidden_twin` for a family without one);
 * action texts round-trip through ``parse_action``, and the family's ``action_space``
   holds every legal action;
+* the legal-action view (:class:`~cardshop.core.LegalActions`) agrees exactly with its
+  own enumeration: ``len``, indexing (0 .. len-1, negative, slices), ``in`` for every
+  listed action and for unlisted ones, ``index``, ``sample`` (one draw, the pick of
+  ``rng.choice``), equality with the list; :meth:`FamilyTests.check_legal_view` adds a
+  family's own checks (Reglamentacja: its offer parts compose exactly the listed
+  offers);
 * the observation encoder's vectors have the documented length and bounds;
 * the core's shared readers hold for the family: a position that names a file as its
   variant is refused (whether the file exists or not) and never opened; event dicts
@@ -49,7 +55,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from cardshop import driver
-from cardshop._core import Action, Seat, derive_seed
+from cardshop._core import Action, LegalActions, Seat, derive_seed
 from cardshop._errors import ActionParseError, CardshopError, PositionError, RecordError
 from cardshop._family import Family, new_game
 from cardshop._game import Dynamics, Game
@@ -120,6 +126,13 @@ class FamilyTests:
         if family.sampler is None:
             return None
         return family.sampler(game.observation(seat), game.variant, rng)
+
+    def check_legal_view(self, game: Game, seat: Seat, view: LegalActions) -> None:
+        """A family's own checks of a legal-action view (the base checks have passed).
+
+        Called for every acting seat of the moments the battery looks at; the default
+        checks nothing more.
+        """
 
     # ---------------------------------------------------------------- helpers
 
@@ -371,6 +384,68 @@ class FamilyTests:
             for seat in game.acting:
                 missing = [str(a) for a in game.legal_actions(seat) if a not in spaces[key]]
                 assert not missing, f"legal actions outside the action space: {missing[:10]}"
+
+    def test_legal_actions_view_agrees_with_its_enumeration(self) -> None:
+        rng = random.Random(23)
+        spaces: dict[tuple[str, int], list[Action]] = {}
+        checked = 0
+        for family, game in self.positions():
+            key = (game.variant.name, game.players)
+            if key not in spaces:
+                spaces[key] = list(family.action_space(game.variant, game.players))
+            for seat in game.acting:
+                view = game.legal_actions(seat)
+                assert isinstance(view, LegalActions), (
+                    f"legal_actions returned a {type(view).__name__}, not a LegalActions view"
+                )
+                full = list(view)
+                n = len(view)
+                assert len(full) == n, f"len(view) is {n}, iterating it gives {len(full)}"
+                assert n, f"seat {seat} acts with no legal action"
+                listed = set(full)
+                assert len(listed) == n, "the view lists an action twice"
+                # Indexing: every index of a small view, a sample of a large one.
+                indices = range(n) if n <= 3000 else sorted({0, n - 1, *rng.sample(range(n), 2000)})
+                for i in indices:
+                    assert view[i] == full[i], (
+                        f"view[{i}] is {view[i]}, the {i}-th listed {full[i]}"
+                    )
+                    assert view[i - n] == full[i], f"view[{i - n}] differs from the listing"
+                assert view[:5] == full[:5], "the slice [:5] differs from the listing"
+                assert view[-3:] == full[-3:], "the slice [-3:] differs from the listing"
+                for i in (n, -n - 1):
+                    try:
+                        view[i]
+                    except IndexError:
+                        pass
+                    else:
+                        raise AssertionError(f"view[{i}] of {n} actions raised no IndexError")
+                # Membership and position, listed and not.
+                for i in rng.sample(range(n), min(n, 300)):
+                    assert full[i] in view, f"{full[i]} is listed but not 'in' the view"
+                    assert view.index(full[i]) == i, f"view.index({full[i]}) is not {i}"
+                space = spaces[key]
+                unlisted: list[object] = [
+                    a for a in rng.sample(space, min(400, len(space))) if a not in listed
+                ]
+                unlisted += [Action("no-such-verb"), Action("no-such-verb", 1), str(full[0])]
+                for action in unlisted:
+                    assert action not in view, f"{action!r} is 'in' the view but not listed"
+                    assert view.count(action) == 0
+                # Equality with the list, and sampling.
+                assert view == full, "the view is not equal to its listing"
+                assert full == view, "the listing is not equal to the view"
+                assert view != full[:-1], "the view equals a shorter list"
+                assert view != [*full, full[0]], "the view equals a longer list"
+                for draw in range(5):
+                    picked = view.sample(random.Random(draw))
+                    assert picked in listed, f"sample gave {picked}, which is not listed"
+                    assert picked == random.Random(draw).choice(full), (
+                        "sample(rng) is not the pick of one uniform draw over the length"
+                    )
+                self.check_legal_view(game, seat, view)
+                checked += 1
+        assert checked, "no acting seat was looked at: the test proved nothing"
 
     def test_observation_encoder(self) -> None:
         encoders: dict[tuple[str, int], Any] = {}

@@ -30,6 +30,7 @@ from cardshop.core import (
     Game,
     GameStateError,
     IllegalActionError,
+    LegalActions,
     Move,
     Result,
     Seat,
@@ -62,6 +63,7 @@ __all__ = ["FORMAT", "VERBS", "WuhltischGame", "WuhltischObservation", "new_game
 
 FORMAT = "cardshop-wuhltisch-game/1"
 MAX_ACTION_TEXT = 40
+_NO_ACTIONS = LegalActions(())
 
 VERBS = {
     "look": "look  (pick up a card from the heap; needs nothing in view)",
@@ -256,12 +258,15 @@ class WuhltischGame(Game):
             raise GameStateError(f"no seat {seat!r}; seats are 0..{self.n - 1}")
         return seat
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
-        """The actions ``seat`` may take this tick, sorted by text; empty when over."""
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
+        """The actions ``seat`` may take this tick, sorted by text; empty when over.
+
+        A read-only view of the variant's table of action sets (no copy).
+        """
         s = self._seat_arg(seat)
         if self._over:
-            return []
-        return list(self.rules.legal_table[self._view[s] >= 0][len(self._hands[s])])
+            return _NO_ACTIONS
+        return LegalActions(self.rules.legal_table[self._view[s] >= 0][len(self._hands[s])])
 
     def parse_action(self, text: str, seat: Seat | None = None) -> Action:
         """Parse an action text (``look``, ``swap 2``); legality is for apply to check."""

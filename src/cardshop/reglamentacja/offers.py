@@ -1,0 +1,297 @@
+"""Reglamentacja's offers as parts, and the legal actions of an offer turn as a view.
+
+An offer (RG-TRADE-3) is four parts: the seat offered to (``target``), what the
+offerer gives and what it asks for (``give`` and ``take``, indices into
+``rules.multisets``: counts per stamp kind, 0 the empty multiset, texts in
+``rules.ms_text``), and whether the two swap places in the queue (``place``, 0 or 1).
+Offers trade at most ``max_trade`` stamps each way, never the same kind both ways, and
+are never empty.
+
+Offer turns list thousands of offers (13,273 to each target seat in the built-in
+variant). Nothing here builds them all per turn: :class:`OfferTable` holds, once per
+variant, the offers to one seat in the sorted order of their texts as parts, cut into
+*runs* (maximal stretches with one ``give``; at most three per ``give``: the gift
+alone, ``place`` alone, and the ``take`` block). Which offers are legal depends only
+on the ``give`` (the offerer must hold it) and the target, so an offer turn's legal
+actions are the runs of the held gives, for each legal target: :class:`OfferTurn`
+answers ``len``, ``in`` and indexing from those runs with a few integer operations,
+and builds an :class:`Action` only when one is asked for.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate, compress
+from math import comb
+from operator import itemgetter
+from typing import overload
+
+from cardshop.core import Action, LegalActions
+from cardshop.reglamentacja.variant import Rules
+
+__all__ = ["OfferTable", "OfferTurn", "offer_table"]
+
+MAX_TABLES = 16
+"""Most offer tables kept (one per distinct stamp kinds, max_trade and price)."""
+
+
+class OfferTable:
+    """The offers to one seat of a variant, in sorted text order, as parts.
+
+    The order is that of the texts after the target seat (``" give meat take flour"``),
+    the same for every target. ``n_offer`` multisets (indices ``0 .. n_offer-1``) can
+    be given or taken.
+    """
+
+    __slots__ = (
+        "_actions",
+        "all_offers",
+        "bit_format",
+        "cap_bytes",
+        "count",
+        "gives",
+        "level_masks",
+        "n_offer",
+        "places",
+        "position",
+        "run_getter",
+        "run_give",
+        "run_len",
+        "run_start",
+        "suffixes",
+        "takes",
+        "takes_of",
+        "turns",
+    )
+
+    def __init__(self, rules: Rules) -> None:
+        n_offer = comb(rules.k + rules.max_trade, rules.max_trade)
+        self.n_offer = n_offer
+        ms = rules.multisets
+        takes_of: list[tuple[int, ...]] = []
+        rows: list[tuple[str, int, int, int]] = []
+        for g in range(n_offer):
+            gm = ms[g]
+            ok = tuple(
+                t
+                for t in range(n_offer)
+                if not any(a and b for a, b in zip(gm, ms[t], strict=True))
+            )
+            takes_of.append(ok)
+            for t in ok:
+                for place in (0, 1):
+                    if g == 0 and t == 0 and not place:
+                        continue
+                    rows.append((rules.offer_text(0, g, t, bool(place))[1:], g, t, place))
+        rows.sort()
+        self.takes_of = tuple(takes_of)
+        """Per give: the takes it may go with (disjoint kinds), ascending."""
+        self.suffixes = tuple(r[0] for r in rows)
+        self.gives = tuple(r[1] for r in rows)
+        self.takes = tuple(r[2] for r in rows)
+        self.places = tuple(r[3] for r in rows)
+        self.position = {r[0]: i for i, r in enumerate(rows)}
+        """An offer's text after its target seat -> its position in the order."""
+        self.count = tuple(2 * len(takes_of[g]) - (g == 0) for g in range(n_offer))
+        """Per give: how many offers to one seat give it."""
+        run_give: list[int] = []
+        run_start: list[int] = []
+        for i, g in enumerate(self.gives):
+            if not run_give or run_give[-1] != g:
+                run_give.append(g)
+                run_start.append(i)
+        self.run_give = tuple(run_give)
+        self.run_start = tuple(run_start)
+        self.run_len = tuple(
+            b - a for a, b in zip(run_start, (*run_start[1:], len(rows)), strict=True)
+        )
+        cap = rules.hand_cap
+        self.cap_bytes = bytes(min(v, cap) for v in range(256))
+        """A ``bytes.translate`` table capping counts at ``rules.hand_cap``."""
+        self.level_masks = tuple(
+            tuple(
+                sum(1 << m for m, counts in enumerate(ms) if counts[i] <= c) for c in range(cap + 1)
+            )
+            for i in range(rules.k)
+        )
+        """Per kind and count held (capped at ``rules.hand_cap``): the bit set of the
+        multisets (all of ``rules.multisets``) needing no more of that kind."""
+        self.all_offers = (1 << n_offer) - 1
+        self.bit_format = f"0{n_offer}b"
+        getter = itemgetter(*run_give)
+        self.run_getter: Callable[[bytes], tuple[int, ...]] = (
+            getter if len(run_give) > 1 else lambda b: (getter(b),)
+        )
+        self._actions: dict[int, tuple[Action, ...]] = {}
+        self.turns: dict[tuple[bytes, tuple[int, ...], bool], LegalActions] = {}
+        """Offer turns' views by (capped hand, targets, may speculate): see the game."""
+
+    def __len__(self) -> int:
+        return len(self.suffixes)
+
+    def held(self, capped: Sequence[int]) -> int:
+        """The bit set of the multisets a hand holds (counts per kind, capped)."""
+        masks = self.level_masks
+        ok = -1
+        for i, c in enumerate(capped):
+            ok &= masks[i][c]
+        return ok
+
+    def actions(self, target: int) -> tuple[Action, ...]:
+        """Every offer to ``target`` in order (built once per target seat, then kept)."""
+        acts = self._actions.get(target)
+        if acts is None:
+            prefix = str(target)
+            acts = self._actions[target] = tuple(Action("offer", prefix + s) for s in self.suffixes)
+        return acts
+
+    def action(self, target: int, pos: int) -> Action:
+        """The offer at position ``pos`` of the order, to ``target``."""
+        acts = self._actions.get(target)
+        if acts is not None:
+            return acts[pos]
+        return Action("offer", str(target) + self.suffixes[pos])
+
+    def locate(self, action: object) -> tuple[int, int] | None:
+        """``(target, position)`` of a canonical offer action, else None."""
+        if not isinstance(action, tuple) or len(action) != 2 or action[0] != "offer":
+            return None
+        arg = action[1]
+        if not isinstance(arg, str):
+            return None
+        head, sep, rest = arg.partition(" ")
+        pos = self.position.get(sep + rest)
+        if pos is None or not head.isascii() or not head.isdigit():
+            return None
+        target = int(head)
+        if str(target) != head:  # "01" is no canonical text
+            return None
+        return target, pos
+
+
+_ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
+
+_TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
+
+
+def offer_table(rules: Rules) -> OfferTable:
+    """The offer table of ``rules``, shared by variants with the same stamp kinds,
+    ``max_trade`` and speculator price (which decide the offers and the turns' tails)."""
+    key = (rules.kinds, rules.max_trade, rules.spec_price)
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= MAX_TABLES:
+            _TABLES.clear()
+        table = _TABLES[key] = OfferTable(rules)
+    return table
+
+
+class OfferTurn(Sequence[Action]):
+    """The legal actions of an offer turn, computed from parts, never all built.
+
+    The offers to each of ``targets`` (in that order) whose give the offerer holds
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's order, then ``tail`` (``pass``, and the active
+    player's speculator trades and ``stop``). Shared by every state with the same
+    capped hand, targets and right to speculate; never changed.
+    """
+
+    __slots__ = ("_cum", "_n_offers", "_per_target", "_starts", "ok", "table", "tail", "targets")
+
+    def __init__(
+        self,
+        table: OfferTable,
+        targets: tuple[int, ...],
+        ok: int,
+        tail: tuple[Action, ...],
+    ) -> None:
+        self.table = table
+        self.targets = targets
+        self.ok = ok
+        self.tail = tail
+        # Which runs are held, in C-level steps: the bit set as one byte (0 or 1) per
+        # multiset, then one per run.
+        bits = format(ok & table.all_offers, table.bit_format).encode()
+        held = table.run_getter(bits.translate(_ZERO_ONE)[::-1])
+        self._starts = tuple(compress(table.run_start, held))
+        cum = list(accumulate(compress(table.run_len, held), initial=0))
+        self._per_target = cum[-1]
+        self._cum = cum  # with the total at the end
+        self._n_offers = cum[-1] * len(targets)
+
+    def __len__(self) -> int:
+        return self._n_offers + len(self.tail)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = self._n_offers
+        if index < 0:
+            index += n + len(self.tail)
+        if index >= n:
+            return self.tail[index - n]  # IndexError past the end
+        if index < 0:
+            raise IndexError("legal action index out of range")
+        t, j = divmod(index, self._per_target)
+        r = bisect_right(self._cum, j) - 1
+        return self.table.action(self.targets[t], self._starts[r] + j - self._cum[r])
+
+    def position(self, action: object) -> tuple[int, int] | None:
+        """``(target, table position)`` of ``action`` if it is a legal offer here."""
+        located = self.table.locate(action)
+        if located is None:
+            return None
+        target, pos = located
+        if target in self.targets and self.ok >> self.table.gives[pos] & 1:
+            return located
+        return None
+
+    def __contains__(self, action: object) -> bool:
+        if self.position(action) is not None:
+            return True
+        return action in self.tail
+
+    def __iter__(self) -> Iterator[Action]:
+        runs = tuple(
+            (s, s + n)
+            for g, s, n in zip(
+                self.table.run_give, self.table.run_start, self.table.run_len, strict=True
+            )
+            if self.ok >> g & 1
+        )
+        table = self.table
+        for target in self.targets:
+            acts = table.actions(target)
+            for a, b in runs:
+                yield from acts[a:b]
+        yield from self.tail
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        """The index of ``value`` (computed, not searched)."""
+        i = self._index(value)
+        n = len(self)
+        stop = n if stop is None else stop
+        lo = start + n if start < 0 else start
+        hi = stop + n if stop < 0 else stop
+        if i is None or not lo <= i < hi:
+            raise ValueError(f"{value!r} is not a legal action here")
+        return i
+
+    def _index(self, value: object) -> int | None:
+        located = self.position(value)
+        if located is None:
+            if value in self.tail:
+                return self._n_offers + self.tail.index(value)
+            return None
+        target, pos = located
+        r = bisect_right(self._starts, pos) - 1
+        return self.targets.index(target) * self._per_target + self._cum[r] + pos - self._starts[r]
+
+    def count(self, value: object) -> int:
+        return 1 if value in self else 0
