@@ -120,8 +120,11 @@ class FactoredChooser(Chooser):
         """The options ``seat`` has chosen so far in the choice going on."""
         return tuple(self._chosen.get(seat, ()))
 
+    def current(self, game: Game, seat: Seat) -> tuple[int, Sequence[int]]:
+        """The step ``seat`` chooses now and its legal options (``seat`` must act)."""
+        return self._step(game, seat)
+
     def _step(self, game: Game, seat: Seat) -> tuple[int, Sequence[int]]:
-        """The step ``seat`` chooses now and its legal options."""
         found = self._next.get(seat)
         if found is None:  # the first step: asked afresh, the game may have moved on
             found = self.factors.next(game, seat, ())

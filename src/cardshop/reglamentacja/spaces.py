@@ -12,6 +12,10 @@ ordered pairs (give, take) of multisets of at most ``max_trade`` stamps that sha
 no kind, with and without ``place``, less the empty offer. For the built-in
 variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273 offers per seat and
 39,892 / 53,165 / 66,438 actions at 3 / 4 / 5 players.
+
+For learning agents :class:`ActionFactors` chooses the same actions part by part (the
+family record's ``factored``): the kind of action, then an offer's seat, the counts
+given and taken of each stamp kind and the place flag, each a choice of at most 9.
 """
 
 from __future__ import annotations
@@ -140,77 +144,69 @@ class ActionFactors:
         )
         price = {rules.multisets[m]: i for i, m in enumerate(rules.price_sets)}
         self._price = price
+        self._payments = {O_DRAW: rules.draw_actions, O_SWAP: rules.swap_actions}
         self._decoded: dict[Action, tuple[int, ...]] = {}
 
     # ----------------------------------------------------------------- choices
 
     def next(self, game: Game, seat: Seat, chosen: Sequence[int]) -> tuple[int, list[int]] | None:
-        """The next step after ``chosen`` and its legal options, or None when done."""
+        """The next step after ``chosen`` and its legal options, or None when done.
+
+        Everything legal comes from the game: its offer parts
+        (:meth:`~cardshop.reglamentacja.game.ReglamentacjaGame.offer_parts`) on an offer
+        turn, its legal actions otherwise (a handful), never a list of every offer.
+        """
+        g = _regl(game)
         if not chosen:
-            return 0, sorted({c[0] for c in self._legal_choices(game, seat, None)})
+            return 0, self._verbs(g, seat)
         verb = chosen[0]
         pos = len(chosen)
         rules = self.rules
         k = rules.k
+        ms = rules.multisets
         if verb == O_OFFER:
             if pos == 1:
-                return 1, self._targets(game, seat)
+                return 1, sorted(g.offer_parts((), seat))
+            target = chosen[1]
             if pos < self.take_step:
-                i = pos - 2
-                room = rules.max_trade - sum(chosen[2:pos])
-                held = _hand(game, seat, k)[i]
-                return pos, list(range(min(held, room) + 1))
+                gives = [ms[m] for m in g.offer_parts((target,), seat)]
+                return pos, _next_count(gives, chosen[2:pos])
+            give = rules.ms_index[tuple(chosen[2 : 2 + k])]
             if pos < self.place_step:
-                i = pos - self.take_step
-                if chosen[2 + i]:
-                    return pos, [0]
-                room = rules.max_trade - sum(chosen[self.take_step : pos])
-                return pos, list(range(room + 1))
+                takes = [ms[m] for m in g.offer_parts((target, give), seat)]
+                return pos, _next_count(takes, chosen[self.take_step : pos])
             if pos == self.place_step:
-                return pos, ([0, 1] if any(chosen[2:pos]) else [1])
+                take = rules.ms_index[tuple(chosen[self.take_step : self.place_step])]
+                return pos, list(g.offer_parts((target, give, take), seat))
             return None
         if verb in (O_DRAW, O_SWAP):
             if pos > k:
                 return None
-            i = pos - 1
-            hand = _hand(game, seat, k)
-            need = rules.spec_price - sum(chosen[1:pos])
-            later = sum(hand[i + 1 :])
-            return self.give_step + i, [
-                c for c in range(min(hand[i], need) + 1) if c + later >= need
-            ]
+            legal = g.legal_actions(seat)
+            paid = [self.decompose(a)[1:] for a in self._payments[verb] if a in legal]
+            return self.give_step + pos - 1, _next_count(paid, chosen[1:pos])
         if verb in (O_DISCARD, O_BUY) and pos == 1:
             step = self.discard_step if verb == O_DISCARD else self.buy_step
-            return step, sorted({c[1] for c in self._legal_choices(game, seat, verb)})
+            legal = g.legal_actions(seat)
+            return step, sorted({c[1] for c in map(self.decompose, legal) if c[0] == verb})
         return None
 
-    def _legal_choices(self, game: Game, seat: Seat, verb: int | None) -> list[tuple[int, ...]]:
-        """The choices of the legal actions (of one verb, if given) outside offer turns.
+    def _verbs(self, game: Any, seat: Seat) -> list[int]:
+        """The kinds of action ``seat`` may take now."""
+        from cardshop.reglamentacja.game import PASS, STOP
 
-        In an offer turn (thousands of legal actions) only the verbs are listed: pass
-        and offer, and what the active player may do besides, as the game says.
-        """
-        o = game.observation(seat)
-        if o.phase in ("trade", "final-trade") and o.pending is None:
-            verbs: list[tuple[int, ...]] = [(O_PASS,), (O_OFFER,)]
-            from cardshop.reglamentacja.game import STOP
-
-            if _regl(game).is_legal(STOP, seat):
-                if sum(o.hand) >= self.rules.spec_price:
-                    verbs += [(O_DRAW,), (O_SWAP,)]
-                verbs.append((O_STOP,))
-            return verbs
-        out = [self.decompose(a) for a in game.legal_actions(seat)]
-        return out if verb is None else [c for c in out if c[0] == verb]
-
-    def _targets(self, game: Game, seat: Seat) -> list[int]:
-        """Seats ``seat`` may make offers to: those the game allows a place-only offer."""
-        is_legal = _regl(game).is_legal
-        return [
-            t
-            for t in range(self.players)
-            if t != seat and is_legal(Action("offer", f"{t} place"), seat)
-        ]
+        legal = game.legal_actions(seat)
+        if not game.offer_parts((), seat):  # not an offer turn: a handful of actions
+            return sorted({self.decompose(a)[0] for a in legal})
+        verbs = [O_OFFER]  # an offer turn: its offers are never listed
+        if PASS in legal:
+            verbs.append(O_PASS)
+        for verb, payments in self._payments.items():
+            if any(a in legal for a in payments):
+                verbs.append(verb)
+        if STOP in legal:
+            verbs.append(O_STOP)
+        return sorted(verbs)
 
     def compose(self, chosen: Sequence[int]) -> Action:
         """The action of a complete sequence of choices."""
@@ -281,9 +277,12 @@ class ActionFactors:
         raise ValueError(f"not a Reglamentacja action: {action!r}")
 
 
-def _hand(game: Game, seat: Seat, k: int) -> tuple[int, ...]:
-    hand: tuple[int, ...] = game.observation(seat).hand
-    return hand
+def _next_count(sets: Sequence[Sequence[int]], chosen: Sequence[int]) -> list[int]:
+    """The counts of the next kind among the multisets (counts per kind) that begin
+    with the counts ``chosen``, ascending."""
+    i = len(chosen)
+    prefix = tuple(chosen)
+    return sorted({m[i] for m in sets if tuple(m[:i]) == prefix})
 
 
 def _regl(game: Game) -> Any:
