@@ -37,12 +37,12 @@ class VectorObs(gymnasium.Wrapper[Any, Any, Any, Any]):
 
     def __init__(self, env: ShopGymEnv) -> None:
         super().__init__(env)
-        self.observation_space = env.observation_space["observation"]  # type: ignore[index]
+        self.observation_space = env.observation_space["observation"]
         self.score = 0
 
     def _score(self) -> int:
-        base: ShopGymEnv = self.env.unwrapped  # type: ignore[assignment]
-        return base.game.score(base.seat)  # type: ignore[union-attr, attr-defined, no-any-return]
+        base: ShopGymEnv = self.env.unwrapped
+        return base.game.score(base.seat)
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
@@ -57,7 +57,7 @@ class VectorObs(gymnasium.Wrapper[Any, Any, Any, Any]):
         return obs["observation"], float(self.score - before), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined, no-any-return]
+        return self.env.unwrapped.action_masks()
 
 
 def make_env() -> VectorObs:
@@ -66,13 +66,15 @@ def make_env() -> VectorObs:
     )
 
 
-def play(env: VectorObs, seed: int, choose: Any) -> float:
-    """One seeded game; ``choose(env, obs)`` gives each action number. The seat's score."""
+def play(env: VectorObs, seed: int, choose: Any) -> tuple[float, float]:
+    """One seeded game; ``choose(env, obs)`` gives each action number. The seat's score
+    and the mean score of the other seats."""
     obs, _ = env.reset(seed=seed)
     while True:
         obs, _, terminated, truncated, info = env.step(choose(env, obs))
         if terminated or truncated:
-            return float(info["final_score"])
+            others = [x for s, x in enumerate(info["scores"]) if s != info["seat"]]
+            return float(info["final_score"]), float(np.mean(others))
 
 
 def uniform_random(seed: int) -> Any:
@@ -81,13 +83,13 @@ def uniform_random(seed: int) -> Any:
     path: list[int] = []
 
     def choose(env: VectorObs, obs: np.ndarray) -> int:
-        base: ShopGymEnv = env.unwrapped  # type: ignore[assignment]
+        base: ShopGymEnv = env.unwrapped
         chooser = base.chooser
-        done = len(chooser.chosen(base.seat))  # type: ignore[attr-defined]
+        done = len(chooser.chosen(base.seat))
         if done == 0:
-            legal = base.game.legal_actions(base.seat)  # type: ignore[union-attr]
+            legal = base.game.legal_actions(base.seat)
             action = legal[int(rng.integers(len(legal)))]
-            path[:] = chooser.factors.decompose(action)  # type: ignore[attr-defined]
+            path[:] = chooser.factors.decompose(action)
         return path[done]
 
     return choose
@@ -132,12 +134,13 @@ def main() -> None:
 
     env = make_env()
     seeds = range(10_000, 10_000 + args.games)
-    ppo = np.array([play(env, s, trained) for s in seeds])
-    rand = np.array([play(env, s, uniform_random(s)) for s in seeds])
+    ppo, bots = np.array([play(env, s, trained) for s in seeds]).T
+    rand = np.array([play(env, s, uniform_random(s))[0] for s in seeds])
     print(f"{args.games} games, seat 0 of 4 against {OPPONENTS} bots; mean score, 95% CI:")
     print(f"  MaskablePPO     {mean_ci(ppo)}")
     print(f"  uniform random  {mean_ci(rand)}")
     print(f"  difference      {mean_ci(ppo - rand)} (paired, same deals)")
+    print(f"  ({OPPONENTS} bots in the MaskablePPO games: {mean_ci(bots)} each)")
     print(f"total time {time.perf_counter() - start:.0f} s")
 
 
