@@ -9,6 +9,7 @@ import math
 import random
 import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from cardshop.reglamentacja.spaces import ActionFactors, action_factors
 from cardshop.reglamentacja.strategies import variants as reglamentacja_variants
 
 REGL = cardshop.load_variant("reglamentacja")
+REGL_FILE = Path(__file__).resolve().parents[1] / "variants" / "reglamentacja.yaml"
 
 DICT_OBSERVATION_WARNINGS = {
     "Observation is not a NumPy array",
@@ -342,3 +344,26 @@ def test_parallel_factored_agents_wait_until_every_choice_is_whole() -> None:
         ticks += len(game.moves) > moves
     assert ticks > 0
     assert waits > 0
+
+
+def test_factored_actions_play_on_across_the_games_of_a_match() -> None:
+    import yaml
+
+    from cardshop._series import Series
+    from cardshop.reglamentacja import ReglamentacjaVariant
+
+    data = yaml.safe_load((REGL_FILE).read_text())
+    data |= {"name": "reglamentacja-match", "match": {"games_per_player": 1}}
+    variant = ReglamentacjaVariant.model_validate(data)
+    genv = ShopGymEnv(variant, 3, opponents="random", actions="factored")
+    genv.reset(seed=1)
+    series = genv.game
+    assert isinstance(series, Series)
+    rng = np.random.default_rng(1)
+    for _ in range(5000):
+        if series.game_index > 0:
+            break
+        genv.step(int(rng.choice(np.flatnonzero(genv.action_masks()))))
+    assert series.game_index == 1
+    assert not series.is_over
+    assert genv.action_masks().any()

@@ -10,6 +10,7 @@ an action number makes.
 * :class:`FactoredChooser`: the family's factored space
   (:class:`cardshop._factored.ActionFactors`); every action number is one option of
   one step, and the game sees the composed action only when its last step is chosen.
+  In a match (a series of games) the family's factors see the game being played.
   Steps after the first with a single legal option are taken at once, without asking.
 """
 
@@ -26,6 +27,7 @@ from cardshop._core import Action, Seat
 from cardshop._errors import ActionParseError, IllegalActionError
 from cardshop._factored import ActionFactors
 from cardshop._game import Game
+from cardshop._series import current_game
 
 __all__ = ["Chooser", "FactoredChooser", "FlatChooser"]
 
@@ -127,7 +129,7 @@ class FactoredChooser(Chooser):
     def _step(self, game: Game, seat: Seat) -> tuple[int, Sequence[int]]:
         found = self._next.get(seat)
         if found is None:  # the first step: asked afresh, the game may have moved on
-            found = self.factors.next(game, seat, ())
+            found = self.factors.next(current_game(game), seat, ())
             if found is None:
                 raise IllegalActionError(f"seat {seat} has no action to choose")
         return found
@@ -165,7 +167,7 @@ class FactoredChooser(Chooser):
         chosen.append(i)
         steps.append(step)
         while True:
-            found = self.factors.next(game, seat, chosen)
+            found = self.factors.next(current_game(game), seat, chosen)
             if found is None:
                 action = self.factors.compose(chosen)
                 self._forget(seat)
