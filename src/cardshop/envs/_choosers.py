@@ -29,9 +29,10 @@ from cardshop._factored import ActionFactors
 from cardshop._game import Game
 from cardshop._series import current_game
 
-__all__ = ["Chooser", "FactoredChooser", "FlatChooser"]
+__all__ = ["Chooser", "FactoredChooser", "FlatChooser", "ObsDict"]
 
 ObsDict = dict[str, npt.NDArray[Any]]
+"""An observation: ``{"observation": float32 vector, "action_mask": int8 vector}``."""
 
 
 class Chooser:

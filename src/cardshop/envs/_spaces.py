@@ -27,11 +27,12 @@ from cardshop._family import Family, get_family
 from cardshop._game import Dynamics, Game
 from cardshop._series import new_series, series_encoder
 from cardshop._variant import VariantBase
-from cardshop.envs._choosers import Chooser, FactoredChooser, FlatChooser
+from cardshop.envs._choosers import Chooser, FactoredChooser, FlatChooser, ObsDict
 
 __all__ = [
     "ActionMap",
     "Actions",
+    "ObsDict",
     "ObservationEncoder",
     "Table",
     "VariantLike",
@@ -40,8 +41,6 @@ __all__ = [
 
 VariantLike = VariantBase | str | Path
 """A variant object, a built-in variant name or the path of a YAML file."""
-
-ObsDict = dict[str, npt.NDArray[Any]]
 
 Actions = Literal["flat", "factored"]
 """How actions are numbered: ``"flat"``, one number per action of the family's action
