@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from cardshop import Action, Game, GameStateError, SetupError, load_variant, new_game, parse_variant
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, bot_names, make_bot, register_bot
+from cardshop.core import LegalActions
 from cardshop.klunker import Observation, Phase
 from cardshop.klunker import new_game as klunker_game
 from cardshop.klunker.bots import GreedyBot, Heuristic
@@ -285,6 +286,8 @@ class Spy:
 
 
 def _values(obj: Any) -> list[Any]:
+    if isinstance(obj, LegalActions):
+        return [*obj, obj.structure]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [getattr(obj, f.name) for f in dataclasses.fields(obj)]
     if isinstance(obj, (tuple, list)):
@@ -305,7 +308,9 @@ def test_a_bot_is_given_the_observation_and_legal_actions_only() -> None:
             todo: list[Any] = [obs, legal]
             while todo:
                 item = todo.pop()
-                assert isinstance(item, (*allowed, Observation, tuple, list)), type(item)
+                assert isinstance(item, (*allowed, Observation, tuple, list, LegalActions)), type(
+                    item
+                )
                 todo.extend(_values(item))
 
 
@@ -469,7 +474,9 @@ def test_make_bot_by_name_and_option() -> None:
     assert (both.iterations, both.time_limit) == (40, 0.5)
     for each in (RandomBot(), GreedyBot(), bot):
         assert isinstance(each, Bot)
-    with pytest.raises(SetupError, match="unknown bot 'clever' for klunker-en; bots are: greedy"):
+    with pytest.raises(
+        SetupError, match="unknown bot 'clever' for klunker-en; bots are: baseline, greedy"
+    ):
         make_bot("clever", "klunker-en")
     with pytest.raises(SetupError, match="bad ISMCTS budget"):
         make_bot("ismcts:lots", "klunker-en")

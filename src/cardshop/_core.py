@@ -178,14 +178,19 @@ class LegalActions(Sequence[Action]):
     A view wraps ``items``: a family with few actions passes its own (cached, never
     changed) list or tuple, with no copy; a family with many passes a lazy sequence
     whose ``len``, ``in`` and indexing compute their answer without building every
-    action (Reglamentacja's offer turns). ``list(view)`` builds them all. A view is
-    valid for the state it was taken from: take a new one after each ``apply``.
+    action (Reglamentacja's offer turns), and may describe how they are built in
+    :attr:`structure`. ``list(view)`` builds them all. A view is valid for the state
+    it was taken from: take a new one after each ``apply``.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "structure")
 
-    def __init__(self, items: Sequence[Action]) -> None:
+    def __init__(self, items: Sequence[Action], structure: object = None) -> None:
         self._items = items
+        self.structure = structure
+        """What a family tells of how its actions are built, for bots and searches that
+        pick one in steps (Reglamentacja's offer turns: the offer parts,
+        ``cardshop.reglamentacja.offers.OfferTurn``); None for a plain list."""
 
     def __len__(self) -> int:
         return len(self._items)
@@ -244,8 +249,3 @@ class LegalActions(Sequence[Action]):
         if not n:
             raise IndexError("no legal action to sample")
         return self._items[rng.randrange(n)]
-
-    @property
-    def items(self) -> Sequence[Action]:
-        """The wrapped sequence (a family's own list, tuple or lazy sequence): read only."""
-        return self._items

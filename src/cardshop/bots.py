@@ -1,4 +1,4 @@
-"""Computer players for every family: a protocol, two generic bots and a registry by name.
+"""Computer players for every family: a protocol, generic bots and a registry by name.
 
 A bot is shown only what its seat may know, by construction: ``choose`` receives the
 seat's observation and the legal actions, never the game::
@@ -9,6 +9,9 @@ seat's observation and the legal actions, never the game::
 Built-in bots (docs/bots.md):
 
 * :class:`RandomBot` picks uniformly among the legal actions (any family);
+* :class:`BaselineBot` picks a kind of action (a verb) uniformly, then one action of
+  it (any family; Reglamentacja has its own ``baseline``, which picks an offer's parts
+  one at a time);
 * :class:`ISMCTSBot` runs information-set Monte Carlo tree search: every iteration
   deals the hidden cards at random, consistently with the observation (the family's
   ``sampler``), and walks one shared tree. In a simultaneous tick every acting seat
@@ -43,11 +46,13 @@ __all__ = [
     "MAX_PLAYOUT",
     "MAX_SECONDS",
     "MIN_SECONDS",
+    "BaselineBot",
     "Bot",
     "BotFactory",
     "ISMCTSBot",
     "RandomBot",
     "bot_names",
+    "choose_by_verb",
     "make_bot",
     "parse_bot_spec",
     "register_bot",
@@ -89,7 +94,12 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Picks one of the legal actions uniformly at random (seeded)."""
+    """Picks one of the legal actions uniformly at random (seeded).
+
+    Uniform over the legal actions as listed: every action has the same chance, so
+    where one kind of action is listed thousands of times (Reglamentacja's offers) it
+    nearly always picks that kind. :class:`BaselineBot` chooses the kind first.
+    """
 
     name = "random"
 
@@ -101,6 +111,37 @@ class RandomBot:
 
     def __repr__(self) -> str:
         return "RandomBot()"
+
+
+def choose_by_verb(legal_actions: Sequence[Action], rng: random.Random) -> Action:
+    """A verb uniformly among the legal actions' verbs, then one of its actions uniformly."""
+    by_verb: dict[str, list[Action]] = {}
+    for action in legal_actions:
+        by_verb.setdefault(action.verb, []).append(action)
+    if not by_verb:
+        raise IndexError("no legal action to choose from")
+    return rng.choice(by_verb[rng.choice(list(by_verb))])
+
+
+class BaselineBot:
+    """Chooses the kind of action first: a verb uniformly among those of the legal
+    actions (``pass``, ``buy``, ``offer``, ...), then one action of that verb uniformly.
+
+    The generic baseline, for a family whose lists are short; a family with huge lists
+    registers its own ``baseline`` that picks the parts of an action one at a time
+    (Reglamentacja: the offer's counterparty, what is given, what is taken, the place).
+    """
+
+    name = "baseline"
+
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        return choose_by_verb(legal_actions, self._rng)
+
+    def __repr__(self) -> str:
+        return "BaselineBot()"
 
 
 # --------------------------------------------------------------------------- ISMCTS
@@ -382,6 +423,12 @@ def _make_random(variant: VariantBase, seed: int, option: str | None) -> Bot:
     return RandomBot(seed)
 
 
+def _make_baseline(variant: VariantBase, seed: int, option: str | None) -> Bot:
+    if option is not None:
+        raise SetupError(f"bot 'baseline' takes no option (got 'baseline:{option}')")
+    return BaselineBot(seed)
+
+
 def _make_ismcts(variant: VariantBase, seed: int, option: str | None) -> Bot:
     iterations, time_limit = _ismcts_budget(option)
     return ISMCTSBot(variant, iterations=iterations, time_limit=time_limit, seed=seed)
@@ -416,6 +463,7 @@ def _ismcts_budget(option: str | None) -> tuple[int | None, float | None]:
 
 
 BOTS: dict[str, BotFactory] = {
+    "baseline": _make_baseline,
     "random": _make_random,
     "ismcts": _make_ismcts,
 }

@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from cardshop.core import Dynamics, Family, Game, PositionError, SetupError, VariantBase
-from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, determinizer, hand_value, sample
+from cardshop.reglamentacja.bots import (
+    ReglamentacjaBaselineBot,
+    ReglamentacjaGreedyBot,
+    determinizer,
+    hand_value,
+    sample,
+)
 from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
 from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
 from cardshop.reglamentacja.invariants import INVARIANTS
@@ -33,6 +39,7 @@ __all__ = [
     "Event",
     "Observation",
     "ObservationEncoder",
+    "ReglamentacjaBaselineBot",
     "ReglamentacjaGame",
     "ReglamentacjaGreedyBot",
     "ReglamentacjaVariant",
@@ -66,6 +73,12 @@ def _from_dict(data: Mapping[str, Any]) -> Game:
     return ReglamentacjaGame.from_dict(data)
 
 
+def _baseline(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaBaselineBot:
+    if option is not None:
+        raise SetupError(f"bot 'baseline' takes no option (got 'baseline:{option}')")
+    return ReglamentacjaBaselineBot(seed)
+
+
 def _greedy(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaGreedyBot:
     if option is not None:
         raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
@@ -86,7 +99,7 @@ FAMILY = Family(
     render=render,
     table_view=table_view,
     invariants=INVARIANTS,
-    bots={"greedy": _greedy},
+    bots={"baseline": _baseline, "greedy": _greedy},
     sampler=sample,
     determinizer=determinizer,
     search=SEARCH,

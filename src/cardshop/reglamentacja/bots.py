@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cardshop.core import Action, GameStateError, VariantBase
+from cardshop.core import Action, GameStateError, LegalActions, VariantBase
 from cardshop.reglamentacja.game import (
     PASS,
     REJECT,
@@ -20,9 +20,18 @@ from cardshop.reglamentacja.game import (
     Observation,
     ReglamentacjaGame,
 )
+from cardshop.reglamentacja.offers import OfferTurn
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
-__all__ = ["ReglamentacjaGreedyBot", "determinizer", "hand_value", "sample", "sample_position"]
+__all__ = [
+    "ReglamentacjaBaselineBot",
+    "ReglamentacjaGreedyBot",
+    "determinizer",
+    "hand_value",
+    "random_offer",
+    "sample",
+    "sample_position",
+]
 
 
 def _rules(variant: VariantBase) -> Rules:
@@ -50,6 +59,56 @@ def hand_value(rules: Rules, hand: Sequence[int], row: Sequence[int], visit: int
         if have == need:
             value += points
     return value + 0.01 * sum(hand)
+
+
+def random_offer(turn: OfferTurn, rng: random.Random, chosen: Sequence[int] = ()) -> Action:
+    """An offer of an offer turn built part by part, each part uniform among the legal
+    values given the parts before it (:meth:`OfferTurn.parts`), after ``chosen``."""
+    parts = list(chosen)
+    while len(parts) < 4:
+        parts.append(rng.choice(turn.parts(parts)))
+    action = turn.compose(*parts)
+    if action is None:  # pragma: no cover - every listed part leads to a legal offer
+        raise GameStateError(f"the parts {parts} make no legal offer")
+    return action
+
+
+class ReglamentacjaBaselineBot:
+    """Chooses the kind of action first, then its parts, each uniformly.
+
+    A verb among the legal ones (``offer``, ``pass``, ``speculate``, ``stop`` on an
+    offer turn; ``accept``/``reject``, ``discard``, ``buy``/``pass`` otherwise), then
+    one action of it: an offer part by part (the seat offered to, what is given, what
+    is taken, whether places swap; :func:`random_offer`), any other uniformly among
+    those of its verb. Where ``random`` offers on nearly every offer turn (offers are
+    thousands of the listed actions), this one passes as often as it offers.
+    """
+
+    name = "baseline"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        rng = self.rng
+        turn = legal_actions.structure if isinstance(legal_actions, LegalActions) else None
+        if isinstance(turn, OfferTurn) and turn.parts():
+            others: dict[str, list[Action]] = {}
+            for action in turn.tail:
+                others.setdefault(action.verb, []).append(action)
+            verb = rng.choice(["offer", *others])
+            if verb == "offer":
+                return random_offer(turn, rng)
+            return rng.choice(others[verb])
+        by_verb: dict[str, list[Action]] = {}
+        for action in legal_actions:
+            by_verb.setdefault(action.verb, []).append(action)
+        if not by_verb:
+            raise GameStateError("no legal action to choose from")
+        return rng.choice(by_verb[rng.choice(list(by_verb))])
+
+    def __repr__(self) -> str:
+        return "ReglamentacjaBaselineBot()"
 
 
 class ReglamentacjaGreedyBot:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import le
 from typing import Any, ClassVar, NamedTuple, Self
 
 from cardshop.core import (
@@ -118,7 +120,7 @@ OFFER_PARTS = ("target", "give", "take", "place")
 """The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TURN_CACHE = 4096
+OFFER_TURN_CACHE = 8192
 """Most offer turns' legal-action views a variant keeps (small: runs of the offer table)."""
 
 VERBS = {
@@ -521,9 +523,8 @@ class ReglamentacjaGame(Game):
 
     def _holds(self, seat: int, ms: tuple[int, ...]) -> bool:
         k = self.rules.k
-        hand = self._hand
         base = seat * k
-        return all(hand[base + i] >= c for i, c in enumerate(ms) if c)
+        return all(map(le, ms, self._hand[base : base + k]))
 
     def _compute_legal(self) -> LegalActions:
         phase = self._phase
@@ -547,18 +548,19 @@ class ReglamentacjaGame(Game):
             cached = cache.get(key)
             if cached is not None:
                 return cached
-            ok = table.held(capped)
-            tail: list[Action] = [PASS]
+            held = table.held_runs(capped)
             if speculate:
-                price = rules.price_sets
-                tail.extend(
-                    a for a, m in zip(rules.draw_actions, price, strict=True) if ok >> m & 1
+                spec = held[3]
+                tail = (
+                    PASS,
+                    *compress(rules.draw_actions, spec),
+                    *compress(rules.swap_actions, spec),
+                    STOP,
                 )
-                tail.extend(
-                    a for a, m in zip(rules.swap_actions, price, strict=True) if ok >> m & 1
-                )
-                tail.append(STOP)
-            view = LegalActions(OfferTurn(table, targets, ok, tuple(tail)))
+            else:
+                tail = (PASS,)
+            turn = OfferTurn(table, targets, held, tail)
+            view = LegalActions(turn, turn)
             if len(cache) >= OFFER_TURN_CACHE:
                 cache.clear()
             cache[key] = view
@@ -595,34 +597,9 @@ class ReglamentacjaGame(Game):
         chosen part is not legal, or all four parts are chosen). Raises
         :class:`GameStateError` for a seat that does not act now. [RG-TRADE-2..3]
         """
-        who = self._seat_of(seat)
-        if self._phase not in (TRADE, FINAL_TRADE) or self._pt >= 0:
-            return ()
-        targets = self._targets(who)
-        depth = len(chosen)
-        if depth == 0:
-            return tuple(targets)
-        if chosen[0] not in targets or depth > 4:
-            return ()
-        table = offer_table(self.rules)
-        if depth == 1:
-            ms = self.rules.multisets
-            return tuple(g for g in range(table.n_offer) if self._holds(who, ms[g]))
-        give = chosen[1]
-        if (
-            not isinstance(give, int)
-            or not 0 <= give < table.n_offer
-            or not self._holds(who, self.rules.multisets[give])
-        ):
-            return ()
-        takes = table.takes_of[give]
-        if depth == 2:
-            return takes
-        take = chosen[2]
-        if not isinstance(take, int) or take not in takes:
-            return ()
-        if depth == 3:
-            return (1,) if give == 0 and take == 0 else (0, 1)
+        items = self.legal_actions(seat).structure
+        if isinstance(items, OfferTurn):
+            return items.parts(chosen)
         return ()
 
     def offer_action(self, target: int, give: int, take: int, place: int | bool) -> Action:
@@ -1151,6 +1128,9 @@ class ReglamentacjaGame(Game):
         return tuple(counts)
 
     def _kind_names(self, ms: tuple[int, ...]) -> tuple[str, ...]:
+        index = self.rules.ms_index.get(ms)
+        if index is not None:
+            return offer_table(self.rules).kind_names[index]
         kinds = self.rules.kinds
         return tuple(kinds[i] for i in self.rules.alpha for _ in range(ms[i]))
 

@@ -34,6 +34,19 @@ __all__ = ["OfferTable", "OfferTurn", "offer_table"]
 
 MAX_TABLES = 16
 """Most offer tables kept (one per distinct stamp kinds, max_trade and price)."""
+MAX_HANDS = 8192
+"""Most hands' held runs an offer table keeps (a few hundred bytes each)."""
+
+HeldRuns = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""See :meth:`OfferTable.held_runs`."""
+
+
+def _getter(indices: Sequence[int]) -> Callable[[bytes], tuple[int, ...]]:
+    """``lambda b: tuple(b[i] for i in indices)``, in C."""
+    getter = itemgetter(*indices)
+    if len(indices) == 1:
+        return lambda b: (getter(b),)
+    return getter
 
 
 class OfferTable:
@@ -46,15 +59,18 @@ class OfferTable:
 
     __slots__ = (
         "_actions",
-        "all_offers",
         "bit_format",
         "cap_bytes",
         "count",
         "gives",
+        "hands",
+        "kind_names",
         "level_masks",
         "n_offer",
+        "part_position",
         "places",
         "position",
+        "price_getter",
         "run_getter",
         "run_give",
         "run_len",
@@ -91,8 +107,10 @@ class OfferTable:
         self.gives = tuple(r[1] for r in rows)
         self.takes = tuple(r[2] for r in rows)
         self.places = tuple(r[3] for r in rows)
-        self.position = {r[0]: i for i, r in enumerate(rows)}
-        """An offer's text after its target seat -> its position in the order."""
+        self.position = {r[0][1:]: i for i, r in enumerate(rows)}
+        """An offer's text after its target seat and a space -> its position."""
+        self.part_position = {r[1:]: i for i, r in enumerate(rows)}
+        """An offer's parts ``(give, take, place)`` -> its position in the order."""
         self.count = tuple(2 * len(takes_of[g]) - (g == 0) for g in range(n_offer))
         """Per give: how many offers to one seat give it."""
         run_give: list[int] = []
@@ -117,12 +135,12 @@ class OfferTable:
         )
         """Per kind and count held (capped at ``rules.hand_cap``): the bit set of the
         multisets (all of ``rules.multisets``) needing no more of that kind."""
-        self.all_offers = (1 << n_offer) - 1
-        self.bit_format = f"0{n_offer}b"
-        getter = itemgetter(*run_give)
-        self.run_getter: Callable[[bytes], tuple[int, ...]] = (
-            getter if len(run_give) > 1 else lambda b: (getter(b),)
-        )
+        self.kind_names = tuple(tuple(text.split()) for text in rules.ms_text)
+        """Per multiset (all of ``rules.multisets``): its kind names, alphabetical, repeated."""
+        self.bit_format = f"0{len(ms)}b"
+        self.run_getter = _getter(run_give)
+        self.price_getter = _getter(rules.price_sets)
+        self.hands: dict[bytes, HeldRuns] = {}
         self._actions: dict[int, tuple[Action, ...]] = {}
         self.turns: dict[tuple[bytes, tuple[int, ...], bool], LegalActions] = {}
         """Offer turns' views by (capped hand, targets, may speculate): see the game."""
@@ -137,6 +155,26 @@ class OfferTable:
         for i, c in enumerate(capped):
             ok &= masks[i][c]
         return ok
+
+    def held_runs(self, capped: bytes) -> HeldRuns:
+        """What a hand (counts per kind, capped at ``rules.hand_cap``) may give: the bit
+        set of the multisets it holds, the starts of the runs of held gives and their
+        running totals (ending with the offers to one seat), and per speculator price
+        (``rules.price_sets``) 1 if held, else 0. Kept per hand."""
+        found = self.hands.get(capped)
+        if found is None:
+            ok = self.held(capped)
+            # In C-level steps: the bit set as one byte (0 or 1) per multiset, then
+            # one per run and one per price.
+            bits = format(ok, self.bit_format).encode().translate(_ZERO_ONE)[::-1]
+            flags = self.run_getter(bits)
+            starts = tuple(compress(self.run_start, flags))
+            cum = tuple(accumulate(compress(self.run_len, flags), initial=0))
+            found = (ok, starts, cum, self.price_getter(bits))
+            if len(self.hands) >= MAX_HANDS:
+                self.hands.clear()
+            self.hands[capped] = found
+        return found
 
     def actions(self, target: int) -> tuple[Action, ...]:
         """Every offer to ``target`` in order (built once per target seat, then kept)."""
@@ -160,30 +198,36 @@ class OfferTable:
         arg = action[1]
         if not isinstance(arg, str):
             return None
-        head, sep, rest = arg.partition(" ")
-        pos = self.position.get(sep + rest)
-        if pos is None or not head.isascii() or not head.isdigit():
-            return None
-        target = int(head)
-        if str(target) != head:  # "01" is no canonical text
+        head, _, rest = arg.partition(" ")
+        pos = self.position.get(rest)
+        target = _SEATS.get(head)  # canonical seat texts only ("1", not "01")
+        if pos is None or target is None:
             return None
         return target, pos
 
 
+_SEATS = {str(seat): seat for seat in range(64)}
 _ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
+_BY_RULES: dict[int, tuple[Rules, OfferTable]] = {}  # id(rules) -> (rules, its table)
 
 
 def offer_table(rules: Rules) -> OfferTable:
     """The offer table of ``rules``, shared by variants with the same stamp kinds,
     ``max_trade`` and speculator price (which decide the offers and the turns' tails)."""
+    hit = _BY_RULES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
     key = (rules.kinds, rules.max_trade, rules.spec_price)
     table = _TABLES.get(key)
     if table is None:
         if len(_TABLES) >= MAX_TABLES:
             _TABLES.clear()
         table = _TABLES[key] = OfferTable(rules)
+    if len(_BY_RULES) >= 4 * MAX_TABLES:
+        _BY_RULES.clear()
+    _BY_RULES[id(rules)] = (rules, table)
     return table
 
 
@@ -191,33 +235,79 @@ class OfferTurn(Sequence[Action]):
     """The legal actions of an offer turn, computed from parts, never all built.
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
-    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's order, then ``tail`` (``pass``, and the active
-    player's speculator trades and ``stop``). Shared by every state with the same
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's
+    order, then ``tail`` (``pass``, and the active player's speculator trades and
+    ``stop``). Shared by every state with the same
     capped hand, targets and right to speculate; never changed.
     """
 
-    __slots__ = ("_cum", "_n_offers", "_per_target", "_starts", "ok", "table", "tail", "targets")
+    __slots__ = (
+        "_cum",
+        "_gives",
+        "_n_offers",
+        "_per_target",
+        "_starts",
+        "ok",
+        "table",
+        "tail",
+        "targets",
+    )
 
     def __init__(
         self,
         table: OfferTable,
         targets: tuple[int, ...],
-        ok: int,
+        held: HeldRuns,
         tail: tuple[Action, ...],
     ) -> None:
         self.table = table
         self.targets = targets
-        self.ok = ok
+        self.ok, self._starts, self._cum, _ = held  # _cum ends with the total
         self.tail = tail
-        # Which runs are held, in C-level steps: the bit set as one byte (0 or 1) per
-        # multiset, then one per run.
-        bits = format(ok & table.all_offers, table.bit_format).encode()
-        held = table.run_getter(bits.translate(_ZERO_ONE)[::-1])
-        self._starts = tuple(compress(table.run_start, held))
-        cum = list(accumulate(compress(table.run_len, held), initial=0))
-        self._per_target = cum[-1]
-        self._cum = cum  # with the total at the end
-        self._n_offers = cum[-1] * len(targets)
+        self._per_target = self._cum[-1]
+        self._n_offers = self._per_target * len(targets)
+        self._gives: tuple[int, ...] | None = None
+
+    # ----------------------------------------------------------- the parts
+
+    def parts(self, chosen: Sequence[int] = ()) -> tuple[int, ...]:
+        """The legal values of the offer part after ``chosen`` (see the module).
+
+        Part 0 is the target seat (in :attr:`targets` order), 1 the give and 2 the take
+        (multiset indices, ascending), 3 the place flag; empty when ``chosen`` is not
+        the start of a legal offer or is complete. Every value listed leads on to a
+        legal offer.
+        """
+        depth = len(chosen)
+        if depth == 0:
+            return self.targets if self._per_target else ()
+        if depth > 4 or chosen[0] not in self.targets or not self._per_target:
+            return ()
+        if depth == 1:
+            gives = self._gives
+            if gives is None:
+                ok = self.ok
+                gives = self._gives = tuple(g for g in range(self.table.n_offer) if ok >> g & 1)
+            return gives
+        give = chosen[1]
+        if type(give) is not int or not 0 <= give < self.table.n_offer or not self.ok >> give & 1:
+            return ()
+        takes = self.table.takes_of[give]
+        if depth == 2:
+            return takes
+        take = chosen[2]
+        if type(take) is not int or take not in takes:
+            return ()
+        if depth == 3:
+            return (1,) if give == 0 and take == 0 else (0, 1)
+        return ()
+
+    def compose(self, target: int, give: int, take: int, place: int) -> Action | None:
+        """The listed offer of these parts, or None if it is not a legal one here."""
+        pos = self.table.part_position.get((give, take, place))
+        if pos is None or target not in self.targets or not self.ok >> give & 1:
+            return None
+        return self.table.action(target, pos)
 
     def __len__(self) -> int:
         return self._n_offers + len(self.tail)

@@ -14,15 +14,17 @@ of random offers runs hundreds of steps. So playouts here are short and cheap:
 * ``evaluate``: each seat's points so far plus 0.3 times its hand's value, turned into a
   value in [0, 1] by its lead over the best other seat;
 * ``candidates``: on an offer turn the tree does not expand among the thousands of
-  legal offers (RG-ACT-2) but among a few dozen candidates built from the seat's
-  own hand without listing the legal ones: ``pass``, ``stop``, the speculator
-  trades that cost the hand least, the one-for-one swaps that raise its value most
-  (to every seat it may trade with, the best one also with ``place`` to the seats
-  ahead of it in the queue) and a few random offers, drawn from a generator seeded
-  by the bot's seed and what the seat knows (its hand, the row, its visit card, the
-  queue, the turn and the offer turn), so every sample of one information set sees
-  the same candidates. Answers, discards and shopping have few legal actions: the
-  tree tries them all.
+  legal offers (RG-ACT-2) but among a few dozen candidates taken from the turn's
+  structure of offer parts (:class:`~cardshop.reglamentacja.offers.OfferTurn`),
+  without listing the legal offers: ``pass``, ``stop``, the speculator trades that
+  cost the hand least, the one-for-one swaps that raise its value most (a give and
+  a take of one stamp each among the legal parts; to every seat it may trade with,
+  the best one also with ``place`` to the seats ahead of it in the queue) and a few
+  random offers composed part by part (:func:`~cardshop.reglamentacja.bots.random_offer`)
+  with a generator seeded by the bot's seed and what the seat knows (its hand, the
+  row, its visit card, the queue, the turn and the offer turn), so every sample of
+  one information set sees the same candidates. Answers, discards and shopping have
+  few legal actions: the tree tries them all.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from cardshop.core import (
     Seat,
     VariantBase,
 )
-from cardshop.reglamentacja.bots import hand_value
+from cardshop.reglamentacja.bots import hand_value, random_offer
 from cardshop.reglamentacja.game import (
     ACCEPT,
     DISCARD,
@@ -53,6 +55,7 @@ from cardshop.reglamentacja.game import (
     TRADE,
     ReglamentacjaGame,
 )
+from cardshop.reglamentacja.offers import OfferTurn
 
 __all__ = [
     "BEST_SPECULATIONS",
@@ -149,79 +152,68 @@ def rollout_policy(variant: VariantBase, seed: int) -> RolloutPolicy:
     return policy
 
 
-def _random_offer(
-    game: ReglamentacjaGame, hand: list[int], targets: Sequence[int], rng: random.Random
-) -> Action:
-    """A random legal offer: stamps from ``hand`` for other kinds, to one of ``targets``."""
-    rules = game.rules
-    k = rules.k
-    pool = [i for i in range(k) for _ in range(hand[i])]
-    give = [0] * k
-    for i in rng.sample(pool, rng.randint(0, min(rules.max_trade, len(pool)))):
-        give[i] += 1
-    others = [i for i in range(k) if not give[i]]
-    take = [0] * k
-    if others:
-        for _ in range(rng.randint(0, rules.max_trade)):
-            take[rng.choice(others)] += 1
-    g, t = rules.ms_index[tuple(give)], rules.ms_index[tuple(take)]
-    place = (g == 0 and t == 0) or rng.random() < 0.25
-    return Action("offer", rules.offer_text(rng.choice(targets), g, t, place))
-
-
 def offer_candidates(game: ReglamentacjaGame, seat: int, seed: int) -> list[Action]:
     """The actions the search tries on ``seat``'s offer turn (see the module's text).
 
-    Every one is legal; none of them is found by listing the legal offers.
+    Built from the offer turn's parts (:meth:`~cardshop.reglamentacja.offers.OfferTurn.parts`),
+    never by listing the legal offers: every candidate is legal.
     """
     rules = game.rules
-    k = rules.k
     hand = _hand(game, seat)
     row = game._row
     visit = game._visit[seat]
-    targets = game._targets(seat)
-    active = game._phase == TRADE and seat == game._active
+    turn = game.legal_actions(seat).structure
+    if not isinstance(turn, OfferTurn):  # pragma: no cover - called on offer turns only
+        raise TypeError("not an offer turn")
+    targets = turn.parts()
     out: list[Action] = [PASS]
-    if active:
+    if STOP in turn.tail:
         out.append(STOP)
         costs = []
         for i, ms in enumerate(rules.price_sets):
-            cost = rules.multisets[ms]
-            if all(h >= c for h, c in zip(hand, cost, strict=True)):
+            if rules.draw_actions[i] in turn.tail:
+                cost = rules.multisets[ms]
                 after = [h - c for h, c in zip(hand, cost, strict=True)]
                 costs.append((-hand_value(rules, after, row, visit), i))
         costs.sort()
         for _, i in costs[:BEST_SPECULATIONS]:
             out.append(rules.draw_actions[i])
             out.append(rules.swap_actions[i])
-    base = hand_value(rules, hand, row, visit)
-    gains = []
-    for g in range(k):
-        if not hand[g]:
-            continue
-        for t in range(k):
-            if t != g:
-                hand[g] -= 1
-                hand[t] += 1
-                gain = hand_value(rules, hand, row, visit) - base
-                hand[g] += 1
-                hand[t] -= 1
+    if targets:
+        # One-for-one swaps: a give of one stamp and a take of one, from the parts.
+        base = hand_value(rules, hand, row, visit)
+        size, kind_of = rules.ms_size, rules.multisets
+        gains = []
+        for g in turn.parts((targets[0],)):
+            if size[g] != 1:
+                continue
+            for t in turn.parts((targets[0], g)):
+                if size[t] != 1:
+                    continue
+                after = [h - a + b for h, a, b in zip(hand, kind_of[g], kind_of[t], strict=True)]
+                gain = hand_value(rules, after, row, visit) - base
                 if gain > 0:
                     gains.append((-gain, g, t))
-    gains.sort()
-    unit = [rules.ms_index[tuple(1 if i == j else 0 for i in range(k))] for j in range(k)]
-    queue = game._queue
-    ahead = [s for s in targets if queue.index(s) < queue.index(seat)]
-    for rank, (_, g, t) in enumerate(gains[:BEST_SWAPS]):
-        for target in targets:
-            out.append(Action("offer", rules.offer_text(target, unit[g], unit[t], False)))
-        if rank == 0:
-            for target in ahead:
-                out.append(Action("offer", rules.offer_text(target, unit[g], unit[t], True)))
-    key = (seed, game._phase, game.turn, game._done, seat, *hand, *row, visit, *queue)
-    rng = random.Random(hash(key))
-    out.extend(_random_offer(game, hand, targets, rng) for _ in range(RANDOM_OFFERS))
+        gains.sort()
+        queue = game._queue
+        ahead = [s for s in targets if queue.index(s) < queue.index(seat)]
+        for rank, (_, g, t) in enumerate(gains[:BEST_SWAPS]):
+            for target in targets:
+                out.append(_compose(turn, target, g, t, 0))
+            if rank == 0:
+                for target in ahead:
+                    out.append(_compose(turn, target, g, t, 1))
+        key = (seed, game._phase, game.turn, game._done, seat, *hand, *row, visit, *queue)
+        rng = random.Random(hash(key))
+        out.extend(random_offer(turn, rng) for _ in range(RANDOM_OFFERS))
     return list(dict.fromkeys(out))
+
+
+def _compose(turn: OfferTurn, target: int, give: int, take: int, place: int) -> Action:
+    action = turn.compose(target, give, take, place)
+    if action is None:  # pragma: no cover - the parts came from the turn
+        raise ValueError(f"no legal offer {(target, give, take, place)}")
+    return action
 
 
 def candidate_policy(variant: VariantBase, seed: int) -> CandidatePolicy:
