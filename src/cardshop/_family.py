@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from cardshop._core import Action, Seat
 from cardshop._errors import CardshopError, IllegalActionError, SetupError
+from cardshop._factored import ActionFactors
 from cardshop._game import Dynamics, Event, Game
 from cardshop._variant import VariantBase
 
@@ -195,6 +196,11 @@ class Family:
     """What :attr:`Result.rounds <cardshop.Result.rounds>` counts, in the singular, for
     the command line's words ("after 29 turns"): a round unless the family says
     otherwise."""
+    factored: Callable[[VariantBase, int], ActionFactors] | None = None
+    """Optional: ``factored(variant, players)``, the action space chosen part by part
+    (:class:`cardshop._factored.ActionFactors`), for a family whose flat action space is
+    too large to learn on; the environments offer it with ``actions="factored"``
+    (docs/envs.md). Without it they offer the flat space only."""
 
     def __repr__(self) -> str:
         return f"<Family {self.name!r} ({self.dynamics.value})>"

@@ -25,7 +25,9 @@ Needs the ``rl`` extra (``python -m pip install ".[rl]"``: numpy, gymnasium, pet
 All are built from the variant's family (found through the registry, never imported):
 :class:`ActionMap` numbers its action space, :class:`ObservationEncoder` turns its
 observations into vectors, and its renderer draws the table. A variant is a variant
-object, a built-in name or a YAML path.
+object, a built-in name or a YAML path. With ``actions="factored"`` a family that
+describes its actions part by part (Reglamentacja) is played one small masked choice
+per step instead (docs/envs.md).
 """
 
 from __future__ import annotations

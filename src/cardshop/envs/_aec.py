@@ -13,7 +13,7 @@ from cardshop._errors import GameStateError
 from cardshop._game import Termination
 from cardshop.envs._base import SeatedEnv
 from cardshop.envs._rewards import Reward, render_table
-from cardshop.envs._spaces import ObsDict, VariantLike
+from cardshop.envs._spaces import Actions, ObsDict, VariantLike
 
 __all__ = ["KlunkerAECEnv", "ShopAECEnv", "env", "raw_env"]
 
@@ -31,6 +31,9 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
       (``env.action_map.action(i)`` is the action, ``env.action_map.index(text)``
       the number). An illegal action raises :class:`~cardshop.IllegalActionError`;
       use the mask, or :func:`env` with ``illegal_reward`` to end the game instead.
+      With ``actions="factored"`` (a family with a factored space) an action number
+      is one option of one step of a choice (``env.chooser``), the agent keeps acting
+      until its choice is whole, and only then is the action applied (docs/envs.md).
     * Observations: ``{"observation": float32 vector, "action_mask": int8 vector}``;
       the vector is the family's observation encoder applied to
       ``game.observation(seat)`` and the mask is all zeros except for the agent to act.
@@ -61,6 +64,7 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
         players: int,
         reward: Reward = "score",
         render_mode: str | None = None,
+        actions: Actions = "flat",
     ) -> None:
         super().__init__()
         self._seat(
@@ -72,6 +76,7 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
             suffix="_v0",
             refusal="the seats act together, which an AEC environment cannot express: "
             "use cardshop.envs.parallel_env()",
+            actions=actions,
         )
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -92,7 +97,7 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> ObsDict:
-        return self.table.observe(self._game(), self.possible_agents.index(agent))
+        return self.chooser.observe(self._game(), self.possible_agents.index(agent))
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         agent = self.agent_selection
@@ -103,10 +108,11 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
             raise GameStateError(f"{agent} is still playing and needs an action, not None")
         game = self._game()
         seat = self.possible_agents.index(agent)
-        chosen = self.action_map.action(action)
+        chosen = self.chooser.choose(game, seat, action)  # raises if an illegal option
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        driver.step(game, {}, {seat: chosen})  # raises, changing nothing, if illegal
+        if chosen is not None:  # a whole action (not one step of a factored choice)
+            driver.step(game, {}, {seat: chosen})  # raises, changing nothing, if illegal
         if game.is_over:
             result = game.result()
             capped = result.termination is Termination.CAPPED
@@ -138,8 +144,9 @@ class KlunkerAECEnv(ShopAECEnv):
         players: int = 4,
         reward: Reward = "score",
         render_mode: str | None = None,
+        actions: Actions = "flat",
     ) -> None:
-        super().__init__(variant, players, reward, render_mode)
+        super().__init__(variant, players, reward, render_mode, actions)
 
 
 raw_env = KlunkerAECEnv
@@ -152,6 +159,7 @@ def env(
     reward: Reward = "score",
     render_mode: str | None = None,
     illegal_reward: float | None = None,
+    actions: Actions = "flat",
 ) -> Any:
     """A :class:`ShopAECEnv` of a turn-based variant in PettingZoo's usual wrappers.
 
@@ -160,9 +168,10 @@ def env(
     for the agent that took it and 0 for the others (PettingZoo's
     ``TerminateIllegalWrapper``); without it an illegal action raises
     :class:`~cardshop.IllegalActionError`. A variant whose seats act together is a
-    :class:`~cardshop.SetupError` pointing to :func:`parallel_env`.
+    :class:`~cardshop.SetupError` pointing to :func:`parallel_env`. ``actions="factored"``
+    numbers the options of the family's factored space instead (docs/envs.md).
     """
-    wrapped: Any = ShopAECEnv(variant, players, reward, render_mode)
+    wrapped: Any = ShopAECEnv(variant, players, reward, render_mode, actions)
     if illegal_reward is not None:
         wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)

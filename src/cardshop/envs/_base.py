@@ -11,7 +11,7 @@ from gymnasium.utils import seeding
 from cardshop._errors import GameStateError, SetupError
 from cardshop._game import Dynamics, Game
 from cardshop.envs._rewards import Reward, reward_function
-from cardshop.envs._spaces import Table, VariantLike
+from cardshop.envs._spaces import Actions, Table, VariantLike
 
 
 class SeatedEnv:
@@ -34,8 +34,11 @@ class SeatedEnv:
         simultaneous: bool,
         suffix: str,
         refusal: str,
+        actions: Actions = "flat",
     ) -> None:
-        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
+        self.table = Table.build(
+            variant, players, render_mode, self.metadata["render_modes"], actions
+        )
         if (self.table.dynamics is Dynamics.SIMULTANEOUS) is not simultaneous:
             raise SetupError(f"in {self.table.variant.name} {refusal}")
         self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}{suffix}"}
@@ -47,9 +50,12 @@ class SeatedEnv:
         self.render_mode = render_mode
         self.possible_agents: list[str] = [f"player_{s}" for s in range(players)]
         self.agents: list[str] = []
-        obs_space = self.table.observation_space()
+        self.chooser = self.table.chooser()
+        obs_space = self.table.observation_space(self.chooser)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self.table.action_space() for a in self.possible_agents}
+        self.action_spaces = {
+            a: self.table.action_space(self.chooser) for a in self.possible_agents
+        }
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
 
@@ -70,5 +76,6 @@ class SeatedEnv:
             self._np_random, _ = seeding.np_random(seed)
         game_seed = int(self._np_random.integers(2**63 - 1))
         self.game = self.table.new_game(game_seed, options)
+        self.chooser.reset()
         self.agents = self.possible_agents[:]
         return self.game

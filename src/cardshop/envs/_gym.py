@@ -15,7 +15,7 @@ from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import GameStateError, IllegalActionError, SetupError
 from cardshop._game import Game, Termination
 from cardshop.envs._rewards import Reward, render_table, reward_function
-from cardshop.envs._spaces import ObsDict, Table, VariantLike
+from cardshop.envs._spaces import Actions, ObsDict, Table, VariantLike
 
 __all__ = ["KlunkerGymEnv", "Opponent", "ShopGymEnv"]
 
@@ -58,7 +58,11 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
 
     An illegal action leaves the game as it was and returns ``illegal_reward``
     (with ``info["illegal_action"] = True``); with ``illegal_reward=None`` it raises
-    :class:`~cardshop.IllegalActionError` instead. ``seat=None`` draws the agent's
+    :class:`~cardshop.IllegalActionError` instead. With ``actions="factored"`` (a
+    family with a factored space) an action number is one option of one step of a
+    choice: a step that does not complete the action returns reward 0 and the mask of
+    the next step, and the game moves only when the action is whole (docs/envs.md).
+    ``seat=None`` draws the agent's
     seat at every reset. ``reset(options=...)`` passes on the options the family's
     ``new_game`` names (Klunker: ``first_player``).
     """
@@ -74,8 +78,11 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
         reward: Reward = "score",
         illegal_reward: float | None = -1.0,
         render_mode: str | None = None,
+        actions: Actions = "flat",
     ) -> None:
-        self.table = Table.build(variant, players, render_mode, self.metadata["render_modes"])
+        self.table = Table.build(
+            variant, players, render_mode, self.metadata["render_modes"], actions
+        )
         self.variant = self.table.variant
         self.action_map = self.table.action_map
         self.encoder = self.table.encoder
@@ -96,8 +103,11 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
         self.reward_of = reward_function(reward)
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        self.observation_space = cast("spaces.Space[ObsDict]", self.table.observation_space())
-        self.action_space = self.table.action_space()
+        self.chooser = self.table.chooser()
+        self.observation_space = cast(
+            "spaces.Space[ObsDict]", self.table.observation_space(self.chooser)
+        )
+        self.action_space = self.table.action_space(self.chooser)
         self.game: Game | None = None
         self.seat: Seat = seat if seat is not None else 0
         self._bots: dict[Seat, Opponent] = {}
@@ -122,7 +132,7 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
         driver.run_until(self._game(), self._bots, lambda game: seat in game.acting)
 
     def _observe(self) -> ObsDict:
-        return self.table.observe(self._game(), self.seat)
+        return self.chooser.observe(self._game(), self.seat)
 
     def _info(self, obs: ObsDict, **extra: Any) -> dict[str, Any]:
         return {"action_mask": obs["action_mask"].copy(), "seat": self.seat, **extra}
@@ -130,7 +140,7 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The agent's legal actions now, as booleans (sb3-contrib's ``MaskablePPO``
         calls this); all False when the game is over."""
-        return self.table.mask(self._game(), self.seat).astype(np.bool_)
+        return self.chooser.mask(self._game(), self.seat).astype(np.bool_)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -142,6 +152,7 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
             self.seat = int(rng.integers(self.players))
         game_seed = int(rng.integers(2**63 - 1))
         self.game = self.table.new_game(game_seed, options)
+        self.chooser.reset()
         self._bots = self._make_bots(game_seed)
         self._play_opponents()
         obs = self._observe()
@@ -153,15 +164,21 @@ class ShopGymEnv(gymnasium.Env[ObsDict, np.int64]):
         game = self._game()
         if game.is_over:
             raise GameStateError("the game is over: call reset() to start a new one")
-        chosen = self.action_map.action(action)
-        if chosen not in game.legal_actions(self.seat):
-            if self.illegal_reward is None:
+        try:
+            chosen = self.chooser.choose(game, self.seat, action)
+            if self.table.actions == "flat" and chosen not in game.legal_actions(self.seat):
                 raise IllegalActionError(
                     f"{str(chosen)!r} (action {int(action)}) is not legal for seat {self.seat} now"
                 )
+        except IllegalActionError:
+            if self.illegal_reward is None:
+                raise
             obs = self._observe()
             info = self._info(obs, illegal_action=True)
             return obs, float(self.illegal_reward), False, False, info
+        if chosen is None:  # one step of a factored choice: the game has not moved
+            obs = self._observe()
+            return obs, 0.0, False, False, self._info(obs)
         driver.step(game, self._bots, {self.seat: chosen})
         self._play_opponents()
         obs = self._observe()
@@ -198,5 +215,8 @@ class KlunkerGymEnv(ShopGymEnv):
         reward: Reward = "score",
         illegal_reward: float | None = -1.0,
         render_mode: str | None = None,
+        actions: Actions = "flat",
     ) -> None:
-        super().__init__(variant, players, seat, opponents, reward, illegal_reward, render_mode)
+        super().__init__(
+            variant, players, seat, opponents, reward, illegal_reward, render_mode, actions
+        )

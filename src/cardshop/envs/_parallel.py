@@ -13,7 +13,7 @@ from cardshop._errors import GameStateError, IllegalActionError
 from cardshop._game import Termination
 from cardshop.envs._base import SeatedEnv
 from cardshop.envs._rewards import Reward, render_table
-from cardshop.envs._spaces import ObsDict, VariantLike
+from cardshop.envs._spaces import Actions, ObsDict, VariantLike
 
 __all__ = ["ShopParallelEnv", "parallel_env"]
 
@@ -45,6 +45,10 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
       ``reward(result, seat)``; a finished game terminates every agent, a capped one
       truncates them. After the last tick ``agents`` is empty.
     * ``reset(seed=s, options=...)`` as in :class:`ShopAECEnv`.
+    * With ``actions="factored"`` (a family with a factored space) one step is one
+      option of one step of each acting agent's choice; an agent whose choice is
+      whole waits, with an all-zero mask, until every acting agent's is, and then the
+      tick is played with the composed actions.
 
     A turn-based variant is refused (:class:`~cardshop.SetupError`): use
     :class:`ShopAECEnv` (:func:`env`).
@@ -63,6 +67,7 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
         reward: Reward = "score",
         render_mode: str | None = None,
         illegal_reward: float | None = None,
+        actions: Actions = "flat",
     ) -> None:
         self._seat(
             variant,
@@ -72,47 +77,70 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
             simultaneous=True,
             suffix="_parallel_v0",
             refusal="the seats take turns: use the AEC environment, cardshop.envs.env()",
+            actions=actions,
         )
         self.illegal_reward = illegal_reward
+        self._composed: dict[Seat, Action] = {}
+        """Factored actions: the whole actions of the seats waiting for the others."""
 
     def _observe_all(self, agents: list[str]) -> dict[str, ObsDict]:
         game = self._game()
-        return {a: self.table.observe(game, self.possible_agents.index(a)) for a in agents}
+        out = {a: self.chooser.observe(game, self.possible_agents.index(a)) for a in agents}
+        for seat in self._composed:
+            out[self.possible_agents[seat]]["action_mask"][:] = 0
+        return out
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
         self._new_game(seed, options)
+        self._composed = {}
         return self._observe_all(self.agents), {a: {} for a in self.agents}
 
-    def _chosen(self, actions: Mapping[str, Any]) -> dict[Seat, Action]:
+    def _given(self, actions: Mapping[str, Any]) -> dict[Seat, Any]:
+        """The action numbers of the seats that choose in this step."""
         game = self._game()
         unknown = sorted(set(actions) - set(self.agents))
         if unknown:
             raise GameStateError(f"actions for agents that are not live: {', '.join(unknown)}")
-        chosen: dict[Seat, Action] = {}
+        given: dict[Seat, Any] = {}
         for seat in game.acting:
+            if seat in self._composed:
+                continue
             agent = self.possible_agents[seat]
             action = actions.get(agent)
             if action is None:
                 raise GameStateError(f"{agent} acts in this tick and needs an action")
-            chosen[seat] = self.action_map.action(action)
-        return chosen
+            given[seat] = action
+        return given
+
+    def _legal(self, seat: Seat, action: Any) -> bool:
+        game = self._game()
+        if self.table.actions == "flat":
+            return self.action_map.action(action) in game.legal_actions(seat)
+        index = int(action)
+        mask = self.chooser.mask(game, seat)
+        return 0 <= index < len(mask) and bool(mask[index])
+
+    def _name(self, action: Any) -> str:
+        if self.table.actions == "flat":
+            return str(self.action_map.action(action))
+        return f"option {int(action)}"
 
     def step(self, actions: Mapping[str, Any]) -> StepResult:
-        """Play one tick; see the class docstring."""
+        """Play one tick (or one step of the factored choices); see the class docstring."""
         game = self._game()
         if not self.agents:
             raise GameStateError("the game is over: call reset() to start a new one")
         live = self.agents[:]
-        chosen = self._chosen(actions)
-        illegal = [s for s, a in chosen.items() if a not in game.legal_actions(s)]
+        given = self._given(actions)
+        illegal = [s for s, a in given.items() if not self._legal(s, a)]
         rewards = dict.fromkeys(live, 0.0)
         terminations = dict.fromkeys(live, False)
         truncations = dict.fromkeys(live, False)
         infos: dict[str, dict[str, Any]] = {a: {} for a in live}
         if illegal:
-            named = ", ".join(f"{self.possible_agents[s]}: {chosen[s]}" for s in illegal)
+            named = ", ".join(f"{self.possible_agents[s]}: {self._name(given[s])}" for s in illegal)
             if self.illegal_reward is None:
                 raise IllegalActionError(f"illegal actions in this tick ({named})")
             for s in illegal:
@@ -122,6 +150,13 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
             terminations = dict.fromkeys(live, True)
             self.agents = []
             return self._observe_all(live), rewards, terminations, truncations, infos
+        for seat, action in given.items():
+            whole = self.chooser.choose(game, seat, action)
+            if whole is not None:
+                self._composed[seat] = whole
+        if any(seat not in self._composed for seat in game.acting):
+            return self._observe_all(live), rewards, terminations, truncations, infos
+        chosen, self._composed = self._composed, {}
         driver.step(game, {}, chosen)
         if game.is_over:
             result = game.result()
@@ -149,9 +184,11 @@ def parallel_env(
     reward: Reward = "score",
     render_mode: str | None = None,
     illegal_reward: float | None = None,
+    actions: Actions = "flat",
 ) -> ShopParallelEnv:
     """A :class:`ShopParallelEnv` of a variant whose seats act together.
 
-    A turn-based variant is a :class:`~cardshop.SetupError` pointing to :func:`env`.
+    A turn-based variant is a :class:`~cardshop.SetupError` pointing to :func:`env`;
+    ``actions="factored"`` numbers the options of the family's factored space.
     """
-    return ShopParallelEnv(variant, players, reward, render_mode, illegal_reward)
+    return ShopParallelEnv(variant, players, reward, render_mode, illegal_reward, actions)

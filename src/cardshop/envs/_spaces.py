@@ -15,25 +15,37 @@ import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, SupportsIndex, cast
+from typing import Any, Literal, SupportsIndex, cast
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from cardshop._core import Action, Seat
+from cardshop._core import Action
 from cardshop._errors import ActionParseError, GameStateError, SetupError
 from cardshop._family import Family, get_family
 from cardshop._game import Dynamics, Game
 from cardshop._series import new_series, series_encoder
 from cardshop._variant import VariantBase
+from cardshop.envs._choosers import Chooser, FactoredChooser, FlatChooser, ObsDict
 
-__all__ = ["ActionMap", "ObservationEncoder", "Table", "VariantLike", "resolve_variant"]
+__all__ = [
+    "ActionMap",
+    "Actions",
+    "ObsDict",
+    "ObservationEncoder",
+    "Table",
+    "VariantLike",
+    "resolve_variant",
+]
 
 VariantLike = VariantBase | str | Path
 """A variant object, a built-in variant name or the path of a YAML file."""
 
-ObsDict = dict[str, npt.NDArray[Any]]
+Actions = Literal["flat", "factored"]
+"""How actions are numbered: ``"flat"``, one number per action of the family's action
+space; ``"factored"``, one number per option of one step of the family's factored
+space (:attr:`Family.factored <cardshop._family.Family.factored>`)."""
 
 
 def resolve_variant(variant: object) -> VariantBase:
@@ -197,6 +209,7 @@ class Table:
     dynamics: Dynamics
     game_options: frozenset[str]
     """Keyword options of the family's ``new_game`` that ``reset(options=...)`` passes on."""
+    actions: Actions = "flat"
 
     @classmethod
     def build(
@@ -205,9 +218,13 @@ class Table:
         players: int,
         render_mode: str | None,
         render_modes: Iterable[str],
+        actions: Actions = "flat",
     ) -> Table:
         """Set up a table; :class:`~cardshop.SetupError` for an unknown render mode,
-        a player count the variant does not allow or a bad variant."""
+        a player count the variant does not allow, a bad variant, or factored actions
+        for a family without a factored space."""
+        if actions not in ("flat", "factored"):
+            raise SetupError(f"actions must be 'flat' or 'factored', not {actions!r}")
         modes = list(render_modes)
         if render_mode is not None and render_mode not in modes:
             raise SetupError(
@@ -216,6 +233,10 @@ class Table:
         loaded = resolve_variant(variant)
         _check_players(loaded, players)
         family = get_family(loaded.family)
+        if actions == "factored" and family.factored is None:
+            raise SetupError(
+                f"family {family.name!r} has no factored action space: use actions='flat'"
+            )
         probe = _start(family, loaded, players, 0, {})
         return cls(
             family=family,
@@ -225,7 +246,16 @@ class Table:
             encoder=ObservationEncoder(loaded, players),
             dynamics=probe.dynamics,
             game_options=_keyword_options(family),
+            actions=actions,
         )
+
+    def chooser(self) -> Chooser:
+        """A new chooser of this table's kind of actions (one per environment)."""
+        if self.actions == "factored":
+            assert self.family.factored is not None  # checked by build()
+            factors = self.family.factored(self.variant, self.players)
+            return FactoredChooser(self.encoder, factors)
+        return FlatChooser(self.encoder, self.action_map)
 
     def new_game(self, seed: int, options: Mapping[str, Any] | None) -> Game:
         """A new game; the ``options`` the family's ``new_game`` names are passed on,
@@ -233,31 +263,23 @@ class Table:
         chosen = {k: v for k, v in (options or {}).items() if k in self.game_options}
         return _start(self.family, self.variant, self.players, seed, chosen)
 
-    def observation_space(self) -> spaces.Dict:
-        """``{"observation": Box, "action_mask": Box of 0/1}``."""
+    def observation_space(self, chooser: Chooser) -> spaces.Dict:
+        """``{"observation": Box, "action_mask": Box of 0/1}``; the vector is the
+        family's, then what ``chooser`` adds (each element in 0..1)."""
+        extra = len(chooser.names)
+        low = np.concatenate([self.encoder.low, np.zeros(extra, dtype=np.float32)])
+        high = np.concatenate([self.encoder.high, np.ones(extra, dtype=np.float32)])
         return spaces.Dict(
             {
-                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(len(self.action_map),), dtype=np.int8),
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(chooser.size,), dtype=np.int8),
             }
         )
 
-    def action_space(self) -> spaces.Discrete:
-        """``Discrete(len(action_map))``."""
-        return spaces.Discrete(len(self.action_map))
-
-    def mask(self, game: Game, seat: Seat) -> npt.NDArray[np.int8]:
-        """The legal actions of ``seat`` as 0/1 (all 0 when it does not act now)."""
-        if seat in game.acting:
-            return self.action_map.mask(game.legal_actions(seat))
-        return np.zeros(len(self.action_map), dtype=np.int8)
-
-    def observe(self, game: Game, seat: Seat) -> ObsDict:
-        """What an agent at ``seat`` receives: its observation vector and its mask."""
-        return {
-            "observation": self.encoder.encode(game.observation(seat)),
-            "action_mask": self.mask(game, seat),
-        }
+    @staticmethod
+    def action_space(chooser: Chooser) -> spaces.Discrete:
+        """``Discrete(chooser.size)``: ``len(action_map)`` for flat actions."""
+        return spaces.Discrete(chooser.size)
 
 
 def _start(

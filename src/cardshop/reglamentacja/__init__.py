@@ -25,6 +25,7 @@ from cardshop.reglamentacja.invariants import INVARIANTS
 from cardshop.reglamentacja.search import SEARCH
 from cardshop.reglamentacja.spaces import (
     ObservationEncoder,
+    action_factors,
     action_space,
     observation_encoder,
     render,
@@ -106,4 +107,5 @@ FAMILY = Family(
     variant_strategy="cardshop.reglamentacja.strategies:variants",
     description="Queues, ration stamps, a speculator and negotiation.",
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
+    factored=action_factors,  # offers part by part, for learning agents (docs/envs.md)
 )

@@ -12,6 +12,10 @@ ordered pairs (give, take) of multisets of at most ``max_trade`` stamps that sha
 no kind, with and without ``place``, less the empty offer. For the built-in
 variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273 offers per seat and
 39,892 / 53,165 / 66,438 actions at 3 / 4 / 5 players.
+
+For learning agents :class:`ActionFactors` chooses the same actions part by part (the
+family record's ``factored``): the kind of action, then an offer's seat, the counts
+given and taken of each stamp kind and the place flag, each a choice of at most 9.
 """
 
 from __future__ import annotations
@@ -21,7 +25,14 @@ from typing import Any
 
 from cardshop.core import Action, Game, Seat, VariantBase
 
-__all__ = ["ObservationEncoder", "action_space", "observation_encoder", "render"]
+__all__ = [
+    "ActionFactors",
+    "ObservationEncoder",
+    "action_factors",
+    "action_space",
+    "observation_encoder",
+    "render",
+]
 
 _SPACES: dict[tuple[str, int], tuple[Action, ...]] = {}
 
@@ -54,6 +65,237 @@ def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
             _SPACES.clear()
         _SPACES[key] = space
     return space
+
+
+VERB_OPTIONS = (
+    "pass",
+    "offer",
+    "accept",
+    "reject",
+    "speculate draw",
+    "speculate swap",
+    "stop",
+    "discard",
+    "buy",
+)
+"""The options of the first step, the kind of action."""
+(
+    O_PASS,
+    O_OFFER,
+    O_ACCEPT,
+    O_REJECT,
+    O_DRAW,
+    O_SWAP,
+    O_STOP,
+    O_DISCARD,
+    O_BUY,
+) = range(len(VERB_OPTIONS))
+
+
+class ActionFactors:
+    """Reglamentacja's actions chosen part by part (the family's factored space).
+
+    Steps, with ``K`` stamp kinds in the variant's order::
+
+        verb             pass, offer, accept, reject, speculate draw, speculate swap,
+                         stop, discard, buy
+        offer to         the seat offered to: 0 .. N-1
+        give KIND (K)    how many stamps of that kind are given: 0 .. hand_cap
+        take KIND (K)    how many are asked for: 0 .. max_trade
+        place            0 no, 1 yes: swap places in the queue
+        discard          the kind discarded
+        buy              the row position less one: 0 .. row_size - 1
+
+    ``pass``, ``accept``, ``reject`` and ``stop`` are whole actions; an offer is
+    ``verb, offer to, give x K, take x K, place``; a payment to the speculator is
+    ``verb, give x K`` (the stamps paid, exactly the speculator's price); ``discard``
+    and ``buy`` take one more step. :meth:`next` lists exactly the options that lead
+    to a legal action (see :class:`cardshop._factored.ActionFactors`).
+    """
+
+    def __init__(self, variant: VariantBase, players: int) -> None:
+        rules = _variant(variant).rules
+        self.rules = rules
+        self.players = players
+        k = rules.k
+        self.give_step = 2
+        self.take_step = 2 + k
+        self.place_step = 2 + 2 * k
+        self.discard_step = 3 + 2 * k
+        self.buy_step = 4 + 2 * k
+        counts = tuple(str(c) for c in range(rules.hand_cap + 1))
+        self.steps: tuple[str, ...] = (
+            "verb",
+            "offer to",
+            *(f"give {kind}" for kind in rules.kinds),
+            *(f"take {kind}" for kind in rules.kinds),
+            "place",
+            "discard",
+            "buy",
+        )
+        self.options: tuple[tuple[str, ...], ...] = (
+            VERB_OPTIONS,
+            tuple(str(s) for s in range(players)),
+            *((counts,) * k),
+            *((counts[: rules.max_trade + 1],) * k),
+            ("no", "yes"),
+            rules.kinds,
+            tuple(str(p) for p in range(1, rules.row_size + 1)),
+        )
+        price = {rules.multisets[m]: i for i, m in enumerate(rules.price_sets)}
+        self._price = price
+        self._payments = {O_DRAW: rules.draw_actions, O_SWAP: rules.swap_actions}
+        self._decoded: dict[Action, tuple[int, ...]] = {}
+
+    # ----------------------------------------------------------------- choices
+
+    def next(self, game: Game, seat: Seat, chosen: Sequence[int]) -> tuple[int, list[int]] | None:
+        """The next step after ``chosen`` and its legal options, or None when done.
+
+        Everything legal comes from the game: its offer parts
+        (:meth:`~cardshop.reglamentacja.game.ReglamentacjaGame.offer_parts`) on an offer
+        turn, its legal actions otherwise (a handful), never a list of every offer.
+        """
+        g = _regl(game)
+        if not chosen:
+            return 0, self._verbs(g, seat)
+        verb = chosen[0]
+        pos = len(chosen)
+        rules = self.rules
+        k = rules.k
+        ms = rules.multisets
+        if verb == O_OFFER:
+            if pos == 1:
+                return 1, sorted(g.offer_parts((), seat))
+            target = chosen[1]
+            if pos < self.take_step:
+                gives = [ms[m] for m in g.offer_parts((target,), seat)]
+                return pos, _next_count(gives, chosen[2:pos])
+            give = rules.ms_index[tuple(chosen[2 : 2 + k])]
+            if pos < self.place_step:
+                takes = [ms[m] for m in g.offer_parts((target, give), seat)]
+                return pos, _next_count(takes, chosen[self.take_step : pos])
+            if pos == self.place_step:
+                take = rules.ms_index[tuple(chosen[self.take_step : self.place_step])]
+                return pos, list(g.offer_parts((target, give, take), seat))
+            return None
+        if verb in (O_DRAW, O_SWAP):
+            if pos > k:
+                return None
+            legal = g.legal_actions(seat)
+            paid = [self.decompose(a)[1:] for a in self._payments[verb] if a in legal]
+            return self.give_step + pos - 1, _next_count(paid, chosen[1:pos])
+        if verb in (O_DISCARD, O_BUY) and pos == 1:
+            step = self.discard_step if verb == O_DISCARD else self.buy_step
+            legal = g.legal_actions(seat)
+            return step, sorted({c[1] for c in map(self.decompose, legal) if c[0] == verb})
+        return None
+
+    def _verbs(self, game: Any, seat: Seat) -> list[int]:
+        """The kinds of action ``seat`` may take now."""
+        from cardshop.reglamentacja.game import PASS, STOP
+
+        legal = game.legal_actions(seat)
+        if not game.offer_parts((), seat):  # not an offer turn: a handful of actions
+            return sorted({self.decompose(a)[0] for a in legal})
+        verbs = [O_OFFER]  # an offer turn: its offers are never listed
+        if PASS in legal:
+            verbs.append(O_PASS)
+        for verb, payments in self._payments.items():
+            if any(a in legal for a in payments):
+                verbs.append(verb)
+        if STOP in legal:
+            verbs.append(O_STOP)
+        return sorted(verbs)
+
+    def compose(self, chosen: Sequence[int]) -> Action:
+        """The action of a complete sequence of choices."""
+        from cardshop.reglamentacja.game import ACCEPT, PASS, REJECT, STOP
+
+        rules = self.rules
+        k = rules.k
+        verb = chosen[0]
+        simple = {O_PASS: PASS, O_ACCEPT: ACCEPT, O_REJECT: REJECT, O_STOP: STOP}
+        if verb in simple:
+            return simple[verb]
+        if verb == O_OFFER:
+            give = rules.ms_index[tuple(chosen[2 : 2 + k])]
+            take = rules.ms_index[tuple(chosen[2 + k : 2 + 2 * k])]
+            return Action("offer", rules.offer_text(chosen[1], give, take, bool(chosen[-1])))
+        found: Action
+        if verb in (O_DRAW, O_SWAP):
+            i = self._price[tuple(chosen[1 : 1 + k])]
+            found = (rules.draw_actions if verb == O_DRAW else rules.swap_actions)[i]
+        elif verb == O_DISCARD:
+            found = rules.discard_actions[chosen[1]]
+        else:
+            found = rules.buy_actions[chosen[1]]
+        return found
+
+    def decompose(self, action: Action) -> tuple[int, ...]:
+        """The choices that make ``action`` (an action of the family's action space)."""
+        found = self._decoded.get(action)
+        if found is None:
+            found = self._decode(action)
+            if len(self._decoded) > 200_000:
+                self._decoded.clear()
+            self._decoded[action] = found
+        return found
+
+    def _decode(self, action: Action) -> tuple[int, ...]:
+        rules = self.rules
+        k = rules.k
+        verb, arg = action
+        simple = {"pass": O_PASS, "accept": O_ACCEPT, "reject": O_REJECT, "stop": O_STOP}
+        if verb in simple:
+            return (simple[verb],)
+        if verb == "buy" and isinstance(arg, int):
+            return (O_BUY, arg - 1)
+        words = str(arg).split()
+        if verb == "discard":
+            return (O_DISCARD, rules.kind_index[words[0]])
+        if verb == "speculate":
+            paid = [0] * k
+            for word in words[1:]:
+                paid[rules.kind_index[word]] += 1
+            return (O_DRAW if words[0] == "draw" else O_SWAP, *paid)
+        if verb == "offer":
+            give = [0] * k
+            take = [0] * k
+            current = give
+            place = 0
+            for word in words[1:]:
+                if word == "give":
+                    current = give
+                elif word == "take":
+                    current = take
+                elif word == "place":
+                    place = 1
+                else:
+                    current[rules.kind_index[word]] += 1
+            return (O_OFFER, int(words[0]), *give, *take, place)
+        raise ValueError(f"not a Reglamentacja action: {action!r}")
+
+
+def _next_count(sets: Sequence[Sequence[int]], chosen: Sequence[int]) -> list[int]:
+    """The counts of the next kind among the multisets (counts per kind) that begin
+    with the counts ``chosen``, ascending."""
+    i = len(chosen)
+    prefix = tuple(chosen)
+    return sorted({m[i] for m in sets if tuple(m[:i]) == prefix})
+
+
+def _regl(game: Game) -> Any:
+    from cardshop.reglamentacja.game import ReglamentacjaGame
+
+    if not isinstance(game, ReglamentacjaGame):
+        raise TypeError(f"not a Reglamentacja game: {type(game).__name__}")
+    return game
+
+
+def action_factors(variant: VariantBase, players: int) -> ActionFactors:
+    """The factored action space of ``variant`` at ``players`` players."""
+    return ActionFactors(variant, players)
 
 
 class ObservationEncoder:
