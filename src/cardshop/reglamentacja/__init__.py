@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop.core import Dynamics, Family, Game, PositionError, SetupError, VariantBase
+from cardshop.core import (
+    AuditDefaults,
+    Dynamics,
+    Family,
+    Game,
+    PositionError,
+    SetupError,
+    VariantBase,
+)
 from cardshop.reglamentacja.bots import ReglamentacjaGreedyBot, determinizer, hand_value, sample
 from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
 from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
@@ -93,4 +101,14 @@ FAMILY = Family(
     variant_strategy="cardshop.reglamentacja.strategies:variants",
     description="Queues, ration stamps, a speculator and negotiation.",
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
+    audit=AuditDefaults(
+        bots=("greedy",),
+        games=100,
+        check_every=10,
+        cap_policy="report",
+        note="its greedy bots trade, discard and shop by the value of their hands, where "
+        "a uniform random player offers on nearly every turn among thousands of offers; "
+        "nothing proves a game ends, and the rules end one at the turn cap as capped, so "
+        "capped games are reported",
+    ),
 )
