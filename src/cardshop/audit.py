@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import statistics
+from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -733,7 +735,7 @@ def run_audit(
     max_cap_share: float | None = None,
     bots: str | Sequence[str] | None = None,
     cap_policy: str | None = None,
-    workers: int = 1,
+    workers: int | None = 1,
     progress: Callable[[str], None] | None = None,
     played: Callable[[int, int], None] | None = None,
     precision: float | None = None,
@@ -753,10 +755,11 @@ def run_audit(
     ``check_every``, ``cap_policy`` and ``max_cap_share`` left at ``None`` take the
     family's audit defaults (:class:`cardshop.core.AuditDefaults`); the report lists
     those it took (``report.defaults``). ``workers`` processes play the simulated
-    games (1: this process); the report is the same for any number of workers when
-    every invariant holds. ``progress`` receives a line of text as each part starts,
-    and ``played(players, done)`` the number of games of a player count played so
-    far, after each game.
+    games (1: this process; ``None``: one per CPU); the report is the same for any
+    number of workers when every invariant holds (a violation found stops that
+    invariant's checks only in the games not yet sent to a worker). ``progress``
+    receives a line of text as each part starts, and ``played(players, done)`` the
+    number of games of a player count played so far, after each game.
 
     Stopped half-way (Ctrl-C: a ``KeyboardInterrupt``, or any exception that is not an
     error), it raises :class:`AuditInterrupted`, whose ``report`` holds what it had:
@@ -812,6 +815,8 @@ def run_audit(
         raise AuditError(
             f"the cap policy is one of {', '.join(CAP_POLICIES)}, not {str(cap_policy)[:60]!r}"
         )
+    if workers is None:
+        workers = os.cpu_count() or 1
     if not isinstance(workers, int) or workers < 1:
         raise AuditError(f"workers must be at least 1, not {workers!r}")
     names = [bots] if isinstance(bots, str) else list(bots)
@@ -942,7 +947,7 @@ _Played = tuple[tuple[str, Counterexample | None] | None, GameSummary | None]
 """One simulated game: the violation found (invariant, counterexample), its summary."""
 
 CHUNK = 8
-"""Simulated games a worker plays per task."""
+"""Simulated games a worker plays per task (after the first tasks, which play fewer)."""
 
 
 def _play_games(job: _GamesJob, indices: range, checks: frozenset[str]) -> list[_Played]:
@@ -982,10 +987,22 @@ def _games(
                 checks = checks - {fault[0]}
             yield fault, summary
         return
-    chunks = [range(a, min(a + CHUNK, games)) for a in range(0, games, CHUNK)]
-    futures = [pool.submit(_play_games, job, chunk, checks) for chunk in chunks]
-    for future in futures:
-        yield from future.result()
+    ahead = 2 * max(1, getattr(pool, "_max_workers", 1))  # chunks sent before they are due
+
+    def sizes() -> Iterator[range]:  # one game a chunk at first: the first games come soon
+        start, size = 0, 1
+        while start < games:
+            yield range(start, min(start + size, games))
+            start, size = start + size, min(CHUNK, size + 1)
+
+    chunks = sizes()
+    waiting: deque[Future[list[_Played]]] = deque()
+    for chunk in chunks:
+        waiting.append(pool.submit(_play_games, job, chunk, checks))
+        if len(waiting) >= ahead:
+            yield from waiting.popleft().result()
+    while waiting:
+        yield from waiting.popleft().result()
 
 
 def _summarise(

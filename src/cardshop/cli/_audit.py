@@ -171,11 +171,14 @@ def audit(
         ),
     ] = None,
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--workers", "-w", help="Processes that play the simulated games (1: this one)."
+            "--workers",
+            "-w",
+            help="Processes that play the simulated games (default: CPUs; 1: this one).",
+            show_default=False,
         ),
-    ] = 1,
+    ] = None,
     bots: Annotated[
         list[str] | None,
         typer.Option(
