@@ -995,14 +995,17 @@ def _games(
             yield range(start, min(start + size, games))
             start, size = start + size, min(CHUNK, size + 1)
 
-    chunks = sizes()
     waiting: deque[Future[list[_Played]]] = deque()
-    for chunk in chunks:
-        waiting.append(pool.submit(_play_games, job, chunk, checks))
-        if len(waiting) >= ahead:
-            yield from waiting.popleft().result()
-    while waiting:
-        yield from waiting.popleft().result()
+    chunks = sizes()
+    while True:
+        while len(waiting) < ahead and (chunk := next(chunks, None)) is not None:
+            waiting.append(pool.submit(_play_games, job, chunk, checks))
+        if not waiting:
+            return
+        for fault, summary in waiting.popleft().result():
+            if fault is not None:
+                checks = checks - {fault[0]}
+            yield fault, summary
 
 
 def _summarise(

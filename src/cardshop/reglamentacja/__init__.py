@@ -103,12 +103,13 @@ FAMILY = Family(
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
     audit=AuditDefaults(
         bots=("greedy",),
-        games=100,
+        games=50,
         check_every=10,
         cap_policy="report",
         note="its greedy bots trade, discard and shop by the value of their hands, where "
         "a uniform random player offers on nearly every turn among thousands of offers; "
         "nothing proves a game ends, and the rules end one at the turn cap as capped, so "
-        "capped games are reported",
+        "capped games are reported; 50 games, as each offer turn's thousands of actions "
+        "are checked",
     ),
 )
