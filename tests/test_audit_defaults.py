@@ -288,3 +288,21 @@ def test_the_memo_parses_each_action_once_per_seat(monkeypatch: pytest.MonkeyPat
     assert len(parsed) == n + len(other.legal_actions())
     with shared_memo() as shared:
         assert CheckedGame(cardshop.new_game("reglamentacja", 3, seed=1)).memo is shared
+
+
+def test_a_clone_that_loses_a_move_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The moves of copies are compared at the doubling intervals: a clone that drops
+    the first move (its state right) is found."""
+    original = WuhltischGame.clone
+
+    def forgetful(self: WuhltischGame) -> WuhltischGame:
+        copy = original(self)
+        copy._moves = copy._moves[1:]
+        return copy
+
+    monkeypatch.setattr(WuhltischGame, "clone", forgetful)
+    checked = CheckedGame(cardshop.new_game("wuhltisch", 2, seed=3), every=10)
+    with pytest.raises(InvariantViolation) as info:
+        _play(checked)
+    assert info.value.invariant == "determinism"
+    assert "clone()" in info.value.detail
