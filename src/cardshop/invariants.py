@@ -710,8 +710,12 @@ class CheckedGame:
     the game's setup. An illegal step raises what the game raises and changes nothing.
 
     ``checks`` limits the invariants checked; ``every`` runs the thorough form of the
-    checks (copies, hidden information, ...) only after every ``every``-th step and
-    at the end; ``variant_ref`` is how counterexamples name the variant (a built-in
+    checks (copies, hidden information, every legal action's text, ...) only after
+    every ``every``-th step and at the end. The checks cost O(1) a step, amortised,
+    however long the game: the JSON copy (whose reader replays the whole history) is
+    made, and the copies' moves compared, at the thorough steps asked for with
+    ``thorough=True`` and otherwise at doubling intervals; the legal actions are
+    checked through :attr:`memo`; ``variant_ref`` is how counterexamples name the variant (a built-in
     name or a file path; default: the variant's name).
     """
 
