@@ -715,8 +715,8 @@ class CheckedGame:
     however long the game: the JSON copy (whose reader replays the whole history) is
     made, and the copies' moves compared, at the thorough steps asked for with
     ``thorough=True`` and otherwise at doubling intervals; the legal actions are
-    checked through :attr:`memo`; ``variant_ref`` is how counterexamples name the variant (a built-in
-    name or a file path; default: the variant's name).
+    checked through :attr:`memo`. ``variant_ref`` is how counterexamples name the
+    variant (a built-in name or a file path; default: the variant's name).
     """
 
     def __init__(
