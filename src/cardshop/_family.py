@@ -29,7 +29,9 @@ from cardshop._game import Dynamics, Event, Game
 from cardshop._variant import VariantBase
 
 __all__ = [
+    "CAP_POLICIES",
     "ENTRY_POINT_GROUP",
+    "AuditDefaults",
     "BotFactory",
     "CandidatePolicy",
     "Family",
@@ -119,6 +121,48 @@ class Invariant:
     description: str = ""
 
 
+CAP_POLICIES = ("fail", "report")
+"""How an audit treats games that reach their variant's cap (:attr:`AuditDefaults.cap_policy`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditDefaults:
+    """What ``cardshop audit`` (and :func:`cardshop.audit.run_audit`) does for a
+    family's variants when an option is not given: chosen so that a plain ``cardshop
+    audit VARIANT`` is meaningful and quick for the family. Explicit options override
+    each of them; the report names the defaults it used.
+
+    ``bots``: the bot of each seat in turn (names :func:`cardshop.bots.make_bot`
+    knows; one name plays every seat). ``games``: simulated games per player count.
+    ``check_every``: the thorough invariant checks (copies, hidden information, every
+    legal action's text) run after every ``check_every``-th step of a simulated game.
+    ``cap_policy``: ``"fail"``, the audit fails when more than ``max_cap_share`` of a
+    player count's games reach the variant's cap (for rules where a capped game is a
+    fault); ``"report"``, capped games are a statistic of the report and never fail it
+    (for rules that allow them, as Wühltisch's tick cap). ``note``: why these
+    defaults, in a sentence the report shows.
+    """
+
+    bots: tuple[str, ...] = ("random",)
+    games: int = 1000
+    check_every: int = 10
+    cap_policy: str = "fail"
+    max_cap_share: float = 0.0
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.bots or self.games < 0 or self.check_every < 1:
+            raise SetupError(
+                f"audit defaults need a bot, 0 or more games and check_every of 1 or more "
+                f"(got {self.bots}, {self.games}, {self.check_every})"
+            )
+        if self.cap_policy not in CAP_POLICIES or not 0 <= self.max_cap_share <= 1:
+            raise SetupError(
+                f"audit defaults: cap_policy must be one of {', '.join(CAP_POLICIES)} and "
+                f"max_cap_share within 0..1 (got {self.cap_policy!r}, {self.max_cap_share})"
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class Family:
     """What a family provides; see ``docs/architecture.md`` for each member's contract."""
@@ -201,6 +245,12 @@ class Family:
     (:class:`cardshop._factored.ActionFactors`), for a family whose flat action space is
     too large to learn on; the environments offer it with ``actions="factored"``
     (docs/envs.md). Without it they offer the flat space only."""
+
+    audit: AuditDefaults = AuditDefaults()
+    """What ``cardshop audit`` does for the family's variants unless told otherwise
+    (bots, games, check interval, cap policy): :class:`AuditDefaults`; the defaults
+    are uniform random bots, 1,000 games, thorough checks every 10 steps and no
+    capped game allowed."""
 
     def __repr__(self) -> str:
         return f"<Family {self.name!r} ({self.dynamics.value})>"

@@ -22,9 +22,13 @@ The same seed gives the same report.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import statistics
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +36,7 @@ from typing import Any
 from cardshop import driver
 from cardshop._core import derive_seed
 from cardshop._errors import CardshopError, SetupError
-from cardshop._family import new_game
+from cardshop._family import CAP_POLICIES, get_family, new_game
 from cardshop._game import Dynamics, Game
 from cardshop._loader import load_variant
 from cardshop._stats import Interval, wilson
@@ -42,7 +46,10 @@ from cardshop.invariants import (
     CheckedGame,
     Counterexample,
     InvariantViolation,
+    LegalMemo,
+    active_memo,
     describe_invariants,
+    shared_memo,
 )
 from cardshop.measures import (
     MAX_GAMES,
@@ -262,6 +269,16 @@ class AuditReport:
     partial: bool = False
     """Whether the audit was stopped before its end: the report holds the games played
     until then (each player count's ``games``) and the invariants found violated."""
+    cap_policy: str = "fail"
+    """``"fail"``: more than ``max_cap_share`` capped games fail the audit; ``"report"``:
+    capped games are a statistic only (the rules allow them)."""
+    check_every: int = 10
+    """The thorough checks ran after every ``check_every``-th step of a simulated game."""
+    defaults: tuple[str, ...] = ()
+    """The options taken from the family's audit defaults (:class:`cardshop.core.AuditDefaults`),
+    not given by the caller: some of ``bots``, ``games``, ``check_every``, ``cap_policy``."""
+    defaults_note: str = ""
+    """The family's reason for its audit defaults."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -281,7 +298,22 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        return not self.violations and self.games_end
+        return not self.violations and (self.cap_policy == "report" or self.games_end)
+
+    def defaults_text(self) -> str:
+        """Which options came from the family's audit defaults, in a sentence (empty
+        when every option was given)."""
+        if not self.defaults:
+            return ""
+        values = {
+            "bots": f"bots {self.policy}",
+            "games": f"{self.games} games per player count",
+            "check_every": f"thorough checks every {self.check_every} steps",
+            "cap_policy": f"cap policy {self.cap_policy}",
+        }
+        used = ", ".join(values[name] for name in self.defaults if name in values)
+        note = f" ({self.defaults_note})" if self.defaults_note else ""
+        return f"{self.family} audit defaults used: {used}{note}"
 
     def command(self) -> str:
         """The command line that reproduces this report."""
@@ -296,6 +328,8 @@ class AuditReport:
             parts.append(f"--max-cap-share {self.max_cap_share:g}")
         if self.policy != "random":
             parts.append(" ".join(f"--bots {name}" for name in self.bots))
+        if self.cap_policy != "fail":
+            parts.append(f"--cap-policy {self.cap_policy}")
         return " ".join(parts)
 
     def variant_dict(self) -> dict[str, Any]:
@@ -311,6 +345,10 @@ class AuditReport:
             "policy": self.policy,
             "examples": self.examples,
             "max_cap_share": self.max_cap_share,
+            "cap_policy": self.cap_policy,
+            "check_every": self.check_every,
+            "defaults": list(self.defaults),
+            "defaults_note": self.defaults_note or None,
             "command": self.command(),
             "source": self.source or None,
             "ok": self.ok,
@@ -351,6 +389,7 @@ class AuditReport:
             "bots": list(self.bots),
             "players": [pc.players for pc in self.player_counts],
             "max_cap_share": self.max_cap_share,
+            "cap_policy": self.cap_policy,
             "cardshop": __version__,
         }
         games = [g for pc in self.player_counts for g in pc.summaries]
@@ -373,6 +412,11 @@ class AuditReport:
         )
         lines += [f"{indent}  {line}" for line in example.to_code().splitlines()]
         return lines
+
+    def _termination_word(self) -> str:
+        if self.cap_policy == "report":
+            return "reported; the rules allow capped games"
+        return "ok" if self.games_end else "FAILED"
 
     def _cap_text(self) -> str:
         if self.round_cap is None:
@@ -399,6 +443,8 @@ class AuditReport:
         ]
         if self.partial:
             out += [self.partial_text(), ""]
+        if self.defaults:
+            out += [self.defaults_text(), ""]
         if self.source:
             out.append(
                 f"Invariants: not checked (the measures of the games saved in {self.source})"
@@ -418,11 +464,17 @@ class AuditReport:
         out.append("")
         total_capped = sum(pc.capped for pc in self.player_counts)
         total = sum(pc.games for pc in self.player_counts)
-        verdict = "ok  " if self.games_end else "FAIL"
-        out.append(
-            f"Termination: {verdict} {total_capped} of {total} simulated games reached "
-            f"{self._cap_text()} (allowed share: {self.max_cap_share:.1%})"
-        )
+        if self.cap_policy == "report":
+            out.append(
+                f"Termination: reported {total_capped} of {total} simulated games reached "
+                f"{self._cap_text()} (cap policy report: the rules allow it)"
+            )
+        else:
+            verdict = "ok  " if self.games_end else "FAIL"
+            out.append(
+                f"Termination: {verdict} {total_capped} of {total} simulated games reached "
+                f"{self._cap_text()} (allowed share: {self.max_cap_share:.1%})"
+            )
         for pc in self.player_counts:
             out += ["", f"{pc.players} players: {pc.games} games (bots: {self.policy})"]
             out.append(f"  capped:     {pc.capped} games, {pc.cap_share} (95% Wilson interval)")
@@ -468,6 +520,7 @@ class AuditReport:
             "```",
             "",
             *([f"**{self.partial_text()}**", ""] if self.partial else []),
+            *([self.defaults_text() + ".", ""] if self.defaults else []),
             "### Invariants",
             "",
             "| Invariant | Clauses | Result |",
@@ -489,7 +542,7 @@ class AuditReport:
             "### Games",
             "",
             f"Bots `{self.policy}`; {total_capped} of {total} games reached "
-            f"{self._cap_text()} (termination: {'ok' if self.games_end else 'FAILED'}).",
+            f"{self._cap_text()} (termination: {self._termination_word()}).",
             "",
             "| Players | Games | Capped (95% CI) | Rounds: mean (sd) | median (10%-90%) | max "
             "| Decisions: mean (sd) | Score: mean (sd) | Shared wins |",
@@ -674,13 +727,15 @@ def _state_machine(
 def run_audit(
     variant: VariantBase | str | Path,
     *,
-    games: int = 1000,
+    games: int | None = None,
     players: Collection[int] | None = None,
     seed: int = 0,
     examples: int = 50,
-    check_every: int = 10,
-    max_cap_share: float = 0.0,
-    bots: str | Sequence[str] = "random",
+    check_every: int | None = None,
+    max_cap_share: float | None = None,
+    bots: str | Sequence[str] | None = None,
+    cap_policy: str | None = None,
+    workers: int | None = 1,
     progress: Callable[[str], None] | None = None,
     played: Callable[[int, int], None] | None = None,
     precision: float | None = None,
@@ -691,13 +746,20 @@ def run_audit(
     ``games`` simulated games are played per player count (``players``, default
     the variant's whole range); ``examples`` is the number of state machine runs
     (0 skips it, and hypothesis is then not needed); ``check_every`` checks the
-    costly invariants (copies, hidden information, ...) of simulated games after
-    every ``check_every``-th step; games may be capped in at most ``max_cap_share``
-    of games before the audit fails. ``bots`` names the bots that play (a name, or
-    one per seat in turn; any name :func:`cardshop.bots.make_bot` knows for the
-    variant). ``progress`` receives a line of text as each part starts, and
-    ``played(players, done)`` the number of games of a player count played so far,
-    after each game.
+    costly invariants (copies, hidden information, every legal action's text, ...)
+    of simulated games after every ``check_every``-th step. ``cap_policy``
+    ``"fail"``: games may be capped in at most ``max_cap_share`` of games before the
+    audit fails; ``"report"``: capped games are reported, never a failure. ``bots``
+    names the bots that play (a name, or one per seat in turn; any name
+    :func:`cardshop.bots.make_bot` knows for the variant). ``games``, ``bots``,
+    ``check_every``, ``cap_policy`` and ``max_cap_share`` left at ``None`` take the
+    family's audit defaults (:class:`cardshop.core.AuditDefaults`); the report lists
+    those it took (``report.defaults``). ``workers`` processes play the simulated
+    games (1: this process; ``None``: one per CPU); the report is the same for any
+    number of workers when every invariant holds (a violation found stops that
+    invariant's checks only in the games not yet sent to a worker). ``progress``
+    receives a line of text as each part starts, and ``played(players, done)`` the
+    number of games of a player count played so far, after each game.
 
     Stopped half-way (Ctrl-C: a ``KeyboardInterrupt``, or any exception that is not an
     error), it raises :class:`AuditInterrupted`, whose ``report`` holds what it had:
@@ -707,6 +769,23 @@ def run_audit(
     (default: every win share) has a half-width of at most this, ``games`` being then
     the cap (:func:`cardshop.tuning.precision.audit_to_precision`).
     """
+    v = load_variant(variant)
+    defaults = get_family(v.family).audit
+    taken: list[str] = []
+    if bots is None:
+        bots = list(defaults.bots)
+        taken.append("bots")
+    if games is None:
+        games = defaults.games
+        taken.append("games")
+    if check_every is None:
+        check_every = defaults.check_every
+        taken.append("check_every")
+    if cap_policy is None:
+        cap_policy = defaults.cap_policy
+        taken.append("cap_policy")
+    if max_cap_share is None:
+        max_cap_share = defaults.max_cap_share
     if precision is not None:
         from cardshop.tuning.precision import audit_to_precision
 
@@ -721,9 +800,10 @@ def run_audit(
             check_every=check_every,
             max_cap_share=max_cap_share,
             bots=bots,
+            cap_policy=cap_policy,
+            workers=workers,
             progress=progress,
         )
-    v = load_variant(variant)
     ref = v.name if isinstance(variant, VariantBase) else str(variant)
     if games < 0 or examples < 0 or check_every < 1 or not 0 <= max_cap_share <= 1:
         raise AuditError(
@@ -731,6 +811,14 @@ def run_audit(
             f"max_cap_share within 0..1 (got {games}, {examples}, {check_every}, "
             f"{max_cap_share})"
         )
+    if cap_policy not in CAP_POLICIES:
+        raise AuditError(
+            f"the cap policy is one of {', '.join(CAP_POLICIES)}, not {str(cap_policy)[:60]!r}"
+        )
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if not isinstance(workers, int) or workers < 1:
+        raise AuditError(f"workers must be at least 1, not {workers!r}")
     names = [bots] if isinstance(bots, str) else list(bots)
     names = [n.strip() for name in names for n in name.split(",") if n.strip()]
     if not names:
@@ -749,6 +837,7 @@ def run_audit(
             f"of {len(counts)} player counts is more"
         )
     say = progress or (lambda _line: None)
+    stack = contextlib.ExitStack()
     catalogue = describe_invariants(v.family)
     found: dict[str, tuple[Counterexample | None, str]] = {}
     reports: list[PlayerCountReport] = []
@@ -786,9 +875,16 @@ def run_audit(
             player_counts=tuple(counts_done),
             family=v.family,
             partial=partial,
+            cap_policy=cap_policy,
+            check_every=check_every,
+            defaults=tuple(taken),
+            defaults_note=defaults.note if taken else "",
         )
 
+    from cardshop.simulation import _process_pool, _stop_workers
+
     try:
+        stack.enter_context(shared_memo())
         remaining = frozenset(catalogue)
         if examples:
             # The first violation is shrunk; later searches (for the invariants still
@@ -802,30 +898,114 @@ def run_audit(
                 found[exc.invariant] = (exc.counterexample, how)
                 remaining = remaining - {exc.invariant}
 
-        for n in counts:
-            say(f"{n} players: {games} games")
-            count, summaries = n, []
-            for i in range(games):
-                _game, violation, summary = _audit_game(
-                    v, n, seed, i, remaining, check_every, ref, names
-                )
-                if violation is not None and violation.invariant not in found:
-                    found[violation.invariant] = (
-                        violation.counterexample,
-                        f"simulated game {i} with {n} players",
-                    )
-                    remaining = remaining - {violation.invariant}
-                if summary is not None:
-                    summaries.append(summary)
-                if played is not None:
-                    played(n, i + 1)
-            reports.append(_summarise(n, summaries, games - len(summaries), seed))
-            summaries = []
+        pool = _process_pool(min(workers, max(1, games))) if workers > 1 and games > 1 else None
+        try:
+            for n in counts:
+                say(f"{n} players: {games} games")
+                count, summaries = n, []
+                job = _GamesJob(v, n, seed, check_every, ref, tuple(names))
+                for i, (fault, summary) in enumerate(_games(job, games, remaining, pool)):
+                    if fault is not None and fault[0] not in found:
+                        found[fault[0]] = (fault[1], f"simulated game {i} with {n} players")
+                        remaining = remaining - {fault[0]}
+                    if summary is not None:
+                        summaries.append(summary)
+                    if played is not None:
+                        played(n, i + 1)
+                reports.append(_summarise(n, summaries, games - len(summaries), seed))
+                summaries = []
+        except BaseException:
+            if pool is not None:
+                _stop_workers(pool)
+                pool = None
+            raise
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True)
     except BaseException as exc:
         if _interruption(exc):
             raise AuditInterrupted(report(partial=True)) from exc
         raise
+    finally:
+        stack.close()
     return report(partial=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _GamesJob:
+    """What a worker needs to play and check the simulated games of one player count."""
+
+    variant: VariantBase
+    players: int
+    seed: int
+    every: int
+    ref: str
+    names: tuple[str, ...]
+
+
+_Played = tuple[tuple[str, Counterexample | None] | None, GameSummary | None]
+"""One simulated game: the violation found (invariant, counterexample), its summary."""
+
+CHUNK = 8
+"""Simulated games a worker plays per task (after the first tasks, which play fewer)."""
+
+
+def _play_games(job: _GamesJob, indices: range, checks: frozenset[str]) -> list[_Played]:
+    """Play and check the games ``indices`` of ``job`` (in a worker, or here)."""
+    global _WORKER_MEMO
+    memo = active_memo()
+    if memo is None:  # a worker process: one memo for every task it runs
+        memo = _WORKER_MEMO = _WORKER_MEMO or LegalMemo()
+    out: list[_Played] = []
+    with shared_memo(memo):
+        for i in indices:
+            _game, violation, summary = _audit_game(
+                job.variant, job.players, job.seed, i, checks, job.every, job.ref, job.names
+            )
+            fault = None if violation is None else (violation.invariant, violation.counterexample)
+            if fault is not None:
+                checks = checks - {fault[0]}
+            out.append((fault, summary))
+    return out
+
+
+_WORKER_MEMO: LegalMemo | None = None
+"""The memo of the legal-actions check of a worker process's games."""
+
+
+def _games(
+    job: _GamesJob, games: int, checks: frozenset[str], pool: Executor | None
+) -> Iterator[_Played]:
+    """The games of ``job`` in order, played here one by one or by ``pool`` in chunks.
+
+    Without a pool, a violation found stops that invariant's checks in later games;
+    with one, chunks already sent check what held when they were sent."""
+    if pool is None:
+        for i in range(games):
+            ((fault, summary),) = _play_games(job, range(i, i + 1), checks)
+            if fault is not None:
+                checks = checks - {fault[0]}
+            yield fault, summary
+        return
+    ahead = 2 * max(1, getattr(pool, "_max_workers", 1))  # chunks sent before they are due
+
+    def sizes() -> Iterator[range]:  # one game a chunk at first: the first games come soon
+        start, size = 0, 1
+        while start < games:
+            yield range(start, min(start + size, games))
+            start, size = start + size, min(CHUNK, size + 1)
+
+    waiting: deque[Future[list[_Played]]] = deque()
+    chunks = sizes()
+    while True:
+        while len(waiting) < ahead and (chunk := next(chunks, None)) is not None:
+            waiting.append(pool.submit(_play_games, job, chunk, checks))
+        if not waiting:
+            return
+        for fault, summary in waiting.popleft().result():
+            if fault is not None:
+                checks = checks - {fault[0]}
+            yield fault, summary
 
 
 def _summarise(
@@ -1151,6 +1331,7 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                 games=h["games"],
                 examples=0,
                 max_cap_share=float(h.get("max_cap_share", 0.0)),
+                cap_policy=h.get("cap_policy", "fail"),
                 policy=",".join(seats),
                 invariants=(),
                 player_counts=tuple(

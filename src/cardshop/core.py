@@ -33,7 +33,8 @@ What is here, by concern:
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
   :class:`Invariant`, :class:`SearchHooks`, :data:`RolloutPolicy`,
-  :data:`CandidatePolicy`, :data:`BotFactory` and :class:`ObservationEncoder`;
+  :data:`CandidatePolicy`, :data:`BotFactory`, :class:`ObservationEncoder` and
+  :class:`AuditDefaults` (what ``cardshop audit`` does for its variants by default);
   :func:`register_family` adds one at run time (entry points are the usual way).
 * **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
   :data:`MAX_TITLE`, :data:`MAX_DESCRIPTION`, :data:`MAX_EXTENDS`,
@@ -73,6 +74,7 @@ from cardshop._errors import (
 )
 from cardshop._events import EventCodec, GameEnded
 from cardshop._family import (
+    AuditDefaults,
     BotFactory,
     CandidatePolicy,
     Family,
@@ -140,6 +142,7 @@ __all__ = [
     "Action",
     "ActionError",
     "ActionParseError",
+    "AuditDefaults",
     "BotFactory",
     "CandidatePolicy",
     "CardshopError",

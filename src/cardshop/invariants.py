@@ -67,7 +67,9 @@ the harness run it well:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 from cardshop import driver
@@ -83,7 +85,9 @@ __all__ = [
     "CheckedGame",
     "Counterexample",
     "InvariantViolation",
+    "LegalMemo",
     "Monitor",
+    "active_memo",
     "check_acting",
     "check_all",
     "check_copies",
@@ -94,6 +98,7 @@ __all__ = [
     "game_setup",
     "invariant_names",
     "invariants_of",
+    "shared_memo",
     "steps_of",
 ]
 
@@ -126,10 +131,16 @@ class Monitor(Protocol):
 class _Check:
     """A generic check, with the optional ``quick`` member of the protocol."""
 
-    def __init__(self, run: Callable[[Game], str | None], *, thorough_only: bool = False):
+    def __init__(
+        self,
+        run: Callable[[Game], str | None],
+        *,
+        thorough_only: bool = False,
+        quick: Callable[[Game], str | None] | None = None,
+    ):
         self._run = run
-        if thorough_only:
-            self.quick: Callable[[Game], str | None] | None = None
+        if thorough_only or quick is not None:
+            self.quick: Callable[[Game], str | None] | None = quick
 
     def __call__(self, game: Game) -> str | None:
         return self._run(game)
@@ -152,9 +163,92 @@ def check_acting(game: Game) -> str | None:
     return None
 
 
-def check_legal_actions(game: Game) -> str | None:
+class LegalMemo:
+    """What :func:`check_legal_actions` has already verified, to check each list of
+    legal actions once, however often it is offered.
+
+    ``parse_action`` depends on the variant, the player count and the seat, never on
+    the state (its contract: legality is for ``apply`` to say), so an action whose text
+    was seen to parse back to it for a seat need not be parsed again for that seat;
+    the texts of actions are kept, and a list already seen sorted and distinct (the
+    same actions in the same order) need not be sorted again. One memo serves the games
+    of one variant and player count (:class:`CheckedGame` starts its own unless given
+    one); a memo shared by games of another variant or player count starts afresh.
+    """
+
+    __slots__ = ("_key", "_lists", "_parsed", "_texts")
+
+    MAX_LISTS = 4096
+    """Lists remembered as sorted and distinct (then forgotten all at once)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, int] | None = None
+        self._texts: dict[Action, str] = {}
+        self._parsed: dict[Seat, set[Action]] = {}
+        self._lists: set[tuple[Action, ...]] = set()
+
+    def _for(self, game: Game) -> None:
+        key = (game.variant.content_hash, game.players)
+        if key != self._key:
+            self._key = key
+            self._texts.clear()
+            self._parsed.clear()
+            self._lists.clear()
+
+    def check(self, game: Game, seat: Seat, legal: Sequence[Action]) -> str | None:
+        """What is wrong with ``seat``'s ``legal`` actions in ``game`` (sorted by text,
+        distinct, each parsing back), or ``None``; only new lists and actions cost."""
+        self._for(game)
+        whole = tuple(legal)
+        if whole not in self._lists:
+            texts = self._texts
+            try:
+                shown = list(map(texts.__getitem__, whole))
+            except KeyError:
+                texts.update((a, str(a)) for a in whole if a not in texts)
+                shown = list(map(texts.__getitem__, whole))
+            problem = _order_problem(seat, whole, shown)
+            if problem:
+                return problem
+            if len(self._lists) >= self.MAX_LISTS:
+                self._lists.clear()
+            self._lists.add(whole)
+        parsed = self._parsed.setdefault(seat, set())
+        if parsed.issuperset(whole):
+            return None
+        for action in whole:
+            if action in parsed:
+                continue
+            text = self._texts.get(action) or str(action)
+            if game.parse_action(text, seat) != action:
+                return f"{text!r} does not parse back to the same action for seat {seat}"
+            parsed.add(action)
+        return None
+
+
+def _order_problem(seat: Seat, legal: Sequence[Action], texts: Sequence[str]) -> str | None:
+    if texts != sorted(texts) or len(set(texts)) != len(texts) or len(set(legal)) != len(legal):
+        shown = list(texts) if len(texts) <= 20 else [*texts[:20], "..."]
+        return f"seat {seat}'s legal actions are not sorted by text and distinct: {shown}"
+    return None
+
+
+def check_acting_have_actions(game: Game) -> str | None:
+    """The quick form of :func:`check_legal_actions`: each acting seat has a legal
+    action, and none is offered at the end (order and texts are left to the
+    thorough form)."""
+    return check_legal_actions(game, shallow=True)
+
+
+def check_legal_actions(
+    game: Game, memo: LegalMemo | None = None, *, shallow: bool = False
+) -> str | None:
     """Each acting seat's legal actions are sorted by text and distinct, and each text
-    parses back to the same action; none at the end."""
+    parses back to the same action; none at the end.
+
+    ``memo`` skips what it has already verified (see :class:`LegalMemo`);
+    ``shallow`` checks only that acting seats have legal actions (and none at the end).
+    """
     if game.is_over:
         for seat in range(game.players):
             try:
@@ -168,10 +262,17 @@ def check_legal_actions(game: Game) -> str | None:
         legal = game.legal_actions(seat)
         if not legal:
             return f"seat {seat} acts but has no legal action"
+        if shallow:
+            continue
+        if memo is not None:
+            problem = memo.check(game, seat, legal)
+            if problem:
+                return problem
+            continue
         texts = [str(a) for a in legal]
-        if texts != sorted(texts) or len(set(texts)) != len(texts) or len(set(legal)) != len(legal):
-            shown = texts if len(texts) <= 20 else [*texts[:20], "..."]
-            return f"seat {seat}'s legal actions are not sorted by text and distinct: {shown}"
+        problem = _order_problem(seat, legal, texts)
+        if problem:
+            return problem
         for action, text in zip(legal, texts, strict=True):
             if game.parse_action(text, seat) != action:
                 return f"{text!r} does not parse back to the same action for seat {seat}"
@@ -210,11 +311,12 @@ def check_result(game: Game) -> str | None:
     return None
 
 
-def _same(a: Game, b: Game) -> bool:
-    """Whether two games are in the same state with the same moves."""
+def _same(a: Game, b: Game, *, moves: bool = True) -> bool:
+    """Whether two games are in the same state with the same moves (``moves=False``:
+    the same state, the moves, which grow with the game, aside)."""
     if type(a).__eq__ is object.__eq__:
         return a.to_dict() == b.to_dict()
-    return bool(a == b) and a.moves == b.moves
+    return bool(a == b) and (not moves or a.moves == b.moves)
 
 
 def _json_copy(game: Game, text: str | None = None) -> Game:
@@ -253,13 +355,14 @@ def _events_differ(what: str, ours: Sequence[Event], theirs: Sequence[Event]) ->
 
 
 def _compare_after(
-    what: str, game: Game, events: Sequence[Event], copy: Game, actions: Step
+    what: str, game: Game, events: Sequence[Event], copy: Game, actions: Step, *, moves: bool = True
 ) -> str | None:
-    """``copy`` was made just before ``game`` played ``actions``: it must play them the same."""
+    """``copy`` was made just before ``game`` played ``actions``: it must play them the same
+    (``moves=False``: to the same state, the moves not compared)."""
     theirs = _play(what, copy, actions)
     if theirs != list(events):
         return _events_differ(f"{what} then {_show_step(actions)}", events, theirs)
-    if not _same(copy, game):
+    if not _same(copy, game, moves=moves):
         return f"{what} then {_show_step(actions)} leaves a different state"
     return None
 
@@ -308,7 +411,7 @@ GENERIC_INVARIANTS: tuple[Invariant, ...] = (
     ),
     Invariant(
         "legal_actions",
-        _Check(check_legal_actions),
+        _Check(check_legal_actions, quick=check_acting_have_actions),
         "every acting seat has legal actions, sorted by text and distinct, whose texts "
         "parse back to them and each of which plays without error; none are offered once "
         "the game is over",
@@ -567,6 +670,34 @@ def check_replay(game: Game, events: Sequence[Sequence[Event]] | None = None) ->
 
 # --------------------------------------------------------------- the debug mode
 
+_SHARED_MEMO: ContextVar[LegalMemo | None] = ContextVar("cardshop_legal_memo", default=None)
+
+
+def active_memo() -> LegalMemo | None:
+    """The memo of the innermost :func:`shared_memo` block, if any."""
+    return _SHARED_MEMO.get()
+
+
+@contextmanager
+def shared_memo(memo: LegalMemo | None = None) -> Iterator[LegalMemo]:
+    """One :class:`LegalMemo` (``memo``, or a new one) for every :class:`CheckedGame`
+    started inside (an audit's games, its state machine), so that a list of legal
+    actions offered again in another game is not checked again."""
+    memo = LegalMemo() if memo is None else memo
+    token = _SHARED_MEMO.set(memo)
+    try:
+        yield memo
+    finally:
+        _SHARED_MEMO.reset(token)
+
+
+def _memoised(inv: Invariant, memo: LegalMemo) -> Invariant:
+    """The generic legal-actions invariant checking through ``memo``; others as they are."""
+    if inv is not GENERIC_INVARIANTS[1]:
+        return inv
+    check = _Check(lambda game: check_legal_actions(game, memo), quick=check_acting_have_actions)
+    return Invariant(inv.name, check, inv.description)
+
 
 class CheckedGame:
     """A game in debug mode: every invariant is checked after every step.
@@ -579,9 +710,13 @@ class CheckedGame:
     the game's setup. An illegal step raises what the game raises and changes nothing.
 
     ``checks`` limits the invariants checked; ``every`` runs the thorough form of the
-    checks (copies, hidden information, ...) only after every ``every``-th step and
-    at the end; ``variant_ref`` is how counterexamples name the variant (a built-in
-    name or a file path; default: the variant's name).
+    checks (copies, hidden information, every legal action's text, ...) only after
+    every ``every``-th step and at the end. The checks cost O(1) a step, amortised,
+    however long the game: the JSON copy (whose reader replays the whole history) is
+    made, and the copies' moves compared, at the thorough steps asked for with
+    ``thorough=True`` and otherwise at doubling intervals; the legal actions are
+    checked through :attr:`memo`. ``variant_ref`` is how counterexamples name the
+    variant (a built-in name or a file path; default: the variant's name).
     """
 
     def __init__(
@@ -591,9 +726,12 @@ class CheckedGame:
         checks: Collection[str] | None = None,
         every: int = 1,
         variant_ref: str | None = None,
+        memo: LegalMemo | None = None,
     ) -> None:
         self.game = game
-        self.invariants = invariants_of(game)
+        self.memo = memo or _SHARED_MEMO.get() or LegalMemo()
+        """What the legal-actions check has verified (see :class:`LegalMemo`)."""
+        self.invariants = tuple(_memoised(inv, self.memo) for inv in invariants_of(game))
         self.checks = _wanted(self.invariants, checks)
         self.every = max(1, every)
         self._factories = _factories(self.invariants, self.checks)
@@ -607,6 +745,7 @@ class CheckedGame:
         self._played = steps_of(game)
         self.steps = len(self._played)
         """Steps played so far (before and through this wrapper)."""
+        self._json_due = self.steps + 1  # the next scheduled step with a JSON round trip
         self._guard(lambda: self._check(full=True))
 
     def __getattr__(self, name: str) -> Any:
@@ -705,13 +844,19 @@ class CheckedGame:
         self, actions: Step, play: Callable[[], list[Event]], thorough: bool | None
     ) -> list[Event]:
         game = self.game
-        full = (self.steps + 1) % self.every == 0 if thorough is None else thorough
+        step = self.steps + 1
+        full = step % self.every == 0 if thorough is None else thorough
         copies: list[tuple[str, Game]] = []
+        history = False  # whether the copies' moves are compared too
         if full and "determinism" in self.checks:
-            copies = [
-                ("clone()", game.clone()),
-                ("JSON round trip", self._guard(lambda: _json_copy(game))),
-            ]
+            copies = [("clone()", game.clone())]
+            # A JSON copy reads (and replays) the whole history, and comparing moves
+            # reads it too: on the steps asked for, else at doubling intervals, which
+            # costs O(1) a step in all.
+            if thorough or step >= self._json_due:
+                self._json_due = 2 * step
+                history = True
+                copies.append(("JSON round trip", self._guard(lambda: _json_copy(game))))
         legal = sorted(actions) == list(game.acting) and all(
             a in game.legal_actions(s) for s, a in actions.items()
         )
@@ -746,7 +891,7 @@ class CheckedGame:
                 self._report(monitor.record(actions, events), monitor)
             self._check(full=full or game.is_over)
             for what, copy in copies:
-                problem = _compare_after(what, game, events, copy, actions)
+                problem = _compare_after(what, game, events, copy, actions, moves=history)
                 if problem:
                     raise InvariantViolation("determinism", problem)
             if game.is_over and "determinism" in self.checks and self.replayable:

@@ -1112,7 +1112,7 @@ _HEADER_KEYS = {
     "bots": list,
     "players": list,
 }
-_OPTIONAL_KEYS = {"round_cap", "max_cap_share", "cardshop"}
+_OPTIONAL_KEYS = {"round_cap", "max_cap_share", "cap_policy", "cardshop"}
 
 
 def dump_games(sections: Iterable[GamesSection]) -> str:
@@ -1163,6 +1163,8 @@ def _header(data: dict[str, Any], where: str) -> dict[str, Any]:
     share = data.get("max_cap_share", 0.0)
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
         raise GamesFileError(f"{where}: header key 'max_cap_share' must be a number 0..1")
+    if data.get("cap_policy", "fail") not in ("fail", "report"):
+        raise GamesFileError(f"{where}: header key 'cap_policy' must be 'fail' or 'report'")
     return {k: v for k, v in data.items() if k != "format"}
 
 

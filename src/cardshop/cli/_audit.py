@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,8 +64,8 @@ class _Games:
     On a terminal a bar per player count; elsewhere (a log, a pipe) a plain line at
     every tenth of a player count's games. Each call checks for a stop first."""
 
-    def __init__(self, games: int, quiet: bool) -> None:
-        self.games = games
+    def __init__(self, quiet: bool) -> None:
+        self.games = 0
         self.quiet = quiet
         self.label = ""
         self.played = 0
@@ -74,8 +75,9 @@ class _Games:
     def line(self, text: str) -> None:
         """A line as each part of the audit starts."""
         raise_if_stopped()
-        if text.endswith(f": {self.games} games"):  # a player count's games start
-            self.label = text.removesuffix(f": {self.games} games")
+        start = re.fullmatch(r"(.*players): (\d+) games", text)
+        if start:  # a player count's games start
+            self.label, self.games = start[1], int(start[2])
             if self.bars is not None:
                 self.task = self.bars.add_task(self.label, total=self.games)
         if not self.quiet:
@@ -90,7 +92,7 @@ class _Games:
         if self.bars is not None:
             if self.task is not None:
                 self.bars.update(self.task, completed=done)
-        elif done * 10 // self.games != (done - 1) * 10 // self.games:
+        elif self.games and done * 10 // self.games != (done - 1) * 10 // self.games:
             err_console.print(f"audit: {self.label}: {done} of {self.games} games", markup=False)
 
     @contextlib.contextmanager
@@ -121,8 +123,15 @@ def audit(
         ),
     ] = None,
     games: Annotated[
-        int, typer.Option("--games", "-n", help="Simulated games per player count.")
-    ] = 1000,
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help="Simulated games per player count (default: the family's audit default, "
+            "1000 unless the family says otherwise).",
+            show_default=False,
+        ),
+    ] = None,
     players: Annotated[
         list[int] | None,
         typer.Option("--players", "-p", help="Player count to audit (repeatable; default: all)."),
@@ -133,18 +142,43 @@ def audit(
         typer.Option("--examples", help="State machine runs (0 skips it; it needs hypothesis)."),
     ] = 50,
     check_every: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--check-every",
-            help="In simulated games, check hidden information and copies every N actions.",
+            help="In simulated games, check hidden information, copies and every legal "
+            "action's text every N steps (default: the family's audit default, 10 unless "
+            "the family says otherwise).",
+            show_default=False,
         ),
-    ] = 10,
+    ] = None,
     max_cap_share: Annotated[
-        float,
+        float | None,
         typer.Option(
-            "--max-cap-share", help="Share of games allowed to reach the round cap (0..1)."
+            "--max-cap-share",
+            help="Share of games allowed to reach the round cap (0..1) with --cap-policy "
+            "fail (default: the family's, 0 unless it says otherwise).",
+            show_default=False,
         ),
-    ] = 0.0,
+    ] = None,
+    cap_policy: Annotated[
+        str | None,
+        typer.Option(
+            "--cap-policy",
+            help="fail: more capped games than --max-cap-share fail the audit; report: "
+            "capped games are a statistic only, for rules that allow them (default: the "
+            "family's audit default).",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            help="Processes that play the simulated games (default: CPUs; 1: this one).",
+            show_default=False,
+        ),
+    ] = None,
     bots: Annotated[
         list[str] | None,
         typer.Option(
@@ -152,9 +186,10 @@ def audit(
             "--policy",
             "-b",
             help="The bot the simulated players are (repeatable: one per seat in turn; "
-            "default random). Any bot of the variant's family, e.g. Klunker's thrifty "
-            "(holds cards back, to look for games that do not end). Two different bots "
-            "add the skill gap to the measures.",
+            "default: the family's audit default, random unless the family says "
+            "otherwise, e.g. Wühltisch's greedy). Any bot of the variant's family, e.g. "
+            "Klunker's thrifty (holds cards back, to look for games that do not end). "
+            "Two different bots add the skill gap to the measures.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -214,8 +249,10 @@ def audit(
     skill gap, lead changes, drama, ...; docs/measures.md), each with a 95% interval.
     Two variants are played on the same seeds by the same bots and each measure is
     shown side by side with the difference and its interval.
-    Exit code 0: everything held; 1: an invariant was violated or too many games
-    reached the round cap; 2: bad input.
+    Options not given take the family's audit defaults (bots, games, check interval,
+    cap policy: docs/auditing.md), and the report says which it took.
+    Exit code 0: everything held; 1: an invariant was violated or, with cap policy
+    fail, too many games reached the round cap; 2: bad input.
     """
     names = variants or []
     if as_json and as_markdown:
@@ -240,7 +277,7 @@ def audit(
         if path is not None:
             _check_writable(option, path)
 
-    shown = _Games(games, quiet)
+    shown = _Games(quiet)
     report: AuditReport | ComparisonReport
     stopped: int | None = None
     try:
@@ -255,7 +292,9 @@ def audit(
                     "examples": examples,
                     "check_every": check_every,
                     "max_cap_share": max_cap_share,
-                    "bots": bots or ["random"],
+                    "cap_policy": cap_policy,
+                    "workers": workers,
+                    "bots": bots or None,
                     "progress": shown.line,
                     "played": shown.game,
                 }

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop.core import Dynamics, Family, Game, PositionError, SetupError, VariantBase
+from cardshop.core import (
+    AuditDefaults,
+    Dynamics,
+    Family,
+    Game,
+    PositionError,
+    SetupError,
+    VariantBase,
+)
 from cardshop.reglamentacja.bots import (
     ReglamentacjaBaselineBot,
     ReglamentacjaGreedyBot,
@@ -108,4 +116,15 @@ FAMILY = Family(
     description="Queues, ration stamps, a speculator and negotiation.",
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
     factored=action_factors,  # offers part by part, for learning agents (docs/envs.md)
+    audit=AuditDefaults(
+        bots=("greedy",),
+        games=50,
+        check_every=10,
+        cap_policy="report",
+        note="its greedy bots trade, discard and shop by the value of their hands, where "
+        "a uniform random player offers on nearly every turn among thousands of offers; "
+        "nothing proves a game ends, and the rules end one at the turn cap as capped, so "
+        "capped games are reported; 50 games, as each offer turn's thousands of actions "
+        "are checked",
+    ),
 )

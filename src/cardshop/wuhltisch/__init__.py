@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop.core import Dynamics, Family, PositionError, SetupError, VariantBase
+from cardshop.core import AuditDefaults, Dynamics, Family, PositionError, SetupError, VariantBase
 from cardshop.wuhltisch.bots import WuhltischGreedyBot
 from cardshop.wuhltisch.events import (
     WuhltischEvent,
@@ -94,4 +94,13 @@ FAMILY = Family(
     digest="wuhltisch-rules.md",
     variant_strategy="cardshop.wuhltisch.strategies:variants",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
+    audit=AuditDefaults(
+        bots=("greedy",),
+        games=100,
+        check_every=10,
+        cap_policy="report",
+        note="its greedy bots call rounds as players do, where uniform random ones play "
+        "some ten thousand ticks a game into the tick cap; a round that reaches the cap "
+        "ends as if called by nobody, which the rules allow, so capped games are reported",
+    ),
 )
