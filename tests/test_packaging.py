@@ -23,6 +23,7 @@ import tarfile
 import textwrap
 import tomllib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -153,48 +154,89 @@ def test_only_a_compiled_wheel_build_asks_for_mypyc() -> None:
     assert not any(r.startswith(("mypy", "setuptools")) for r in wheel + editable)
 
 
+COMPILED_MODULES = (
+    "cardshop._core",
+    "cardshop.klunker.rules",
+    "cardshop.klunker.game",
+    "cardshop.wuhltisch.game",
+    "cardshop.reglamentacja.game",
+)
+"""The modules the compiled build compiles (hatch_build.py, ``COMPILED``)."""
+
+
 def test_cardshop_compiled_names_the_build_in_use() -> None:
     """``cardshop.compiled`` is whether the engine's modules are C extensions; the
     compiled stage of .ci/run sets CARDSHOP_EXPECT_COMPILED=1 and gets the installed
     compiled package, not the checkout's src/ (a src layout is not on sys.path)."""
-    import cardshop.klunker.game as game_module
-    import cardshop.klunker.rules as rules_module
+    import importlib
 
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    assert cardshop.compiled is game_module.__file__.endswith(suffixes)
-    assert cardshop.compiled is rules_module.__file__.endswith(suffixes)
-    assert cardshop.compiled is cardshop._core.__file__.endswith(suffixes)
+    for name in COMPILED_MODULES:
+        module = importlib.import_module(name)
+        assert module.__file__ is not None
+        assert cardshop.compiled is module.__file__.endswith(suffixes), name
     expected = os.environ.get("CARDSHOP_EXPECT_COMPILED")
     if expected is not None:
         assert cardshop.compiled is (expected == "1")
         assert not Path(cardshop.__file__).is_relative_to(ROOT / "src"), cardshop.__file__
 
 
-def test_a_game_copies_and_pickles_on_both_builds() -> None:
+def _step(game: cardshop.Game, choose: Callable[[], float]) -> list[object]:
+    """One random step: the acting seat's action, or every seat's at once."""
+    if game.dynamics is cardshop.Dynamics.SIMULTANEOUS:
+        joint: dict[int, cardshop.Action] = {}
+        for seat in game.acting:
+            actions = game.legal_actions(seat)
+            joint[seat] = actions[int(choose() * len(actions))]
+        return list(game.apply_joint(joint))
+    actions = game.legal_actions()
+    return list(game.apply(actions[int(choose() * len(actions))]))
+
+
+@pytest.mark.parametrize(
+    ("module", "variant", "players", "steps"),
+    [
+        ("cardshop.klunker.game", "klunker-es", 5, 60),
+        ("cardshop.wuhltisch.game", "wuhltisch", 3, 400),
+        ("cardshop.reglamentacja.game", "reglamentacja", 4, 120),
+    ],
+)
+def test_a_game_copies_and_pickles_on_both_builds(
+    module: str, variant: str, players: int, steps: int
+) -> None:
     """clone, copy, deepcopy and pickle make equal games that play on alike (the compiled
-    build's classes cannot be made by ``Game.__new__``, which pickle uses by default)."""
+    build's classes cannot be made by ``Game.__new__``, which pickle uses by default),
+    and a game refuses weak references on both builds (hatch_build.py, ``_no_weakrefs``)."""
     import copy
+    import importlib
     import pickle
+    import weakref
 
-    from cardshop.klunker import game as game_module
-
+    game_module = importlib.import_module(module)
+    game = cardshop.new_game(variant, players, seed=3)
     if not cardshop.compiled:  # every field is pickled
-        assert set(game_module._FIELDS) == set(game_module.Game.__slots__)
-    game = cardshop.new_game("klunker-es", 5, seed=3)
+        assert set(game_module._FIELDS) == set(type(game).__slots__)
     choose = random.Random(3).random
-    for _ in range(60):
-        actions = game.legal_actions()
-        game.apply(actions[int(choose() * len(actions))])
+    for _ in range(steps):
+        _step(game, choose)
+    assert not game.is_over
     copies = [game.clone(), copy.copy(game), copy.deepcopy(game)]
     copies.append(pickle.loads(pickle.dumps(game)))
     for other in copies:
+        assert type(other) is type(game)
         assert other == game
-        assert other.history == game.history
+        assert other.moves == game.moves
         assert other is not game
-    action = game.legal_actions()[-1]
-    events = game.apply(action)
+        with pytest.raises(TypeError, match="weak reference"):
+            weakref.ref(other)
+    with pytest.raises(TypeError, match="weak reference"):
+        weakref.ref(game)
+    state = random.Random(4).getstate()
+    events = _step(game, random.Random(4).random)
     for other in copies:
-        assert other.apply(action) == events
+        choose = random.Random()
+        choose.setstate(state)
+        assert _step(other, choose.random) == events
         assert other == game
 
 
@@ -236,6 +278,52 @@ def test_both_builds_play_the_recorded_games_move_for_move() -> None:
     recorded = json.loads(GAMES.read_text(encoding="utf-8"))
     played = _record()
     assert len(played) == 200  # 3 variants, 10 player counts, 20 seeds
+    assert played.keys() == recorded.keys()
+    for key, game in played.items():
+        assert game == recorded[key], key
+
+
+def _played_any(variant: str, players: int, seed: int) -> list[object]:
+    """A random game of any family (one seat acting or all at once), as _played."""
+    game = cardshop.new_game(variant, players, seed=seed)
+    choose = random.Random(seed).random
+    while not game.is_over:
+        _step(game, choose)
+    assert type(game).from_json(game.to_json()) == game
+    texts = " ".join(f"{m.step}:{m.seat}:{m.action}" for m in game.moves)
+    result = game.result()
+    return [
+        hashlib.sha256(texts.encode()).hexdigest()[:16],
+        len(game.moves),
+        list(result.scores),
+        result.termination.value,
+        result.rounds,
+    ]
+
+
+OTHER_GAMES = ROOT / "tests" / "fixtures" / "family-games.json"
+"""Random Wühltisch and Reglamentacja games recorded with the pure build, as GAMES:
+history digest, length, scores, termination and length in rounds (turns)."""
+
+OTHER_SEEDS = {"wuhltisch": 3, "reglamentacja": 5}
+"""Seeds per player count: a random Wühltisch game runs about 10,000 ticks."""
+
+
+def _record_other() -> dict[str, list[object]]:
+    games: dict[str, list[object]] = {}
+    for name, seeds in OTHER_SEEDS.items():
+        rules = cardshop.load_variant(name).rules
+        for players in range(rules.min_players, rules.max_players + 1):
+            for seed in range(seeds):
+                games[f"{name} {players} {seed}"] = _played_any(name, players, seed)
+    return games
+
+
+def test_both_builds_play_the_recorded_wuhltisch_and_reglamentacja_games() -> None:
+    """Both engines, compiled or not, give the recorded histories and results."""
+    recorded = json.loads(OTHER_GAMES.read_text(encoding="utf-8"))
+    played = _record_other()
+    assert len(played) == 27  # Wühltisch 2-5 players x 3 seeds, Reglamentacja 3-5 x 5
     assert played.keys() == recorded.keys()
     for key, game in played.items():
         assert game == recorded[key], key
@@ -370,5 +458,6 @@ if __name__ == "__main__":
         sys.exit("usage: python tests/test_packaging.py --record")
     if cardshop.compiled:
         sys.exit("record with the pure build (an editable install)")
-    lines = [f"{json.dumps(key)}: {json.dumps(game)}" for key, game in _record().items()]
-    GAMES.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
+    for path, games in ((GAMES, _record()), (OTHER_GAMES, _record_other())):
+        lines = [f"{json.dumps(key)}: {json.dumps(game)}" for key, game in games.items()]
+        path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")

@@ -23,11 +23,13 @@ import secrets
 from collections.abc import Mapping, Sequence
 from itertools import compress
 from operator import le
-from typing import Any, ClassVar, NamedTuple, Self
+from types import FunctionType
+from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
     Action,
     ActionParseError,
+    Checked,
     Dynamics,
     Game,
     GameStateError,
@@ -133,6 +135,11 @@ VERBS = {
     "discard": "discard KIND  (active player above the hand limit)",
     "buy": "buy POSITION  (buy the row's card at that position, 1 = nearest the board)",
 }
+
+_BLANK: Any = object()
+"""``ReglamentacjaGame(variant, _BLANK)`` is an empty game (nothing dealt) for
+:meth:`ReglamentacjaGame.clone` and :meth:`ReglamentacjaGame._empty` in the compiled
+build, whose classes make instances only by a call."""
 
 # A decoded action: (verb code, a, b, c, d).
 V_OFFER, V_ACCEPT, V_REJECT, V_DRAW, V_SWAP, V_STOP, V_PASS, V_DISCARD, V_BUY = range(9)
@@ -259,10 +266,12 @@ class ReglamentacjaGame(Game):
     def __init__(
         self,
         variant: ReglamentacjaVariant,
-        players: int,
-        seed: int | None = None,
-        first_player: Seat | None = None,
+        players: Checked[int],
+        seed: Checked[int | None] = None,
+        first_player: Checked[Seat | None] = None,
     ) -> None:
+        if players is _BLANK:
+            return
         rules = variant.rules
         if (
             not isinstance(players, int)
@@ -318,6 +327,21 @@ class ReglamentacjaGame(Game):
         self._active = self._queue[2]
         events.append(QueueFormed(tuple(self._queue), self._active))
         self._start_turn(events)
+
+    @classmethod
+    def _empty(cls, variant: ReglamentacjaVariant, players: int, seed: int) -> ReglamentacjaGame:
+        """A game with nothing dealt, for the readers of game JSON and positions.
+
+        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
+        makes its instances only by a call.
+        """
+        game = (
+            ReglamentacjaGame.__new__(ReglamentacjaGame)
+            if _PURE
+            else ReglamentacjaGame(variant, _BLANK)
+        )
+        game._init_empty(variant, players, seed)
+        return game
 
     def _init_empty(self, variant: ReglamentacjaVariant, players: int, seed: int) -> None:
         rules = variant.rules
@@ -496,7 +520,7 @@ class ReglamentacjaGame(Game):
             return self._queue[self._fs]
         return -1
 
-    def _seat_of(self, seat: Seat | None) -> int:
+    def _seat_of(self, seat: Checked[Seat | None]) -> int:
         """The acting seat, checked against ``seat`` when one is named."""
         acting = self._acting()
         if acting < 0:
@@ -507,7 +531,7 @@ class ReglamentacjaGame(Game):
 
     # ------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
+    def legal_actions(self, seat: Checked[Seat | None] = None) -> LegalActions:
         """The actions ``seat`` (default: the acting seat) may take now, sorted.
 
         A read-only view. On an offer turn it is computed from the offer's parts
@@ -647,7 +671,7 @@ class ReglamentacjaGame(Game):
             others = _OTHERS[key] = tuple(sorted((s for s in range(self.n) if s != seat), key=str))
         return others
 
-    def is_legal(self, action: Action | str, seat: Seat | None = None) -> bool:
+    def is_legal(self, action: Checked[Action | str], seat: Checked[Seat | None] = None) -> bool:
         """Whether ``action`` (or its text) may be applied now by ``seat``."""
         try:
             who = self._seat_of(seat)
@@ -659,7 +683,7 @@ class ReglamentacjaGame(Game):
 
     # --------------------------------------------------------------- parsing
 
-    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+    def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action text into its canonical :class:`Action`.
 
         Offers are normalised: ``"offer 2 take flour give sugar meat"`` becomes
@@ -758,7 +782,7 @@ class ReglamentacjaGame(Game):
             counts[self._kind(word, text)] += 1
         return self.rules.ms_index[tuple(counts)]
 
-    def _decode(self, action: Action) -> tuple[int, int, int, int, int]:
+    def _decode(self, action: Checked[Action]) -> tuple[int, int, int, int, int]:
         """An action as (verb code, a, b, c, d); raises ActionParseError if malformed."""
         if not isinstance(action, tuple) or len(action) != 2:
             raise ActionParseError(f"not an action: {action!r}")
@@ -881,7 +905,9 @@ class ReglamentacjaGame(Game):
 
     # ----------------------------------------------------------------- apply
 
-    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
+    def apply(
+        self, action: Checked[Action | str], seat: Checked[Seat | None] = None
+    ) -> list[Event]:
         """Play ``action`` (an action or its text) for ``seat`` (default: the acting seat).
 
         Returns the events it caused, including the automatic steps that followed.
@@ -1231,7 +1257,7 @@ class ReglamentacjaGame(Game):
 
     # ------------------------------------------------------------ observation
 
-    def observation(self, seat: Seat) -> Observation:
+    def observation(self, seat: Checked[Seat]) -> Observation:
         """What ``seat`` may know, and nothing more. [RG-KNOW-1]"""
         n = self.n
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
@@ -1269,9 +1295,13 @@ class ReglamentacjaGame(Game):
 
     # ------------------------------------------------------------------ copies
 
-    def clone(self) -> Self:
+    def clone(self) -> ReglamentacjaGame:
         """An independent copy: playing on it never changes this game."""
-        g = type(self).__new__(type(self))
+        g = (
+            ReglamentacjaGame.__new__(ReglamentacjaGame)
+            if _PURE
+            else ReglamentacjaGame(self.variant, _BLANK)
+        )
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -1305,10 +1335,16 @@ class ReglamentacjaGame(Game):
         g._legal = self._legal  # never mutated in place
         return g
 
-    __copy__ = clone
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+    def __copy__(self) -> ReglamentacjaGame:  # not `__copy__ = clone`: mypyc compiles no alias
         return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReglamentacjaGame:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle by fields: pickle's default makes the game with __new__, which the
+        # compiled build's classes do not allow.
+        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
 
     def _state(self) -> tuple[Any, ...]:
         return (
@@ -1409,7 +1445,7 @@ class ReglamentacjaGame(Game):
         return f'{plain[:-1]},"variant":{self.rules.variant_json}}}'
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> ReglamentacjaGame:
         """Rebuild a game from :meth:`to_dict` data, validating everything.
 
         Raises :class:`PositionError` for anything malformed or inconsistent.
@@ -1419,7 +1455,9 @@ class ReglamentacjaGame(Game):
         return game_from_data(cls, data)
 
     @classmethod
-    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> Self:
+    def from_json(
+        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
+    ) -> ReglamentacjaGame:
         """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
         if options:
             raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
@@ -1433,8 +1471,10 @@ class ReglamentacjaGame(Game):
 
     @classmethod
     def from_position(
-        cls, position: Mapping[str, Any] | str, variant: ReglamentacjaVariant | None = None
-    ) -> Self:
+        cls,
+        position: Checked[Mapping[str, Any] | str],
+        variant: Checked[ReglamentacjaVariant | None] = None,
+    ) -> ReglamentacjaGame:
         """Set up a game from a position: a mapping or YAML/JSON text."""
         from cardshop.reglamentacja.position import game_from_position
 
@@ -1465,11 +1505,67 @@ class ReglamentacjaGame(Game):
         return state_problems(self)
 
 
+_PURE: Final = isinstance(ReglamentacjaGame.clone, FunctionType)
+"""Whether this module runs as Python source (not compiled): ``ReglamentacjaGame.__new__``
+then makes an empty game without calling ``__init__``, the fastest way."""
+
+_FIELDS = (
+    "_active",
+    "_bought",
+    "_box",
+    "_chance",
+    "_cstack",
+    "_dcount",
+    "_done",
+    "_from_setup",
+    "_fs",
+    "_hand",
+    "_hsize",
+    "_legal",
+    "_moves",
+    "_pg",
+    "_phase",
+    "_pk",
+    "_pp",
+    "_pt",
+    "_queue",
+    "_removed",
+    "_row",
+    "_spin",
+    "_stack",
+    "_stats",
+    "_step",
+    "_swhere",
+    "_termination",
+    "_turn",
+    "_visit",
+    "first_player",
+    "n",
+    "rules",
+    "seed",
+    "variant",
+)
+"""Every field of a game (its ``__slots__``), for pickling. Written out because the
+compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
+lists agree on the pure build."""
+
+
+def _unpickle(variant: ReglamentacjaVariant, values: tuple[Any, ...]) -> ReglamentacjaGame:
+    game = (
+        ReglamentacjaGame.__new__(ReglamentacjaGame)
+        if _PURE
+        else ReglamentacjaGame(variant, _BLANK)
+    )
+    for field, value in zip(_FIELDS, values, strict=True):
+        setattr(game, field, value)
+    return game
+
+
 def new_game(
-    variant: ReglamentacjaVariant,
-    players: int,
-    seed: int | None = None,
-    first_player: Seat | None = None,
+    variant: Checked[ReglamentacjaVariant],
+    players: Checked[int],
+    seed: Checked[int | None] = None,
+    first_player: Checked[Seat | None] = None,
 ) -> ReglamentacjaGame:
     """Start a game: lay out the row, deal stamps and visits, form the queue, allocate.
 

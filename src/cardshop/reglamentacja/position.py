@@ -12,7 +12,7 @@ order, and a missing queue is the seats in order with the speculator last.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
-
-G = TypeVar("G", bound="ReglamentacjaGame")
 
 Count = Annotated[int, Field(ge=0, le=1000)]
 Name = Annotated[str, Field(max_length=60)]
@@ -82,8 +80,10 @@ class PositionModel(_Model):
 
 
 def game_from_position(
-    cls: type[G], position: Mapping[str, Any] | str, variant: ReglamentacjaVariant | None
-) -> G:
+    cls: type[ReglamentacjaGame],
+    position: Mapping[str, Any] | str,
+    variant: ReglamentacjaVariant | None,
+) -> ReglamentacjaGame:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.reglamentacja.game import PHASES, SPECULATOR, STATS
     from cardshop.reglamentacja.serial import set_pending, state_problems
@@ -102,8 +102,7 @@ def game_from_position(
             f"turn is {pos.turn}, beyond the variant's turn_cap of {rules.turn_cap}"
             + (" and its final turn" if final else "")
         )
-    g = cls.__new__(cls)
-    g._init_empty(var, n, pos.seed)
+    g = cls._empty(var, n, pos.seed)
     g._from_setup = False
     g._chance = pos.chance
     g._turn = pos.turn

@@ -7,7 +7,7 @@ then sizes against the variant, before any work proportional to the input.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -24,8 +24,6 @@ from cardshop.core import (
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
     from cardshop.reglamentacja.variant import ReglamentacjaVariant
-
-G = TypeVar("G", bound="ReglamentacjaGame")
 
 MAX_MOVES = 1_000_000
 
@@ -60,7 +58,7 @@ def variant_from_data(data: Any) -> ReglamentacjaVariant:
     return variant
 
 
-def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
+def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> ReglamentacjaGame:
     """Rebuild a game from :meth:`ReglamentacjaGame.to_dict` data, checking everything."""
     from cardshop.reglamentacja.game import PHASES, STATS
 
@@ -94,8 +92,7 @@ def game_from_data(cls: type[G], data: Mapping[str, Any]) -> G:
     }  # fmt: skip
     if not isinstance(st, dict) or set(st) != keys:
         raise PositionError(f"state must have exactly the keys {sorted(keys)}")
-    g = cls.__new__(cls)
-    g._init_empty(variant, n, seed)
+    g = cls._empty(variant, n, seed)
     g.first_player = first
     g._from_setup = from_setup
     g._chance = _int(st["chance"], "chance", 0, 2**62)

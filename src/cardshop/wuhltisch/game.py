@@ -21,11 +21,13 @@ from __future__ import annotations
 import secrets
 from bisect import insort
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Self
+from types import FunctionType
+from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
     Action,
     ActionParseError,
+    Checked,
     Dynamics,
     Game,
     GameStateError,
@@ -86,6 +88,11 @@ VERBS = {
     "wait": "wait  (do nothing this tick; needs nothing in view)",
 }
 
+_BLANK: Any = object()
+"""``WuhltischGame(variant, _BLANK)`` is an empty game (nothing dealt) for
+:meth:`WuhltischGame.clone` and :meth:`WuhltischGame._empty` in the compiled build,
+whose classes make instances only by a call."""
+
 
 class WuhltischObservation(NamedTuple):
     """What one seat may know. [WT-KNOW-1, WT-KNOW-2]
@@ -127,14 +134,51 @@ class WuhltischGame(Game):
     :meth:`from_position` or :meth:`from_json`.
     """
 
-    family = "wuhltisch"
+    __slots__ = (
+        "_active",
+        "_box",
+        "_callers",
+        "_capped",
+        "_chance",
+        "_found",
+        "_from_setup",
+        "_hands",
+        "_heap",
+        "_in_front",
+        "_last_found",
+        "_last_sets",
+        "_moves",
+        "_over",
+        "_round",
+        "_round_scores",
+        "_sets",
+        "_stacks",
+        "_steps",
+        "_tick",
+        "_ticks",
+        "_view",
+        "n",
+        "rules",
+        "seed",
+        "setup_events",
+        "variant",
+    )
+
+    family: ClassVar[str] = "wuhltisch"
 
     variant: WuhltischVariant
     rules: WuhltischRules
     seed: int
     n: int
 
-    def __init__(self, variant: WuhltischVariant, players: int, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        variant: WuhltischVariant,
+        players: Checked[int],
+        seed: Checked[int | None] = None,
+    ) -> None:
+        if players is _BLANK:
+            return
         rules = variant.rules
         if type(players) is not int or not rules.min_players <= players <= rules.max_players:
             raise SetupError(
@@ -148,6 +192,17 @@ class WuhltischGame(Game):
         self._init_empty(variant, players, seed)
         self.setup_events: list[WuhltischEvent] = []
         self._start_round(self.setup_events)
+
+    @classmethod
+    def _empty(cls, variant: WuhltischVariant, players: int, seed: int) -> WuhltischGame:
+        """A game with nothing dealt, for the readers of game JSON and positions.
+
+        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
+        makes its instances only by a call.
+        """
+        game = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
+        game._init_empty(variant, players, seed)
+        return game
 
     def _init_empty(self, variant: WuhltischVariant, players: int, seed: int) -> None:
         n = players
@@ -259,7 +314,7 @@ class WuhltischGame(Game):
 
     # ----------------------------------------------------------- legal actions
 
-    def _seat_arg(self, seat: Seat | None) -> Seat:
+    def _seat_arg(self, seat: Checked[Seat | None]) -> Seat:
         if seat is None:
             if self.n == 1:
                 return 0
@@ -270,7 +325,7 @@ class WuhltischGame(Game):
             raise GameStateError(f"no seat {seat!r}; seats are 0..{self.n - 1}")
         return seat
 
-    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
+    def legal_actions(self, seat: Checked[Seat | None] = None) -> LegalActions:
         """The actions ``seat`` may take this tick, sorted by text; empty when over.
 
         A read-only view of the variant's table of action sets (no copy).
@@ -284,7 +339,7 @@ class WuhltischGame(Game):
             found = _views(rules)
         return found[1][self._view[s] >= 0][len(self._hands[s])]
 
-    def parse_action(self, text: str, seat: Seat | None = None) -> Action:
+    def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action text (``look``, ``swap 2``); legality is for apply to check."""
         if not isinstance(text, str):
             raise ActionParseError(f"an action text must be a string, not {text!r}")
@@ -330,7 +385,9 @@ class WuhltischGame(Game):
 
     # -------------------------------------------------------------------- apply
 
-    def apply(self, action: Action | str, seat: Seat | None = None) -> list[WuhltischEvent]:
+    def apply(
+        self, action: Checked[Action | str], seat: Checked[Seat | None] = None
+    ) -> list[WuhltischEvent]:
         """One seat's action; only for a one-player game (else use :meth:`apply_joint`)."""
         if self.n != 1:
             raise GameStateError(
@@ -340,7 +397,7 @@ class WuhltischGame(Game):
             raise GameStateError(f"no seat {seat!r}; the only seat is 0")
         return self.apply_joint({0: action})
 
-    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[WuhltischEvent]:
+    def apply_joint(self, actions: Checked[Mapping[Seat, Action | str]]) -> list[WuhltischEvent]:
         """Resolve one tick: every seat's action at once. [WT-TICK-1..WT-TICK-8]
 
         All actions are checked first; an illegal one raises
@@ -578,7 +635,7 @@ class WuhltischGame(Game):
 
     # ------------------------------------------------------------- observation
 
-    def observation(self, seat: Seat) -> WuhltischObservation:
+    def observation(self, seat: Checked[Seat]) -> WuhltischObservation:
         """What ``seat`` may know, and nothing more. [WT-KNOW-1, WT-KNOW-2]"""
         n = self.n
         if type(seat) is not int or not 0 <= seat < n:
@@ -606,9 +663,9 @@ class WuhltischGame(Game):
 
     # ------------------------------------------------------------------ copies
 
-    def clone(self) -> Self:
+    def clone(self) -> WuhltischGame:
         """An independent copy: playing on it never changes this game."""
-        g = type(self).__new__(type(self))
+        g = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(self.variant, _BLANK)
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -638,10 +695,16 @@ class WuhltischGame(Game):
         g._in_front = self._in_front.copy()
         return g
 
-    __copy__ = clone
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+    def __copy__(self) -> WuhltischGame:  # not `__copy__ = clone`: mypyc compiles no alias
         return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> WuhltischGame:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle by fields: pickle's default makes the game with __new__, which the
+        # compiled build's classes do not allow.
+        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
 
     def _state(self) -> dict[str, Any]:
         return {
@@ -685,7 +748,7 @@ class WuhltischGame(Game):
 
     # -------------------------------------------------------------------- JSON
 
-    FORMAT = FORMAT
+    FORMAT: ClassVar[str] = FORMAT  # ClassVar: a class attribute in mypyc
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
@@ -708,14 +771,16 @@ class WuhltischGame(Game):
         return {} if self._from_setup else None
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> WuhltischGame:
+    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> WuhltischGame:
         """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
         from cardshop.wuhltisch.serial import game_from_data
 
         return game_from_data(cls, data)
 
     @classmethod
-    def from_json(cls, text: str | bytes | Mapping[str, Any], **options: Any) -> WuhltischGame:
+    def from_json(
+        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
+    ) -> WuhltischGame:
         from cardshop.wuhltisch.serial import game_from_data
 
         if options:
@@ -730,15 +795,65 @@ class WuhltischGame(Game):
 
     @classmethod
     def from_position(
-        cls, position: Mapping[str, Any] | str, variant: WuhltischVariant | None = None
+        cls,
+        position: Checked[Mapping[str, Any] | str],
+        variant: Checked[WuhltischVariant | None] = None,
     ) -> WuhltischGame:
         from cardshop.wuhltisch.position import game_from_position
 
         return game_from_position(cls, position, variant)
 
 
+_PURE: Final = isinstance(WuhltischGame.clone, FunctionType)
+"""Whether this module runs as Python source (not compiled): ``WuhltischGame.__new__``
+then makes an empty game without calling ``__init__``, the fastest way."""
+
+_FIELDS = (
+    "_active",
+    "_box",
+    "_callers",
+    "_capped",
+    "_chance",
+    "_found",
+    "_from_setup",
+    "_hands",
+    "_heap",
+    "_in_front",
+    "_last_found",
+    "_last_sets",
+    "_moves",
+    "_over",
+    "_round",
+    "_round_scores",
+    "_sets",
+    "_stacks",
+    "_steps",
+    "_tick",
+    "_ticks",
+    "_view",
+    "n",
+    "rules",
+    "seed",
+    "setup_events",
+    "variant",
+)
+"""Every field of a game (its ``__slots__``), for pickling. Written out because the
+compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
+lists agree on the pure build."""
+
+
+def _unpickle(variant: WuhltischVariant, values: tuple[Any, ...]) -> WuhltischGame:
+    game = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
+    for field, value in zip(_FIELDS, values, strict=True):
+        setattr(game, field, value)
+    return game
+
+
 def new_game(
-    variant: WuhltischVariant, players: int, seed: int | None = None, **options: Any
+    variant: Checked[WuhltischVariant],
+    players: Checked[int],
+    seed: Checked[int | None] = None,
+    **options: Any,
 ) -> WuhltischGame:
     """Start a game: shuffle the heap and deal the lists of round 1. [WT-SETUP-1/2]"""
     if options:

@@ -103,8 +103,7 @@ def game_from_position(
     def cards(names: list[str], where: str) -> list[int]:
         return [card(x, f"{where}[{i}]") for i, x in enumerate(names)]
 
-    game = cls.__new__(cls)
-    game._init_empty(var, n, pos.seed)
+    game = cls._empty(var, n, pos.seed)
     game._from_setup = False
     for s, seat in enumerate(pos.seats):
         at = f"seats[{s}]"

@@ -45,8 +45,7 @@ def sample(observation: Any, variant: VariantBase, rng: random.Random) -> Wuhlti
     lost = [c for c in range(rules.first_lost, rules.first_list) if c not in seen]
     rng.shuffle(shirts)
     rng.shuffle(lists)
-    game = WuhltischGame.__new__(WuhltischGame)
-    game._init_empty(variant, n, rng.getrandbits(63))
+    game = WuhltischGame._empty(variant, n, rng.getrandbits(63))
     game._chance = rng.getrandbits(31)
     game._round = o.round
     game._tick = o.tick

@@ -142,8 +142,7 @@ def game_from_data(
     per_seat = (st.view, st.hands, st.found, st.stacks, st.active, st.sets, st.last_sets)
     if any(len(x) != n for x in (*per_seat, st.last_found, st.in_front)):
         raise PositionError(f"game JSON: a per-seat list does not have {n} entries")
-    game = cls.__new__(cls)
-    game._init_empty(variant, n, doc.seed)
+    game = cls._empty(variant, n, doc.seed)
     by_text = rules.actions_by_text
     moves: list[Move] = []
     last = -1
