@@ -27,6 +27,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 from cardshop.core import (
     Action,
     ActionParseError,
+    Copy,
     Dynamics,
     Game,
     GameStateError,
@@ -35,6 +36,7 @@ from cardshop.core import (
     Result,
     Seat,
     SetupError,
+    StateField,
     Termination,
     action_number,
     action_words,
@@ -172,42 +174,46 @@ class ReglamentacjaGame(Game):
     family: ClassVar[str] = "reglamentacja"
     FORMAT: ClassVar[str] = "cardshop-reglamentacja-game/1"
 
-    __slots__ = (
-        "_active",
-        "_bought",
-        "_box",
-        "_chance",
-        "_cstack",
-        "_dcount",
-        "_done",
-        "_from_setup",
-        "_fs",
-        "_hand",
-        "_hsize",
-        "_legal",
-        "_moves",
-        "_pg",
-        "_phase",
-        "_pk",
-        "_pp",
-        "_pt",
-        "_queue",
-        "_removed",
-        "_row",
-        "_spin",
-        "_stack",
-        "_stats",
-        "_step",
-        "_swhere",
-        "_termination",
-        "_turn",
-        "_visit",
-        "first_player",
-        "n",
-        "rules",
-        "seed",
-        "variant",
+    # Every field, declared once: clone, ==, pickling and the slots follow from it.
+    # Compared by ==: the state itself; not compared: the variant, the moves that led
+    # here, the step counter, caches and the counts kept from the stamps' places.
+    STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("first_player", compared=False),
+        StateField("_from_setup", compared=False),
+        StateField("_chance"),
+        StateField("_swhere", Copy.LIST),
+        StateField("_stack", Copy.LIST),
+        StateField("_hand", Copy.LIST, compared=False),
+        StateField("_hsize", Copy.LIST, compared=False),
+        StateField("_dcount", Copy.LIST, compared=False),
+        StateField("_row", Copy.LIST),
+        StateField("_cstack", Copy.LIST),
+        StateField("_bought", Copy.LISTS),
+        StateField("_removed", Copy.LIST),
+        StateField("_visit", Copy.LIST),
+        StateField("_box", Copy.LIST),
+        StateField("_queue", Copy.LIST),
+        StateField("_active"),
+        StateField("_phase"),
+        StateField("_turn"),
+        StateField("_spin"),
+        StateField("_done"),
+        StateField("_pt"),
+        StateField("_pg"),
+        StateField("_pk"),
+        StateField("_pp"),
+        StateField("_fs"),
+        StateField("_termination"),
+        StateField("_stats", Copy.LIST),
+        StateField("_moves", Copy.LIST, compared=False),
+        StateField("_step", compared=False),
+        StateField("_legal", compared=False),  # replaced whole, never changed in place
     )
+    __slots__ = tuple(f.name for f in STATE)
 
     rules: Rules
     variant: ReglamentacjaVariant
@@ -1180,7 +1186,8 @@ class ReglamentacjaGame(Game):
     # ------------------------------------------------------------------ copies
 
     def clone(self) -> Self:
-        """An independent copy: playing on it never changes this game."""
+        """An independent copy: playing on it never changes this game (written out for
+        speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = type(self).__new__(type(self))
         g.variant = self.variant
         g.rules = self.rules
@@ -1214,45 +1221,6 @@ class ReglamentacjaGame(Game):
         g._step = self._step
         g._legal = self._legal  # never mutated in place
         return g
-
-    __copy__ = clone
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self.clone()
-
-    def _state(self) -> tuple[Any, ...]:
-        return (
-            self.rules.content_hash,
-            self.n,
-            self.seed,
-            self._chance,
-            self._swhere,
-            self._stack,
-            self._row,
-            self._cstack,
-            self._bought,
-            self._removed,
-            self._visit,
-            self._box,
-            self._queue,
-            self._active,
-            self._phase,
-            self._turn,
-            self._spin,
-            self._done,
-            (self._pt, self._pg, self._pk, self._pp),
-            self._fs,
-            self._termination,
-            self._stats,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        """Games are equal when their whole state is (the list of moves aside)."""
-        if not isinstance(other, ReglamentacjaGame):
-            return NotImplemented
-        return self._state() == other._state()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         acting = self._acting()

@@ -21,11 +21,12 @@ from __future__ import annotations
 import secrets
 from bisect import insort
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple, Self
 
 from cardshop.core import (
     Action,
     ActionParseError,
+    Copy,
     Dynamics,
     Game,
     GameStateError,
@@ -34,6 +35,7 @@ from cardshop.core import (
     Result,
     Seat,
     SetupError,
+    StateField,
     Termination,
     derive_rng,
     rank_seats,
@@ -115,6 +117,40 @@ class WuhltischGame(Game):
     """
 
     family = "wuhltisch"
+
+    # Every field, declared once: clone, ==, pickling and the slots follow from it.
+    # Not compared by ==: the variant, the setup's events, the moves that led here and
+    # the step counter.
+    STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("setup_events", Copy.LIST, compared=False),
+        StateField("_moves", Copy.LIST, compared=False),
+        StateField("_from_setup", compared=False),
+        StateField("_steps", compared=False),
+        StateField("_chance"),
+        StateField("_round"),
+        StateField("_tick"),
+        StateField("_ticks"),
+        StateField("_over"),
+        StateField("_heap", Copy.LIST),
+        StateField("_box", Copy.LIST),
+        StateField("_view", Copy.LIST),
+        StateField("_hands", Copy.LISTS),
+        StateField("_found", Copy.LISTS),
+        StateField("_stacks", Copy.LISTS),
+        StateField("_active", Copy.LIST),
+        StateField("_sets", Copy.LISTS3),
+        StateField("_last_sets", Copy.LISTS3),
+        StateField("_last_found", Copy.LISTS),
+        StateField("_round_scores", Copy.LISTS),
+        StateField("_callers", Copy.LISTS),
+        StateField("_capped", Copy.LIST),
+        StateField("_in_front", Copy.LIST),
+    )
+    __slots__ = tuple(f.name for f in STATE)
 
     variant: WuhltischVariant
     rules: WuhltischRules
@@ -587,7 +623,8 @@ class WuhltischGame(Game):
     # ------------------------------------------------------------------ copies
 
     def clone(self) -> Self:
-        """An independent copy: playing on it never changes this game."""
+        """An independent copy: playing on it never changes this game (written out for
+        speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = type(self).__new__(type(self))
         g.variant = self.variant
         g.rules = self.rules
@@ -618,46 +655,14 @@ class WuhltischGame(Game):
         g._in_front = self._in_front.copy()
         return g
 
-    __copy__ = clone
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self.clone()
-
-    def _state(self) -> dict[str, Any]:
+    def _state_dict(self) -> dict[str, Any]:
+        """The compared fields of the state, copied, by their names without the
+        underscore (the ``state`` of the game's JSON)."""
         return {
-            "chance": self._chance,
-            "round": self._round,
-            "tick": self._tick,
-            "ticks": self._ticks,
-            "over": self._over,
-            "heap": self._heap.copy(),
-            "box": self._box.copy(),
-            "view": self._view.copy(),
-            "hands": [h.copy() for h in self._hands],
-            "found": [f.copy() for f in self._found],
-            "stacks": [st.copy() for st in self._stacks],
-            "active": self._active.copy(),
-            "sets": [[st.copy() for st in sets] for sets in self._sets],
-            "last_sets": [[st.copy() for st in sets] for sets in self._last_sets],
-            "last_found": [f.copy() for f in self._last_found],
-            "round_scores": [r.copy() for r in self._round_scores],
-            "callers": [c.copy() for c in self._callers],
-            "capped": self._capped.copy(),
-            "in_front": self._in_front.copy(),
+            f.name[1:]: f.copied(getattr(self, f.name))
+            for f in self.STATE
+            if f.compared and f.name[0] == "_"
         }
-
-    def __eq__(self, other: object) -> bool:
-        """Equal when the whole state is (the moves that led there aside)."""
-        if not isinstance(other, WuhltischGame):
-            return NotImplemented
-        return (
-            self.rules.content_hash == other.rules.content_hash
-            and self.n == other.n
-            and self.seed == other.seed
-            and self._state() == other._state()
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         state = "over" if self._over else f"round {self._round} tick {self._tick}"
@@ -679,7 +684,7 @@ class WuhltischGame(Game):
             "from_setup": self._from_setup,
             "steps": self._steps,
             "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
-            "state": self._state(),
+            "state": self._state_dict(),
         }
 
     def setup_options(self) -> dict[str, Any] | None:
