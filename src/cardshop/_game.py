@@ -27,7 +27,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._core import Action, LegalActions, Seat
@@ -37,12 +37,14 @@ if TYPE_CHECKING:
     from cardshop._variant import VariantBase
 
 __all__ = [
+    "Copy",
     "Dynamics",
     "Event",
     "Game",
     "JointAction",
     "Move",
     "Result",
+    "StateField",
     "Termination",
     "rank_seats",
     "read_game_json",
@@ -116,6 +118,59 @@ class Result:
         return data
 
 
+class Copy(IntEnum):
+    """How the derived :meth:`Game.clone` copies one field of a game's state."""
+
+    VALUE = 0
+    """Shared, not copied: an immutable value (an int, a str, a tuple, the compiled
+    rules), or an object the game replaces whole and never changes in place (a cache
+    of legal actions)."""
+    LIST = 1
+    """A list of values, copied."""
+    LISTS = 2
+    """A list of lists of values, both levels copied."""
+    LISTS3 = 3
+    """A list of lists of lists of values, every level copied."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateField:
+    """One field of a game's state, as a family declares it in :attr:`Game.STATE`.
+
+    ``name`` is the attribute; ``copy`` says how :meth:`Game.clone` copies it;
+    ``compared`` says whether ``==`` compares it (the moves that led to a state, the
+    variant itself, caches and counts derived from other fields are not compared).
+    """
+
+    name: str
+    copy: Copy = Copy.VALUE
+    compared: bool = True
+
+    def copied(self, value: Any) -> Any:
+        """``value`` (this field's) copied as :attr:`copy` says."""
+        copier = _COPIERS[self.copy]
+        return value if copier is None else copier(value)
+
+
+def _copy_lists(value: list[list[Any]]) -> list[list[Any]]:
+    return [inner.copy() for inner in value]
+
+
+def _copy_lists3(value: list[list[list[Any]]]) -> list[list[list[Any]]]:
+    return [[inner.copy() for inner in middle] for middle in value]
+
+
+_COPIERS: tuple[Any, ...] = (None, list.copy, _copy_lists, _copy_lists3)
+
+
+def _restore(cls: type[Game], variant: Any, values: tuple[Any, ...]) -> Game:
+    """A game of class ``cls`` from its declared fields' values (pickling)."""
+    game = cls._blank(variant)
+    for declared, value in zip(cls.STATE, values, strict=True):
+        setattr(game, declared.name, value)
+    return game
+
+
 def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[Seat, ...]]:
     """Ranks and winners from one sort key per seat, bigger keys better.
 
@@ -133,14 +188,20 @@ def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[
 class Game(ABC):
     """One game of a variant, in progress or over; every family's engine subclasses it.
 
-    Subclasses set :attr:`family`, override :attr:`dynamics` if their seats act
-    together, and implement the abstract members. Seats are ``0 .. players-1``. See
-    the module docstring for the protocol.
+    Subclasses set :attr:`family`, declare their fields in :attr:`STATE` (from which
+    ``clone``, ``==`` and pickling follow), override :attr:`dynamics` if their seats
+    act together, and implement the abstract members. Seats are ``0 .. players-1``.
+    See the module docstring for the protocol.
     """
 
     __slots__ = ()
 
     family: ClassVar[str]
+
+    STATE: ClassVar[tuple[StateField, ...]] = ()
+    """Every field of the game, declared once: ``clone``, ``==`` and pickling derive
+    from it (see :class:`StateField`). A class with ``__slots__`` declares every slot; the
+    conformance battery checks that nothing is left out."""
 
     variant: VariantBase
     seed: int
@@ -281,9 +342,69 @@ class Game(ABC):
 
     # ---------------------------------------------------------------- copies
 
-    @abstractmethod
     def clone(self) -> Self:
-        """An independent copy: actions applied to one never change the other."""
+        """An independent copy: actions applied to one never change the other.
+
+        The default copies every field of :attr:`STATE` as declared
+        (:meth:`derived_clone`). A family may write a faster one by hand; the
+        conformance battery checks that it equals the derived copy, field by field.
+        """
+        return self.derived_clone()
+
+    def derived_clone(self) -> Self:
+        """The copy :attr:`STATE` defines: each field copied as its :class:`Copy` says."""
+        state = type(self).STATE
+        if not state:
+            raise NotImplementedError(
+                f"{type(self).__name__} declares no STATE: it must declare its fields "
+                "or write its own clone"
+            )
+        game = self._blank(self.variant)
+        for declared in state:
+            setattr(game, declared.name, declared.copied(getattr(self, declared.name)))
+        return game
+
+    @classmethod
+    def _blank(cls, variant: Any) -> Self:
+        """An instance with no field set, for :meth:`derived_clone` and unpickling.
+
+        The default is ``cls.__new__(cls)``; a class compiled by mypyc, which makes its
+        instances only by a call, overrides it."""
+        return cls.__new__(cls)
+
+    def state_values(self) -> tuple[Any, ...]:
+        """The values of the compared fields of :attr:`STATE`, in declared order:
+        what ``==`` compares (with the variant's content hash)."""
+        return tuple(getattr(self, f.name) for f in type(self).STATE if f.compared)
+
+    def __eq__(self, other: object) -> bool:
+        """Games are equal when they are of one class, of one variant (by its content
+        hash) and every compared field of :attr:`STATE` is equal."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        if type(other) is not type(self) or not type(self).STATE:
+            return self is other
+        return (
+            self.state_values() == other.state_values()
+            and self.variant.content_hash == other.variant.content_hash
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes: it is not hashable
+
+    def __copy__(self) -> Self:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self.clone()
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """Pickle by the declared fields (a compiled class cannot be made by
+        ``__new__``, which pickle's default uses)."""
+        state = type(self).STATE
+        if not state:
+            return super().__reduce__()
+        values = tuple(getattr(self, f.name) for f in state)
+        return (_restore, (type(self), self.variant, values))
 
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:

@@ -401,7 +401,7 @@ class Series(Game):
             return NotImplemented
         return self._key() == other._key() and self._game == other._game
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def to_dict(self) -> dict[str, Any]:
         """The series as plain data: its setup, the finished games' moves and results,

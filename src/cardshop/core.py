@@ -19,7 +19,9 @@ What is here, by concern:
   :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise.
-* **Games**: :class:`Game` (the protocol every engine implements), :class:`Dynamics`,
+* **Games**: :class:`Game` (the protocol every engine implements; its fields declared
+  once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
+  :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`read_game_json` (the one bounded reader of game JSON) and
   :func:`verify_history` (a game read from JSON replays from its setup), and a
@@ -88,12 +90,14 @@ from cardshop._game import (
     MAX_GAME_JSON_BYTES,
     MAX_GAME_JSON_DEPTH,
     MAX_GAME_JSON_INT,
+    Copy,
     Dynamics,
     Event,
     Game,
     JointAction,
     Move,
     Result,
+    StateField,
     Termination,
     rank_seats,
     read_game_json,
@@ -147,6 +151,7 @@ __all__ = [
     "CandidatePolicy",
     "CardshopError",
     "Checked",
+    "Copy",
     "Dynamics",
     "Event",
     "EventCodec",
@@ -175,6 +180,7 @@ __all__ = [
     "SetupError",
     "Slug",
     "SourceLocation",
+    "StateField",
     "Termination",
     "VariantBase",
     "VariantError",

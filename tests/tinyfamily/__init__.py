@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NamedTuple, Self
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
 from cardshop.core import (
     Action,
     ActionParseError,
+    Copy,
     Dynamics,
     EventCodec,
     Family,
@@ -35,6 +36,7 @@ from cardshop.core import (
     PositionError,
     Result,
     Seat,
+    StateField,
     Termination,
     VariantBase,
     derive_rng,
@@ -103,6 +105,23 @@ class Observation(NamedTuple):
 class TinyGame(Game):
     family = NAME
     variant: TinyVariant
+    # Its fields, declared once: clone, == and pickling come from the core.
+    STATE = (
+        StateField("variant", compared=False),
+        StateField("seed"),
+        StateField("n"),
+        StateField("chance"),
+        StateField("deck", Copy.LIST),
+        StateField("secrets", Copy.LIST),
+        StateField("market", Copy.LIST),
+        StateField("piles", Copy.LISTS),
+        StateField("discard", Copy.LIST),
+        StateField("turn"),
+        StateField("passes"),
+        StateField("step"),
+        StateField("over"),
+        StateField("_moves", Copy.LIST, compared=False),
+    )
 
     def __init__(self, variant: TinyVariant, players: int, seed: int) -> None:
         self.variant = variant
@@ -236,16 +255,8 @@ class TinyGame(Game):
             self.acting,
         )
 
-    def clone(self) -> Self:
-        return self.from_dict(self.to_dict(), check_history=False)  # type: ignore[return-value]
-
     def setup_options(self) -> dict[str, Any]:
         return {}  # a tiny game's moves always start at its deal (its positions hold them)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TinyGame) and self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
         return {

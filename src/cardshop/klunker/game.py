@@ -29,6 +29,7 @@ from cardshop.core import (
     ActionError,
     ActionParseError,
     Checked,
+    Copy,
     GameStateError,
     IllegalActionError,
     LegalActions,
@@ -36,6 +37,7 @@ from cardshop.core import (
     Result,
     Seat,
     SetupError,
+    StateField,
     Termination,
     derive_rng,
     derive_seed,
@@ -209,6 +211,39 @@ class Game(CoreGame):
         "rules",
         "seed",
         "variant",
+    )
+
+    # Every field, declared once (the slots above list the same names, as the compiled
+    # build needs them written out; tests/test_packaging.py checks the two agree): clone,
+    # ==, pickling follow from it. Not compared: the variant, the moves that led here,
+    # caches and the counts kept from the cards' places.
+    STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("first_player", compared=False),
+        StateField("_from_setup", compared=False),
+        StateField("_hands", compared=False),  # the rules' per-seat readers, never changed
+        StateField("history", Copy.LIST, compared=False),
+        StateField("_seats", Copy.LIST, compared=False),
+        StateField("_chance"),
+        StateField("_where", Copy.LIST),
+        StateField("_counts", Copy.LIST, compared=False),
+        StateField("_totals", Copy.LIST, compared=False),
+        StateField("_deck", Copy.LIST),
+        StateField("_held", Copy.LIST),
+        StateField("_next_card"),
+        StateField("_buying"),
+        StateField("_decliner"),
+        StateField("_acted"),
+        StateField("_termination"),
+        StateField("_phase"),
+        StateField("_turn"),
+        StateField("_start"),
+        StateField("_round"),
+        StateField("_step"),
+        StateField("_legal", compared=False),  # replaced whole, never changed in place
     )
 
     family = "klunker"
@@ -1059,7 +1094,8 @@ class Game(CoreGame):
     # ------------------------------------------------------------------ copies
 
     def clone(self) -> Game:
-        """An independent copy: playing on it never changes this game."""
+        """An independent copy: playing on it never changes this game (written out for
+        speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = Game.__new__(Game) if _PURE else Game(self.variant, _BLANK)
         g.variant = self.variant
         g.rules = self.rules
@@ -1089,45 +1125,12 @@ class Game(CoreGame):
         g._legal = self._legal  # never mutated in place, so it can be shared
         return g
 
-    def __copy__(self) -> Game:  # not `__copy__ = clone`: mypyc compiles no such alias
-        return self.clone()
+    @classmethod
+    def _blank(cls, variant: Any) -> Game:
+        # The compiled class makes its instances only by a call (see Game._empty).
+        return Game.__new__(Game) if _PURE else Game(variant, _BLANK)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
-        return self.clone()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickle by fields: pickle's default makes the game with Game.__new__, which the
-        # compiled build's classes do not allow.
-        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
-
-    def _state(self) -> tuple[Any, ...]:
-        return (
-            self.rules.content_hash,
-            self.n,
-            self.seed,
-            self._chance,
-            self._where,
-            self._deck,
-            self._held,
-            self._next_card,
-            self._buying,
-            self._decliner,
-            self._acted,
-            self._termination,
-            self._phase,
-            self._turn,
-            self._start,
-            self._round,
-            self._step,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        """Games are equal when their whole state is (history and first player aside)."""
-        if not isinstance(other, Game):
-            return NotImplemented
-        return self._state() == other._state()
-
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         turn = "over" if self._turn < 0 else f"seat {self._turn} to act"
@@ -1247,46 +1250,6 @@ makes an empty game without calling ``__init__``, the fastest way. The hot path 
 branches on it where the fastest code differs: C-level library calls (``list.index``,
 ``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
 branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
-
-
-_FIELDS = (
-    "_acted",
-    "_buying",
-    "_chance",
-    "_counts",
-    "_deck",
-    "_decliner",
-    "_from_setup",
-    "_hands",
-    "_held",
-    "_legal",
-    "_next_card",
-    "_phase",
-    "_round",
-    "_seats",
-    "_start",
-    "_step",
-    "_termination",
-    "_totals",
-    "_turn",
-    "_where",
-    "first_player",
-    "history",
-    "n",
-    "rules",
-    "seed",
-    "variant",
-)
-"""Every field of a Game (its ``__slots__``), for pickling. Written out because the
-compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
-lists agree on the pure build."""
-
-
-def _unpickle(variant: Variant, values: tuple[Any, ...]) -> Game:
-    game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
-    for field, value in zip(_FIELDS, values, strict=True):
-        setattr(game, field, value)
-    return game
 
 
 def new_game(

@@ -307,12 +307,11 @@ def _check_history(cls: type[Game], game: Game) -> None:
             ) from None
     seats, game._seats = game._seats, again._seats
     if again != game:
-        ours, theirs = game._state(), again._state()
-        fields = (
-            "chance", "where", "deck", "held", "next_card", "buying", "decliner", "acted",
-            "termination", "phase", "turn", "start", "round", "step",
-        )  # fmt: skip
-        diff = [f for f, a, b in zip(fields, ours[3:], theirs[3:], strict=True) if a != b]
+        diff = [
+            f.name.lstrip("_")
+            for f in game.STATE
+            if f.compared and getattr(game, f.name) != getattr(again, f.name)
+        ]
         raise PositionError(
             "game JSON: state: the history does not lead from the setup to the stated state "
             f"(it differs in {', '.join('state.' + f for f in diff)}); a game that did not "

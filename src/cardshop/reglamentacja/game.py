@@ -30,6 +30,7 @@ from cardshop.core import (
     Action,
     ActionParseError,
     Checked,
+    Copy,
     Dynamics,
     Game,
     GameStateError,
@@ -39,6 +40,7 @@ from cardshop.core import (
     Result,
     Seat,
     SetupError,
+    StateField,
     Termination,
     action_number,
     action_words,
@@ -226,6 +228,46 @@ class ReglamentacjaGame(Game):
         "variant",
     )
 
+    # Every field, declared once: clone, ==, pickling and the slots follow from it.
+    # Compared by ==: the state itself; not compared: the variant, the moves that led
+    # here, the step counter, caches and the counts kept from the stamps' places.
+    STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("first_player", compared=False),
+        StateField("_from_setup", compared=False),
+        StateField("_chance"),
+        StateField("_swhere", Copy.LIST),
+        StateField("_stack", Copy.LIST),
+        StateField("_hand", Copy.LIST, compared=False),
+        StateField("_hsize", Copy.LIST, compared=False),
+        StateField("_dcount", Copy.LIST, compared=False),
+        StateField("_row", Copy.LIST),
+        StateField("_cstack", Copy.LIST),
+        StateField("_bought", Copy.LISTS),
+        StateField("_removed", Copy.LIST),
+        StateField("_visit", Copy.LIST),
+        StateField("_box", Copy.LIST),
+        StateField("_queue", Copy.LIST),
+        StateField("_active"),
+        StateField("_phase"),
+        StateField("_turn"),
+        StateField("_spin"),
+        StateField("_done"),
+        StateField("_pt"),
+        StateField("_pg"),
+        StateField("_pk"),
+        StateField("_pp"),
+        StateField("_fs"),
+        StateField("_termination"),
+        StateField("_stats", Copy.LIST),
+        StateField("_moves", Copy.LIST, compared=False),
+        StateField("_step", compared=False),
+        StateField("_legal", compared=False),  # replaced whole, never changed in place
+    )
+
     rules: Rules
     variant: ReglamentacjaVariant
     n: int
@@ -335,11 +377,7 @@ class ReglamentacjaGame(Game):
         They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
         makes its instances only by a call.
         """
-        game = (
-            ReglamentacjaGame.__new__(ReglamentacjaGame)
-            if _PURE
-            else ReglamentacjaGame(variant, _BLANK)
-        )
+        game = ReglamentacjaGame._blank(variant)
         game._init_empty(variant, players, seed)
         return game
 
@@ -1296,12 +1334,9 @@ class ReglamentacjaGame(Game):
     # ------------------------------------------------------------------ copies
 
     def clone(self) -> ReglamentacjaGame:
-        """An independent copy: playing on it never changes this game."""
-        g = (
-            ReglamentacjaGame.__new__(ReglamentacjaGame)
-            if _PURE
-            else ReglamentacjaGame(self.variant, _BLANK)
-        )
+        """An independent copy: playing on it never changes this game (written out for
+        speed; the conformance battery checks it against :meth:`derived_clone`)."""
+        g = ReglamentacjaGame._blank(self.variant)
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -1335,50 +1370,16 @@ class ReglamentacjaGame(Game):
         g._legal = self._legal  # never mutated in place
         return g
 
-    def __copy__(self) -> ReglamentacjaGame:  # not `__copy__ = clone`: mypyc compiles no alias
-        return self.clone()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ReglamentacjaGame:
-        return self.clone()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickle by fields: pickle's default makes the game with __new__, which the
-        # compiled build's classes do not allow.
-        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
-
-    def _state(self) -> tuple[Any, ...]:
+    @classmethod
+    def _blank(cls, variant: Any) -> ReglamentacjaGame:
+        # The compiled class makes its instances only by a call (see _empty).
         return (
-            self.rules.content_hash,
-            self.n,
-            self.seed,
-            self._chance,
-            self._swhere,
-            self._stack,
-            self._row,
-            self._cstack,
-            self._bought,
-            self._removed,
-            self._visit,
-            self._box,
-            self._queue,
-            self._active,
-            self._phase,
-            self._turn,
-            self._spin,
-            self._done,
-            (self._pt, self._pg, self._pk, self._pp),
-            self._fs,
-            self._termination,
-            self._stats,
+            ReglamentacjaGame.__new__(ReglamentacjaGame)
+            if _PURE
+            else ReglamentacjaGame(variant, _BLANK)
         )
 
-    def __eq__(self, other: object) -> bool:
-        """Games are equal when their whole state is (the list of moves aside)."""
-        if not isinstance(other, ReglamentacjaGame):
-            return NotImplemented
-        return self._state() == other._state()
-
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         acting = self._acting()
@@ -1508,57 +1509,6 @@ class ReglamentacjaGame(Game):
 _PURE: Final = isinstance(ReglamentacjaGame.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``ReglamentacjaGame.__new__``
 then makes an empty game without calling ``__init__``, the fastest way."""
-
-_FIELDS = (
-    "_active",
-    "_bought",
-    "_box",
-    "_chance",
-    "_cstack",
-    "_dcount",
-    "_done",
-    "_from_setup",
-    "_fs",
-    "_hand",
-    "_hsize",
-    "_legal",
-    "_moves",
-    "_pg",
-    "_phase",
-    "_pk",
-    "_pp",
-    "_pt",
-    "_queue",
-    "_removed",
-    "_row",
-    "_spin",
-    "_stack",
-    "_stats",
-    "_step",
-    "_swhere",
-    "_termination",
-    "_turn",
-    "_visit",
-    "first_player",
-    "n",
-    "rules",
-    "seed",
-    "variant",
-)
-"""Every field of a game (its ``__slots__``), for pickling. Written out because the
-compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
-lists agree on the pure build."""
-
-
-def _unpickle(variant: ReglamentacjaVariant, values: tuple[Any, ...]) -> ReglamentacjaGame:
-    game = (
-        ReglamentacjaGame.__new__(ReglamentacjaGame)
-        if _PURE
-        else ReglamentacjaGame(variant, _BLANK)
-    )
-    for field, value in zip(_FIELDS, values, strict=True):
-        setattr(game, field, value)
-    return game
 
 
 def new_game(

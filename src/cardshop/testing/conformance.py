@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
@@ -58,7 +59,7 @@ from cardshop import driver
 from cardshop._core import Action, LegalActions, Seat, derive_seed
 from cardshop._errors import ActionParseError, CardshopError, PositionError, RecordError
 from cardshop._family import Family, new_game
-from cardshop._game import Dynamics, Game
+from cardshop._game import Copy, Dynamics, Game
 from cardshop._loader import load_variant
 from cardshop._series import current_game, family_for
 from cardshop._variant import VariantBase
@@ -80,6 +81,17 @@ def _same(a: Game, b: Game) -> bool:
     if type(a).__eq__ is object.__eq__:
         return a.to_dict() == b.to_dict()
     return bool(a == b) and a.moves == b.moves
+
+
+def _levels(mine: Any, theirs: Any, copy: Copy) -> Iterator[bool]:
+    """For each list level that ``copy`` copies, whether the two values hold distinct
+    list objects there (``True``: not shared)."""
+    if copy is Copy.VALUE:
+        return
+    yield mine is not theirs
+    if copy is not Copy.LIST:
+        for a, b in zip(mine, theirs, strict=True):
+            yield from _levels(a, b, Copy(copy - 1))
 
 
 def _plain(data: Any) -> Any:
@@ -262,6 +274,33 @@ class FamilyTests:
             assert _plain(placed.to_position()) == _plain(position)
             self._step(clone, {s: clone.legal_actions(s)[0] for s in clone.acting})
             assert game.to_json() == text, "playing on a clone changed the game"
+
+    def test_state_is_declared_once(self) -> None:
+        """``Game.STATE`` names every field; the family's clone is the derived one; the
+        copies share no list with the game; pickling and ``==`` follow."""
+        for _, outer in self.positions():
+            game = current_game(outer)
+            cls = type(game)
+            declared = [f.name for f in cls.STATE]
+            assert declared, f"{cls.__name__} declares no STATE"
+            assert len(set(declared)) == len(declared), f"{cls.__name__}.STATE repeats a field"
+            slots = {n for k in cls.__mro__ for n in getattr(k, "__slots__", ()) if n}
+            fields = slots if slots else set(getattr(game, "__dict__", {}))
+            if fields:  # a compiled class shows neither its slots nor a __dict__
+                assert set(declared) == fields, (
+                    f"{cls.__name__}.STATE leaves out {sorted(fields - set(declared))} "
+                    f"or names no field {sorted(set(declared) - fields)}"
+                )
+            fast, derived = game.clone(), game.derived_clone()
+            for f in cls.STATE:
+                mine, theirs = getattr(game, f.name), getattr(fast, f.name)
+                assert theirs == getattr(derived, f.name) == mine, (
+                    f"clone() and derived_clone() differ in {f.name}"
+                )
+                for level in _levels(mine, theirs, f.copy):
+                    assert level, f"clone() shares a list of {f.name} with the game"
+            assert fast == game == derived
+            assert pickle.loads(pickle.dumps(game)) == game, "a pickled game differs"
 
     def test_illegal_actions_change_nothing(self) -> None:
         rng = random.Random(7)

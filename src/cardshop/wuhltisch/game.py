@@ -28,6 +28,7 @@ from cardshop.core import (
     Action,
     ActionParseError,
     Checked,
+    Copy,
     Dynamics,
     Game,
     GameStateError,
@@ -37,6 +38,7 @@ from cardshop.core import (
     Result,
     Seat,
     SetupError,
+    StateField,
     Termination,
     derive_rng,
     rank_seats,
@@ -166,6 +168,39 @@ class WuhltischGame(Game):
 
     family: ClassVar[str] = "wuhltisch"
 
+    # Every field, declared once: clone, ==, pickling and the slots follow from it.
+    # Not compared by ==: the variant, the setup's events, the moves that led here and
+    # the step counter.
+    STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("setup_events", Copy.LIST, compared=False),
+        StateField("_moves", Copy.LIST, compared=False),
+        StateField("_from_setup", compared=False),
+        StateField("_steps", compared=False),
+        StateField("_chance"),
+        StateField("_round"),
+        StateField("_tick"),
+        StateField("_ticks"),
+        StateField("_over"),
+        StateField("_heap", Copy.LIST),
+        StateField("_box", Copy.LIST),
+        StateField("_view", Copy.LIST),
+        StateField("_hands", Copy.LISTS),
+        StateField("_found", Copy.LISTS),
+        StateField("_stacks", Copy.LISTS),
+        StateField("_active", Copy.LIST),
+        StateField("_sets", Copy.LISTS3),
+        StateField("_last_sets", Copy.LISTS3),
+        StateField("_last_found", Copy.LISTS),
+        StateField("_round_scores", Copy.LISTS),
+        StateField("_callers", Copy.LISTS),
+        StateField("_capped", Copy.LIST),
+        StateField("_in_front", Copy.LIST),
+    )
+
     variant: WuhltischVariant
     rules: WuhltischRules
     seed: int
@@ -200,7 +235,7 @@ class WuhltischGame(Game):
         They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
         makes its instances only by a call.
         """
-        game = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
+        game = WuhltischGame._blank(variant)
         game._init_empty(variant, players, seed)
         return game
 
@@ -664,8 +699,9 @@ class WuhltischGame(Game):
     # ------------------------------------------------------------------ copies
 
     def clone(self) -> WuhltischGame:
-        """An independent copy: playing on it never changes this game."""
-        g = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(self.variant, _BLANK)
+        """An independent copy: playing on it never changes this game (written out for
+        speed; the conformance battery checks it against :meth:`derived_clone`)."""
+        g = WuhltischGame._blank(self.variant)
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -695,52 +731,21 @@ class WuhltischGame(Game):
         g._in_front = self._in_front.copy()
         return g
 
-    def __copy__(self) -> WuhltischGame:  # not `__copy__ = clone`: mypyc compiles no alias
-        return self.clone()
+    @classmethod
+    def _blank(cls, variant: Any) -> WuhltischGame:
+        # The compiled class makes its instances only by a call (see _empty).
+        return WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> WuhltischGame:
-        return self.clone()
+    __hash__ = None
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickle by fields: pickle's default makes the game with __new__, which the
-        # compiled build's classes do not allow.
-        return (_unpickle, (self.variant, tuple(getattr(self, f) for f in _FIELDS)))
-
-    def _state(self) -> dict[str, Any]:
+    def _state_dict(self) -> dict[str, Any]:
+        """The compared fields of the state, copied, by their names without the
+        underscore (the ``state`` of the game's JSON)."""
         return {
-            "chance": self._chance,
-            "round": self._round,
-            "tick": self._tick,
-            "ticks": self._ticks,
-            "over": self._over,
-            "heap": self._heap.copy(),
-            "box": self._box.copy(),
-            "view": self._view.copy(),
-            "hands": [h.copy() for h in self._hands],
-            "found": [f.copy() for f in self._found],
-            "stacks": [st.copy() for st in self._stacks],
-            "active": self._active.copy(),
-            "sets": [[st.copy() for st in sets] for sets in self._sets],
-            "last_sets": [[st.copy() for st in sets] for sets in self._last_sets],
-            "last_found": [f.copy() for f in self._last_found],
-            "round_scores": [r.copy() for r in self._round_scores],
-            "callers": [c.copy() for c in self._callers],
-            "capped": self._capped.copy(),
-            "in_front": self._in_front.copy(),
+            f.name[1:]: f.copied(getattr(self, f.name))
+            for f in self.STATE
+            if f.compared and f.name[0] == "_"
         }
-
-    def __eq__(self, other: object) -> bool:
-        """Equal when the whole state is (the moves that led there aside)."""
-        if not isinstance(other, WuhltischGame):
-            return NotImplemented
-        return (
-            self.rules.content_hash == other.rules.content_hash
-            and self.n == other.n
-            and self.seed == other.seed
-            and self._state() == other._state()
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         state = "over" if self._over else f"round {self._round} tick {self._tick}"
@@ -762,7 +767,7 @@ class WuhltischGame(Game):
             "from_setup": self._from_setup,
             "steps": self._steps,
             "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
-            "state": self._state(),
+            "state": self._state_dict(),
         }
 
     def setup_options(self) -> dict[str, Any] | None:
@@ -807,46 +812,6 @@ class WuhltischGame(Game):
 _PURE: Final = isinstance(WuhltischGame.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``WuhltischGame.__new__``
 then makes an empty game without calling ``__init__``, the fastest way."""
-
-_FIELDS = (
-    "_active",
-    "_box",
-    "_callers",
-    "_capped",
-    "_chance",
-    "_found",
-    "_from_setup",
-    "_hands",
-    "_heap",
-    "_in_front",
-    "_last_found",
-    "_last_sets",
-    "_moves",
-    "_over",
-    "_round",
-    "_round_scores",
-    "_sets",
-    "_stacks",
-    "_steps",
-    "_tick",
-    "_ticks",
-    "_view",
-    "n",
-    "rules",
-    "seed",
-    "setup_events",
-    "variant",
-)
-"""Every field of a game (its ``__slots__``), for pickling. Written out because the
-compiled class reports ``__slots__ == ()``; tests/test_packaging.py checks the two
-lists agree on the pure build."""
-
-
-def _unpickle(variant: WuhltischVariant, values: tuple[Any, ...]) -> WuhltischGame:
-    game = WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
-    for field, value in zip(_FIELDS, values, strict=True):
-        setattr(game, field, value)
-    return game
 
 
 def new_game(
