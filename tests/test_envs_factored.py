@@ -24,7 +24,7 @@ import tinyfamily
 from cardshop import Action, Game, IllegalActionError, Seat, SetupError
 from cardshop._family import get_family, register_family, unregister_family
 from cardshop.envs import ShopAECEnv, ShopGymEnv, ShopParallelEnv, env, parallel_env
-from cardshop.reglamentacja.spaces import ActionFactors, action_factors
+from cardshop.reglamentacja.spaces import ReglamentacjaFactors, action_factors
 from cardshop.reglamentacja.strategies import variants as reglamentacja_variants
 
 REGL = cardshop.load_variant("reglamentacja")
@@ -116,7 +116,7 @@ def reference(paths: set[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
 
 
 def check_exact(
-    factors: ActionFactors, game: Game, seat: Seat, rng: random.Random, walks: int
+    factors: ReglamentacjaFactors, game: Game, seat: Seat, rng: random.Random, walks: int
 ) -> set[str]:
     """The parts agree with the legal actions of ``seat``: at every prefix visited, the
     options listed are exactly those the legal actions continue with, a prefix is whole

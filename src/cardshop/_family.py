@@ -242,7 +242,7 @@ class Family:
     otherwise."""
     factored: Callable[[VariantBase, int], ActionFactors] | None = None
     """Optional: ``factored(variant, players)``, the action space chosen part by part
-    (:class:`cardshop._factored.ActionFactors`), for a family whose flat action space is
+    (:class:`cardshop.core.ActionFactors`), for a family whose flat action space is
     too large to learn on; the environments offer it with ``actions="factored"``
     (docs/envs.md). Without it they offer the flat space only."""
 

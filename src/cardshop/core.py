@@ -35,7 +35,8 @@ What is here, by concern:
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
   :class:`Invariant`, :class:`SearchHooks`, :data:`RolloutPolicy`,
-  :data:`CandidatePolicy`, :data:`BotFactory`, :class:`ObservationEncoder` and
+  :data:`CandidatePolicy`, :data:`BotFactory`, :class:`ObservationEncoder`,
+  :class:`ActionFactors` (actions chosen part by part, for learning agents) and
   :class:`AuditDefaults` (what ``cardshop audit`` does for its variants by default);
   :func:`register_family` adds one at run time (entry points are the usual way).
 * **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
@@ -75,6 +76,7 @@ from cardshop._errors import (
     format_path,
 )
 from cardshop._events import EventCodec, GameEnded
+from cardshop._factored import ActionFactors
 from cardshop._family import (
     AuditDefaults,
     BotFactory,
@@ -145,6 +147,7 @@ __all__ = [
     "SLUG_PATTERN",
     "Action",
     "ActionError",
+    "ActionFactors",
     "ActionParseError",
     "AuditDefaults",
     "BotFactory",

@@ -8,7 +8,7 @@ an action number makes.
 * :class:`FlatChooser`: the family's action space, numbered by :class:`ActionMap`;
   every action number is a whole action.
 * :class:`FactoredChooser`: the family's factored space
-  (:class:`cardshop._factored.ActionFactors`); every action number is one option of
+  (:class:`cardshop.core.ActionFactors`); every action number is one option of
   one step, and the game sees the composed action only when its last step is chosen.
   In a match (a series of games) the family's factors see the game being played.
   Steps after the first with a single legal option are taken at once, without asking.

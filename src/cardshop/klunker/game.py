@@ -1130,6 +1130,11 @@ class Game(CoreGame):
         # The compiled class makes its instances only by a call (see Game._empty).
         return Game.__new__(Game) if _PURE else Game(variant, _BLANK)
 
+    def __eq__(self, other: object) -> bool:
+        # Written out: a class compiled by mypyc fills its comparison slot itself and
+        # would not reach the inherited method through ``==``.
+        return CoreGame.__eq__(self, other)
+
     __hash__ = None
 
     def __repr__(self) -> str:

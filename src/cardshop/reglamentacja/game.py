@@ -1379,6 +1379,11 @@ class ReglamentacjaGame(Game):
             else ReglamentacjaGame(variant, _BLANK)
         )
 
+    def __eq__(self, other: object) -> bool:
+        # Written out: a class compiled by mypyc fills its comparison slot itself and
+        # would not reach the inherited method through ``==``.
+        return Game.__eq__(self, other)
+
     __hash__ = None
 
     def __repr__(self) -> str:

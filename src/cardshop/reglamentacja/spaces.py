@@ -13,7 +13,7 @@ no kind, with and without ``place``, less the empty offer. For the built-in
 variant (K = 7, max_trade = 3, price = 2): Q = 6637, so 13,273 offers per seat and
 39,892 / 53,165 / 66,438 actions at 3 / 4 / 5 players.
 
-For learning agents :class:`ActionFactors` chooses the same actions part by part (the
+For learning agents :class:`ReglamentacjaFactors` chooses the same actions part by part (the
 family record's ``factored``): the kind of action, then an offer's seat, the counts
 given and taken of each stamp kind and the place flag, each a choice of at most 9.
 """
@@ -26,8 +26,8 @@ from typing import Any
 from cardshop.core import Action, Game, Seat, VariantBase
 
 __all__ = [
-    "ActionFactors",
     "ObservationEncoder",
+    "ReglamentacjaFactors",
     "action_factors",
     "action_space",
     "observation_encoder",
@@ -92,7 +92,7 @@ VERB_OPTIONS = (
 ) = range(len(VERB_OPTIONS))
 
 
-class ActionFactors:
+class ReglamentacjaFactors:
     """Reglamentacja's actions chosen part by part (the family's factored space).
 
     Steps, with ``K`` stamp kinds in the variant's order::
@@ -110,7 +110,7 @@ class ActionFactors:
     ``verb, offer to, give x K, take x K, place``; a payment to the speculator is
     ``verb, give x K`` (the stamps paid, exactly the speculator's price); ``discard``
     and ``buy`` take one more step. :meth:`next` lists exactly the options that lead
-    to a legal action (see :class:`cardshop._factored.ActionFactors`).
+    to a legal action (see :class:`cardshop.core.ActionFactors`).
     """
 
     def __init__(self, variant: VariantBase, players: int) -> None:
@@ -293,9 +293,9 @@ def _regl(game: Game) -> Any:
     return game
 
 
-def action_factors(variant: VariantBase, players: int) -> ActionFactors:
+def action_factors(variant: VariantBase, players: int) -> ReglamentacjaFactors:
     """The factored action space of ``variant`` at ``players`` players."""
-    return ActionFactors(variant, players)
+    return ReglamentacjaFactors(variant, players)
 
 
 class ObservationEncoder:

@@ -345,11 +345,6 @@ class Rules:
     draw_actions: tuple[Action, ...]  # per price_sets entry
     swap_actions: tuple[Action, ...]
     _offers: dict[int, tuple[tuple[Action, ...], tuple[int, ...]]] = field(default_factory=dict)
-    # Legal actions of an offer turn by (capped hand, targets, may speculate); the
-    # lists are shared and never changed in place.
-    offer_turn_cache: dict[tuple[tuple[int, ...], tuple[int, ...], bool], list[Action]] = field(
-        default_factory=dict
-    )
 
     @property
     def hand_cap(self) -> int:

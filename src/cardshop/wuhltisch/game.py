@@ -736,6 +736,11 @@ class WuhltischGame(Game):
         # The compiled class makes its instances only by a call (see _empty).
         return WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
 
+    def __eq__(self, other: object) -> bool:
+        # Written out: a class compiled by mypyc fills its comparison slot itself and
+        # would not reach the inherited method through ``==``.
+        return Game.__eq__(self, other)
+
     __hash__ = None
 
     def _state_dict(self) -> dict[str, Any]:
