@@ -62,6 +62,8 @@ CHECKED_STUB = """from typing import Any, TypeVar, Union
 
 T = TypeVar("T")
 Checked = Union[T, Any]
+
+def own_abc_caches(cls: type[Any]) -> None: ...
 """
 """What mypyc sees of ``cardshop._checked``: ``Checked[T]`` admits any object, so that
 compiled functions leave the checking of such arguments to their own code (which raises

@@ -193,6 +193,30 @@ def _step(game: cardshop.Game, choose: Callable[[], float]) -> list[object]:
     return list(game.apply(actions[int(choose() * len(actions))]))
 
 
+def test_isinstance_tells_the_families_games_and_views_apart_on_both_builds() -> None:
+    """A class compiled by mypyc is made without ``ABCMeta.__new__``; without caches of
+    its own (``own_abc_caches``) it shared its base's, and ``isinstance`` of one
+    family's game against another family's class held once the game had been checked
+    against the core ``Game``, and an action (a tuple) passed for a legal-action view."""
+    from cardshop.core import LegalActions
+    from cardshop.klunker.game import Game as KlunkerGame
+    from cardshop.reglamentacja.game import ReglamentacjaGame
+    from cardshop.wuhltisch.game import WuhltischGame
+
+    classes = (KlunkerGame, WuhltischGame, ReglamentacjaGame)
+    games = [cardshop.new_game(name, 3, seed=1) for name in ("klunker-en", "wuhltisch")]
+    games.append(cardshop.new_game("reglamentacja", 3, seed=1))
+    for game in games:
+        assert isinstance(game, cardshop.Game)  # fills the core Game's caches first
+    for game, own in zip(games, classes, strict=True):
+        assert [isinstance(game, cls) for cls in classes] == [cls is own for cls in classes]
+    action = cardshop.Action("buy", 1)
+    assert isinstance(action, tuple)
+    for not_a_view in (action, (action,), [action], "buy 1"):
+        assert not isinstance(not_a_view, LegalActions)
+    assert isinstance(games[0].legal_actions(), LegalActions)
+
+
 @pytest.mark.parametrize(
     ("variant", "players", "steps"),
     [

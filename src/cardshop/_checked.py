@@ -8,10 +8,27 @@ check the annotated type on entry and raise ``TypeError`` first; the compiled bu
 ``Checked[T]`` admits any object, so that both builds raise the same errors.
 """
 
-from typing import Annotated, TypeVar
+import abc
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
-__all__ = ["Checked"]
+__all__ = ["Checked", "own_abc_caches"]
 
 T = TypeVar("T")
 
 Checked = Annotated[T, "checked at run time"]
+
+_ABC_INIT: Callable[[type], None] = vars(abc)["_abc_init"]
+
+
+def own_abc_caches(cls: type[Any]) -> None:
+    """Give ``cls``, a subclass of an abstract base class, ABC caches of its own.
+
+    Python gives every class that ``ABCMeta`` makes its own registry and caches for
+    ``isinstance``; mypyc makes a compiled class without ``ABCMeta.__new__``, so the
+    class would share its base's, and once ``isinstance(x, Base)`` held for an ``x``
+    of another subclass, ``isinstance(x, cls)`` would hold too. A module compiled by
+    mypyc calls this after each such class; for a class Python made it changes nothing.
+    """
+    if "_abc_impl" not in cls.__dict__:
+        _ABC_INIT(cls)

@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, overload
 
-from cardshop._checked import Checked
+from cardshop._checked import Checked, own_abc_caches
 from cardshop._errors import ActionParseError
 from cardshop._protocol import SupportsGame  # apart: a protocol must not be compiled (mypyc)
 
@@ -28,6 +28,7 @@ __all__ = [
     "derive_rng",
     "derive_seed",
     "is_seed",
+    "own_abc_caches",
     "shuffle",
 ]
 
@@ -249,3 +250,6 @@ class LegalActions(Sequence[Action]):
         if not n:
             raise IndexError("no legal action to sample")
         return self._items[rng.randrange(n)]
+
+
+own_abc_caches(LegalActions)  # compiled by mypyc, it would share Sequence's

@@ -42,6 +42,7 @@ __all__ = [
     "game_options",
     "get_family",
     "new_game",
+    "optionless_bot",
     "register_family",
     "replay",
     "unregister_family",
@@ -73,6 +74,21 @@ class _Bot(Protocol):
 BotFactory = Callable[[VariantBase, int, str | None], _Bot]
 """Builds a bot from (variant, seed, option): the option is the text after a colon in a
 bot name (``"500"`` in ``"ismcts:500"``), or ``None``."""
+
+
+def optionless_bot(name: str, make: Callable[[VariantBase, int], _Bot]) -> BotFactory:
+    """The factory of a bot that takes no option: ``make(variant, seed)`` builds it, and
+    a name with an option (``"greedy:3"``) is a :class:`~cardshop.SetupError` that
+    names the bot ``name``."""
+
+    def factory(variant: VariantBase, seed: int, option: str | None) -> _Bot:
+        if option is not None:
+            raise SetupError(f"bot {name!r} takes no option (got '{name}:{option}')")
+        return make(variant, seed)
+
+    factory.__name__ = factory.__qualname__ = f"make_{name}"
+    return factory
+
 
 RolloutPolicy = Callable[[Game, Seat, random.Random], Action]
 """Chooses an action for an acting seat of a (sampled, fully known) game in a playout."""

@@ -34,7 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from cardshop._core import Action, Seat
 from cardshop._errors import SetupError
-from cardshop._family import CandidatePolicy, RolloutPolicy, get_family
+from cardshop._family import CandidatePolicy, RolloutPolicy, get_family, optionless_bot
 from cardshop._game import Game
 from cardshop._loader import load_variant
 from cardshop._series import family_for
@@ -417,16 +417,8 @@ BotFactory = Callable[[VariantBase, int, str | None], Bot]
 """Makes a bot for a variant, a seed and an option text (``"500"`` in ``"ismcts:500"``)."""
 
 
-def _make_random(variant: VariantBase, seed: int, option: str | None) -> Bot:
-    if option is not None:
-        raise SetupError(f"bot 'random' takes no option (got 'random:{option}')")
-    return RandomBot(seed)
-
-
-def _make_baseline(variant: VariantBase, seed: int, option: str | None) -> Bot:
-    if option is not None:
-        raise SetupError(f"bot 'baseline' takes no option (got 'baseline:{option}')")
-    return BaselineBot(seed)
+_make_random = optionless_bot("random", lambda _variant, seed: RandomBot(seed))
+_make_baseline = optionless_bot("baseline", lambda _variant, seed: BaselineBot(seed))
 
 
 def _make_ismcts(variant: VariantBase, seed: int, option: str | None) -> Bot:

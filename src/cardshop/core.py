@@ -35,7 +35,8 @@ What is here, by concern:
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
   :class:`Invariant`, :class:`SearchHooks`, :data:`RolloutPolicy`,
-  :data:`CandidatePolicy`, :data:`BotFactory`, :class:`ObservationEncoder`,
+  :data:`CandidatePolicy`, :data:`BotFactory` (:func:`optionless_bot` makes one),
+  :class:`ObservationEncoder`,
   :class:`ActionFactors` (actions chosen part by part, for learning agents) and
   :class:`AuditDefaults` (what ``cardshop audit`` does for its variants by default);
   :func:`register_family` adds one at run time (entry points are the usual way).
@@ -44,7 +45,8 @@ What is here, by concern:
   :data:`MAX_GAMES_PER_PLAYER`.
 
 ``Checked[T]`` marks an argument that a function checks at run time itself (see
-:data:`Checked`).
+:data:`Checked`); :func:`own_abc_caches` gives a class compiled by mypyc the ABC caches
+Python would have given it.
 """
 
 from cardshop._core import (
@@ -59,6 +61,7 @@ from cardshop._core import (
     derive_rng,
     derive_seed,
     is_seed,
+    own_abc_caches,
     shuffle,
 )
 from cardshop._errors import (
@@ -86,6 +89,7 @@ from cardshop._family import (
     ObservationEncoder,
     RolloutPolicy,
     SearchHooks,
+    optionless_bot,
     register_family,
 )
 from cardshop._game import (
@@ -197,6 +201,8 @@ __all__ = [
     "load_variant",
     "load_yaml",
     "new_series",
+    "optionless_bot",
+    "own_abc_caches",
     "parse_variant",
     "position_data",
     "position_players",

@@ -14,7 +14,14 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from cardshop.core import Action, SearchHooks, Seat, SetupError, VariantBase, load_variant
+from cardshop.core import (
+    Action,
+    SearchHooks,
+    Seat,
+    VariantBase,
+    load_variant,
+    optionless_bot,
+)
 from cardshop.core import Game as AnyGame
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Rules, Variant, as_klunker
@@ -259,12 +266,8 @@ def _rewards(game: Game) -> list[float]:
     return out
 
 
-def make_greedy(variant: VariantBase, seed: int, option: str | None) -> GreedyBot:
-    """The ``greedy`` bot of the registry (``cardshop.bots.make_bot("greedy", ...)``)."""
-    if option is not None:
-        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
-    assert isinstance(variant, Variant)
-    return GreedyBot(seed, variant)
+make_greedy = optionless_bot("greedy", lambda variant, seed: GreedyBot(seed, as_klunker(variant)))
+"""The ``greedy`` bot of the registry (``cardshop.bots.make_bot("greedy", ...)``)."""
 
 
 class ThriftyBot:
@@ -316,12 +319,10 @@ class ThriftyBot:
         return f"ThriftyBot({self.variant.name!r})"
 
 
-def make_thrifty(variant: VariantBase, seed: int, option: str | None) -> ThriftyBot:
-    """The ``thrifty`` bot of the registry (``cardshop.bots.make_bot("thrifty", ...)``)."""
-    if option is not None:
-        raise SetupError(f"bot 'thrifty' takes no option (got 'thrifty:{option}')")
-    assert isinstance(variant, Variant)
-    return ThriftyBot(seed, variant)
+make_thrifty = optionless_bot(
+    "thrifty", lambda variant, seed: ThriftyBot(seed, as_klunker(variant))
+)
+"""The ``thrifty`` bot of the registry (``cardshop.bots.make_bot("thrifty", ...)``)."""
 
 
 # ----------------------------------------------------------------------- search hooks

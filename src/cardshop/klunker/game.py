@@ -42,6 +42,7 @@ from cardshop.core import (
     derive_rng,
     derive_seed,
     is_seed,
+    own_abc_caches,
     shuffle,
 )
 from cardshop.core import Game as CoreGame
@@ -1255,6 +1256,7 @@ makes an empty game without calling ``__init__``, the fastest way. The hot path 
 branches on it where the fastest code differs: C-level library calls (``list.index``,
 ``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
 branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
+own_abc_caches(Game)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(

@@ -17,8 +17,8 @@ from cardshop.core import (
     Family,
     Game,
     PositionError,
-    SetupError,
     VariantBase,
+    optionless_bot,
 )
 from cardshop.reglamentacja.bots import (
     ReglamentacjaBaselineBot,
@@ -81,18 +81,6 @@ def _from_dict(data: Mapping[str, Any]) -> Game:
     return ReglamentacjaGame.from_dict(data)
 
 
-def _baseline(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaBaselineBot:
-    if option is not None:
-        raise SetupError(f"bot 'baseline' takes no option (got 'baseline:{option}')")
-    return ReglamentacjaBaselineBot(seed)
-
-
-def _greedy(variant: VariantBase, seed: int, option: str | None) -> ReglamentacjaGreedyBot:
-    if option is not None:
-        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
-    return ReglamentacjaGreedyBot(variant, seed)
-
-
 FAMILY = Family(
     name="reglamentacja",
     dynamics=Dynamics.SEQUENTIAL,
@@ -107,7 +95,12 @@ FAMILY = Family(
     render=render,
     table_view=table_view,
     invariants=INVARIANTS,
-    bots={"baseline": _baseline, "greedy": _greedy},
+    bots={
+        "baseline": optionless_bot(
+            "baseline", lambda variant, seed: ReglamentacjaBaselineBot(seed)
+        ),
+        "greedy": optionless_bot("greedy", ReglamentacjaGreedyBot),
+    },
     sampler=sample,
     determinizer=determinizer,
     search=SEARCH,

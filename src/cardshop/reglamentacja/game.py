@@ -45,6 +45,7 @@ from cardshop.core import (
     action_number,
     action_words,
     derive_rng,
+    own_abc_caches,
     rank_seats,
     read_game_json,
     shuffle,
@@ -1514,6 +1515,7 @@ class ReglamentacjaGame(Game):
 _PURE: Final = isinstance(ReglamentacjaGame.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``ReglamentacjaGame.__new__``
 then makes an empty game without calling ``__init__``, the fastest way."""
+own_abc_caches(ReglamentacjaGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop.core import AuditDefaults, Dynamics, Family, PositionError, SetupError, VariantBase
+from cardshop.core import (
+    AuditDefaults,
+    Dynamics,
+    Family,
+    PositionError,
+    VariantBase,
+    optionless_bot,
+)
 from cardshop.wuhltisch.bots import WuhltischGreedyBot
 from cardshop.wuhltisch.events import (
     WuhltischEvent,
@@ -67,12 +74,6 @@ def game_from_position(position: Any, variant: VariantBase | None = None) -> Wuh
     return WuhltischGame.from_position(position, variant)
 
 
-def _greedy(variant: VariantBase, seed: int, option: str | None) -> WuhltischGreedyBot:
-    if option is not None:
-        raise SetupError(f"bot 'greedy' takes no option (got 'greedy:{option}')")
-    return WuhltischGreedyBot(variant, seed)
-
-
 FAMILY = Family(
     name="wuhltisch",
     dynamics=Dynamics.SIMULTANEOUS,
@@ -88,7 +89,7 @@ FAMILY = Family(
     table_view=table_view,
     describe_event=describe_event,
     invariants=INVARIANTS,
-    bots={"greedy": _greedy},
+    bots={"greedy": optionless_bot("greedy", WuhltischGreedyBot)},
     sampler=sample,
     search=SEARCH,
     digest="wuhltisch-rules.md",

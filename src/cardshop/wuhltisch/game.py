@@ -41,6 +41,7 @@ from cardshop.core import (
     StateField,
     Termination,
     derive_rng,
+    own_abc_caches,
     rank_seats,
     shuffle,
 )
@@ -817,6 +818,7 @@ class WuhltischGame(Game):
 _PURE: Final = isinstance(WuhltischGame.clone, FunctionType)
 """Whether this module runs as Python source (not compiled): ``WuhltischGame.__new__``
 then makes an empty game without calling ``__init__``, the fastest way."""
+own_abc_caches(WuhltischGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(
