@@ -372,6 +372,19 @@ class Game(ABC):
         instances only by a call, overrides it."""
         return cls.__new__(cls)
 
+    @classmethod
+    def _empty(cls, variant: Any, players: int, seed: int) -> Self:
+        """A game with nothing dealt, for a family's readers of game JSON and positions:
+        :meth:`_blank`, then the family's ``_init_empty(variant, players, seed)``, which
+        sets every field to the state before the deal."""
+        game = cls._blank(variant)
+        game._init_empty(variant, players, seed)
+        return game
+
+    def _init_empty(self, variant: Any, players: int, seed: int) -> None:
+        """Set every field to the state before the deal (for :meth:`_empty`)."""
+        raise NotImplementedError(f"{type(self).__name__} has no _init_empty")
+
     def state_values(self) -> tuple[Any, ...]:
         """The values of the compared fields of :attr:`STATE`, in declared order:
         what ``==`` compares (with the variant's content hash)."""

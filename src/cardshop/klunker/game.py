@@ -321,17 +321,6 @@ class Game(CoreGame):
         self._step = 0
         self._run_steps(events)
 
-    @classmethod
-    def _empty(cls, variant: Variant, players: int, seed: int) -> Game:
-        """A game with no card placed, for the readers of game JSON and positions.
-
-        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
-        makes its instances only by a call.
-        """
-        game = Game.__new__(Game) if _PURE else Game(variant, _BLANK)
-        game._init_empty(variant, players, seed)
-        return game
-
     def _init_empty(self, variant: Variant, players: int, seed: int) -> None:
         self.variant = variant
         self.rules = variant.rules
@@ -1128,7 +1117,7 @@ class Game(CoreGame):
 
     @classmethod
     def _blank(cls, variant: Any) -> Game:
-        # The compiled class makes its instances only by a call (see Game._empty).
+        # The compiled class makes its instances only by a call (see _BLANK).
         return Game.__new__(Game) if _PURE else Game(variant, _BLANK)
 
     def __eq__(self, other: object) -> bool:

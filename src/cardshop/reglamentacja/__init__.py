@@ -111,13 +111,12 @@ FAMILY = Family(
     factored=action_factors,  # offers part by part, for learning agents (docs/envs.md)
     audit=AuditDefaults(
         bots=("greedy",),
-        games=50,
+        games=100,
         check_every=10,
         cap_policy="report",
         note="its greedy bots trade, discard and shop by the value of their hands, where "
         "a uniform random player offers on nearly every turn among thousands of offers; "
         "nothing proves a game ends, and the rules end one at the turn cap as capped, so "
-        "capped games are reported; 50 games, as each offer turn's thousands of actions "
-        "are checked",
+        "capped games are reported",
     ),
 )

@@ -139,6 +139,11 @@ VERBS = {
     "buy": "buy POSITION  (buy the row's card at that position, 1 = nearest the board)",
 }
 
+# Events and moves are built with tuple.__new__ directly, as Klunker's are: the same
+# named tuples, without the generated __new__, which runs as Python (on the compiled
+# build about a tenth of a decision's instructions).
+_new: Final = tuple.__new__
+
 _BLANK: Any = object()
 """``ReglamentacjaGame(variant, _BLANK)`` is an empty game (nothing dealt) for
 :meth:`ReglamentacjaGame.clone` and :meth:`ReglamentacjaGame._empty` in the compiled
@@ -342,7 +347,7 @@ class ReglamentacjaGame(Game):
         self._cstack = cards
         for _ in range(rules.row_size):
             self._row.append(cards.pop())
-        events.append(RowDealt(tuple(rules.card_names[c] for c in self._row)))
+        events.append(_new(RowDealt, (tuple(rules.card_names[c] for c in self._row),)))
         # RG-SETUP-4: a seeded first player heads the queue.
         if first_player is None:
             first_player = derive_rng(seed, "first-player").randrange(n)
@@ -362,25 +367,14 @@ class ReglamentacjaGame(Game):
         for i in range(n):
             seat = (first_player + i) % n
             self._visit[seat] = visits.pop()
-            events.append(VisitDrawn(seat, rules.visit_names[self._visit[seat]]))
+            events.append(_new(VisitDrawn, (seat, rules.visit_names[self._visit[seat]])))
         self._box = sorted(set(range(rules.n_visits)) - set(self._visit))
         # RG-SETUP-4: queue from the first player clockwise, the speculator last;
         # the third pawn's owner gets the top.
         self._queue = [(first_player + i) % n for i in range(n)] + [SPECULATOR]
         self._active = self._queue[2]
-        events.append(QueueFormed(tuple(self._queue), self._active))
+        events.append(_new(QueueFormed, (tuple(self._queue), self._active)))
         self._start_turn(events)
-
-    @classmethod
-    def _empty(cls, variant: ReglamentacjaVariant, players: int, seed: int) -> ReglamentacjaGame:
-        """A game with nothing dealt, for the readers of game JSON and positions.
-
-        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
-        makes its instances only by a call.
-        """
-        game = ReglamentacjaGame._blank(variant)
-        game._init_empty(variant, players, seed)
-        return game
 
     def _init_empty(self, variant: ReglamentacjaVariant, players: int, seed: int) -> None:
         rules = variant.rules
@@ -969,7 +963,7 @@ class ReglamentacjaGame(Game):
             mode = "draw" if code == V_DRAW else "swap"
             act = Action("speculate", f"{mode} {self.rules.ms_text[d[1]]}")
         events: list[Event] = []
-        self._moves.append(Move(self._step, who, act))
+        self._moves.append(_new(Move, (self._step, who, act)))
         self._step += 1
         self._legal = None
         self._do(who, d, events)
@@ -983,12 +977,15 @@ class ReglamentacjaGame(Game):
             self._pt, self._pg, self._pk, self._pp = d[1], d[2], d[3], d[4]
             stats[ST_OFFERS] += 1
             events.append(
-                Offered(
-                    seat,
-                    d[1],
-                    self._kind_names(rules.multisets[d[2]]),
-                    self._kind_names(rules.multisets[d[3]]),
-                    bool(d[4]),
+                _new(
+                    Offered,
+                    (
+                        seat,
+                        d[1],
+                        self._kind_names(rules.multisets[d[2]]),
+                        self._kind_names(rules.multisets[d[3]]),
+                        bool(d[4]),
+                    ),
                 )
             )
             return
@@ -1001,33 +998,33 @@ class ReglamentacjaGame(Game):
                     self._swap_pawns(seat, offerer)
                     stats[ST_PLACE] += 1
                 stats[ST_TRADES] += 1
-                events.append(Accepted(seat, offerer, gave, got, bool(self._pp)))
+                events.append(_new(Accepted, (seat, offerer, gave, got, bool(self._pp))))
             else:
-                events.append(Rejected(seat, offerer))
+                events.append(_new(Rejected, (seat, offerer)))
             self._pt = -1
             self._pg = self._pk = self._pp = 0
             self._next_offer_turn(events)
             return
         if code == V_PASS:
             if self._phase == SHOP:
-                events.append(ShopPassed(seat))
+                events.append(_new(ShopPassed, (seat,)))
                 self._shop_done(seat, events)
             elif self._phase == FINAL_SHOP:
-                events.append(ShopPassed(seat))
+                events.append(_new(ShopPassed, (seat,)))
                 self._final_buyer_done(events)
             else:
-                events.append(OfferTurnPassed(seat))
+                events.append(_new(OfferTurnPassed, (seat,)))
                 self._next_offer_turn(events)
             return
         if code == V_STOP:  # RG-TRADE-6
-            events.append(TopStopped(seat, True))
+            events.append(_new(TopStopped, (seat, True)))
             self._end_trading(events)
             return
         if code in (V_DRAW, V_SWAP):  # RG-SPEC-1, RG-SPEC-2
             ms = rules.multisets[d[1]]
             paid = self._move_stamps(seat, self.n + 1, ms)
             mode = "draw" if code == V_DRAW else "swap"
-            events.append(Speculated(seat, mode, self._kind_names(ms), paid))
+            events.append(_new(Speculated, (seat, mode, self._kind_names(ms), paid)))
             if code == V_DRAW:
                 stats[ST_DRAWS] += 1
                 self._draw(seat, 1, "speculator", events)
@@ -1043,7 +1040,7 @@ class ReglamentacjaGame(Game):
             kind = d[1]
             (sid,) = self._move_stamps(seat, self.n + 1, self._unit(kind))
             stats[ST_LIMIT] += 1
-            events.append(HandLimited(seat, rules.kinds[kind], sid))
+            events.append(_new(HandLimited, (seat, rules.kinds[kind], sid)))
             if self._hsize[seat] <= rules.hand_limit:
                 self._pass_top(events)
             return
@@ -1052,7 +1049,7 @@ class ReglamentacjaGame(Game):
         card = self._row.pop(pos - 1)  # RG-SHOP-2, RG-ROW-1: the row closes up
         paid = self._move_stamps(seat, self.n + 1, rules.card_cost[card])
         self._bought[seat].append(card)
-        events.append(Bought(seat, pos, rules.card_names[card], paid))
+        events.append(_new(Bought, (seat, pos, rules.card_names[card], paid)))
         if self._phase == SHOP:
             self._shop_done(seat, events)
         else:
@@ -1066,7 +1063,7 @@ class ReglamentacjaGame(Game):
             self._end(2, events)
             return
         self._turn += 1
-        events.append(TurnBegan(self._turn, self._active))
+        events.append(_new(TurnBegan, (self._turn, self._active)))
         self._draw(self._active, self.rules.allocation, "allocation", events)
         self._phase = TRADE
         self._spin_top(events)
@@ -1077,12 +1074,12 @@ class ReglamentacjaGame(Game):
         rng = derive_rng(self.seed, "spin", self._chance)
         self._spin = rng.randint(rules.spin_min, rules.spin_max)
         self._done = 0
-        events.append(TopSpun(self._active))
+        events.append(_new(TopSpun, (self._active,)))
 
     def _next_offer_turn(self, events: list[Event]) -> None:
         self._done += 1
         if self._done >= self._spin:  # RG-TRADE-1: the top falls
-            events.append(TopStopped(self._active, False))
+            events.append(_new(TopStopped, (self._active, False)))
             self._end_trading(events)
 
     def _end_trading(self, events: list[Event]) -> None:
@@ -1098,7 +1095,7 @@ class ReglamentacjaGame(Game):
     def _pass_top(self, events: list[Event]) -> None:
         """The top goes to the left, then the shopping. [RG-TURN-3, RG-SHOP-1]"""
         self._active = (self._active + 1) % self.n
-        events.append(TopPassed(self._active))
+        events.append(_new(TopPassed, (self._active,)))
         if self._queue[0] == SPECULATOR and not self._speculator_shops(events):
             return
         self._phase = SHOP
@@ -1126,7 +1123,7 @@ class ReglamentacjaGame(Game):
         card = self._row.pop(roll - 1)
         self._removed.append(card)
         self._stats[ST_SPEC_BUYS] += 1
-        events.append(SpeculatorBought(roll, self.rules.card_names[card]))
+        events.append(_new(SpeculatorBought, (roll, self.rules.card_names[card])))
         q = self._queue
         q.remove(SPECULATOR)
         q.append(SPECULATOR)
@@ -1146,14 +1143,14 @@ class ReglamentacjaGame(Game):
             added.append(card)
         if added:
             names = self.rules.card_names
-            events.append(RowRefilled(tuple(names[c] for c in added)))
+            events.append(_new(RowRefilled, (tuple(names[c] for c in added),)))
         return len(row) == size
 
     def _begin_final(self, events: list[Event]) -> None:
         """The final turn: the speculator leaves, 3 stamps each, a spin. [RG-FINAL-1..3]"""
         self._queue.remove(SPECULATOR)
         self._turn += 1
-        events.append(FinalTurnBegan(self._active))
+        events.append(_new(FinalTurnBegan, (self._active,)))
         n = self.n
         drawn: list[list[int]] = [[] for _ in range(n)]
         sub: list[Event] = []
@@ -1169,7 +1166,7 @@ class ReglamentacjaGame(Game):
             if self.rules.final_stamps:
                 ids = tuple(drawn[seat])
                 events.append(
-                    StampsDrawn(seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids)
+                    _new(StampsDrawn, (seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids))
                 )
         self._phase = FINAL_TRADE
         self._spin_top(events)
@@ -1248,7 +1245,9 @@ class ReglamentacjaGame(Game):
             got.append(sid)
         if emit and count:
             ids = tuple(got)
-            events.append(StampsDrawn(seat, why, tuple(rules.kinds[kind_of[s]] for s in ids), ids))
+            events.append(
+                _new(StampsDrawn, (seat, why, tuple(rules.kinds[kind_of[s]] for s in ids), ids))
+            )
         return got
 
     def _reshuffle(self, events: list[Event]) -> None:
@@ -1262,7 +1261,7 @@ class ReglamentacjaGame(Game):
         shuffle(derive_rng(self.seed, "reshuffle", self._chance), ids)
         self._stack = ids + self._stack
         self._stats[ST_RESHUFFLES] += 1
-        events.append(Reshuffled(len(self._stack)))
+        events.append(_new(Reshuffled, (len(self._stack),)))
 
     def _swap_pawns(self, a: int, b: int) -> None:
         q = self._queue
@@ -1373,7 +1372,7 @@ class ReglamentacjaGame(Game):
 
     @classmethod
     def _blank(cls, variant: Any) -> ReglamentacjaGame:
-        # The compiled class makes its instances only by a call (see _empty).
+        # The compiled class makes its instances only by a call (see _BLANK).
         return (
             ReglamentacjaGame.__new__(ReglamentacjaGame)
             if _PURE

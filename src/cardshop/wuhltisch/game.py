@@ -93,6 +93,15 @@ VERBS = {
     "wait": "wait  (do nothing this tick; needs nothing in view)",
 }
 
+_ARG_TYPES: Final = frozenset({int, str, type(None)})
+"""The types of an action's argument that ``apply_joint`` takes as they are (a bool or
+a float equal to a legal argument is read through its text, and refused)."""
+
+# Events and moves are built with tuple.__new__ directly, as Klunker's are: the same
+# named tuples, without the generated __new__, which runs as Python (on the compiled
+# build about a tenth of a decision's instructions).
+_new: Final = tuple.__new__
+
 _BLANK: Any = object()
 """``WuhltischGame(variant, _BLANK)`` is an empty game (nothing dealt) for
 :meth:`WuhltischGame.clone` and :meth:`WuhltischGame._empty` in the compiled build,
@@ -230,17 +239,6 @@ class WuhltischGame(Game):
         self._init_empty(variant, players, seed)
         self.setup_events: list[WuhltischEvent] = []
         self._start_round(self.setup_events)
-
-    @classmethod
-    def _empty(cls, variant: WuhltischVariant, players: int, seed: int) -> WuhltischGame:
-        """A game with nothing dealt, for the readers of game JSON and positions.
-
-        They call this, not ``cls.__new__(cls)``: in the compiled build (mypyc) a class
-        makes its instances only by a call.
-        """
-        game = WuhltischGame._blank(variant)
-        game._init_empty(variant, players, seed)
-        return game
 
     def _init_empty(self, variant: WuhltischVariant, players: int, seed: int) -> None:
         n = players
@@ -459,10 +457,14 @@ class WuhltischGame(Game):
             if s not in actions:
                 raise GameStateError(f"seat {s} has no action this tick")
             raw = actions[s]
+            legal = table[self._view[s] >= 0][len(self._hands[s])]
+            if type(raw) is Action and type(raw[1]) in _ARG_TYPES and raw in legal:
+                chosen.append(raw)  # the usual case: an action as legal_actions lists it
+                continue
             action = self.parse_action(raw, s) if isinstance(raw, str) else by_text.get(str(raw))
             if action is None or not isinstance(raw, (str, Action)):
                 raise IllegalActionError(f"seat {s}: {raw!r} is not an action of this game")
-            if action not in table[self._view[s] >= 0][len(self._hands[s])]:
+            if action not in legal:
                 raise IllegalActionError(
                     f"seat {s} may not {action} now: {self._why_illegal(s, action)}"
                 )
@@ -483,15 +485,15 @@ class WuhltischGame(Game):
         for s in range(n):
             if chosen[s].verb == "look":
                 card = heap.pop()
-                events.append(Looked(s, card))
+                events.append(_new(Looked, (s, card)))
                 if card < n_shirts:
                     view[s] = card
                 elif lost_value[card]:  # WT-TICK-2
                     self._found[s].append(card)
-                    events.append(FoundLostProperty(s, card, lost_value[card]))
+                    events.append(_new(FoundLostProperty, (s, card, lost_value[card])))
                 else:
                     back.append(card)
-                    events.append(Threw(s, card))
+                    events.append(_new(Threw, (s, card)))
         callers: list[int] = []
         for s in range(n):
             verb, arg = chosen[s]
@@ -499,40 +501,40 @@ class WuhltischGame(Game):
                 card = view[s]
                 view[s] = -1
                 insort(hands[s], card)
-                events.append(Kept(s, card))
+                events.append(_new(Kept, (s, card)))
             elif verb == "swap":  # WT-TICK-4
                 dropped = hands[s].pop(arg)  # type: ignore[arg-type]
                 card = view[s]
                 view[s] = -1
                 insort(hands[s], card)
                 back.append(dropped)
-                events.append(Swapped(s, dropped, card))
+                events.append(_new(Swapped, (s, dropped, card)))
             elif verb == "throw":  # WT-TICK-3
                 card = view[s]
                 view[s] = -1
                 back.append(card)
-                events.append(Threw(s, card))
+                events.append(_new(Threw, (s, card)))
             elif verb == "drop":  # WT-TICK-5
                 card = hands[s].pop(arg)  # type: ignore[arg-type]
                 back.append(card)
-                events.append(Dropped(s, card))
+                events.append(_new(Dropped, (s, card)))
             elif verb == "buy":  # WT-TICK-6
                 shirts = hands[s]
                 hands[s] = []
                 lst = self._active[s]
                 self._sets[s].append([lst, *shirts])
-                events.append(LaidDown(s, lst, tuple(shirts), False))
+                events.append(_new(LaidDown, (s, lst, tuple(shirts), False)))
                 stack = self._stacks[s]
                 if stack:
                     self._active[s] = stack.pop()
-                    events.append(ListTurned(s, self._active[s]))
+                    events.append(_new(ListTurned, (s, self._active[s])))
                 else:
                     self._active[s] = -1
                     callers.append(s)  # WT-END-1
         if back:
             self._throw_back(back)
         step = self._steps
-        self._moves += [Move(step, s, chosen[s]) for s in range(n)]
+        self._moves += [_new(Move, (step, s, chosen[s])) for s in range(n)]
         self._steps = step + 1
         self._tick += 1
         self._ticks += 1
@@ -580,8 +582,8 @@ class WuhltischGame(Game):
         self._found = [[] for _ in range(n)]
         self._sets = [[] for _ in range(n)]
         self._tick = 0
-        events.append(RoundStarted(self._round))
-        events += [ListTurned(s, self._active[s]) for s in range(n)]
+        events.append(_new(RoundStarted, (self._round,)))
+        events += [_new(ListTurned, (s, self._active[s])) for s in range(n)]
 
     def _end_round(self, callers: list[int], capped: bool, events: list[WuhltischEvent]) -> None:
         """Hands off: full hands are laid down, the rest thrown back; then scoring. [WT-END-2]"""
@@ -589,7 +591,7 @@ class WuhltischGame(Game):
         n = self.n
         k = rules.set_size
         if callers:
-            events.append(HandsOff(self._round, tuple(callers)))
+            events.append(_new(HandsOff, (self._round, tuple(callers))))
         back: list[int] = []
         for s in range(n):
             mine: list[int] = []
@@ -601,12 +603,12 @@ class WuhltischGame(Game):
                 lst = self._active[s]
                 self._active[s] = -1
                 self._sets[s].append([lst, *hand])
-                events.append(LaidDown(s, lst, tuple(hand), True))
+                events.append(_new(LaidDown, (s, lst, tuple(hand), True)))
             else:
                 mine += hand
             self._hands[s] = []
             if mine:
-                events.append(ReturnedToHeap(s, tuple(mine)))
+                events.append(_new(ReturnedToHeap, (s, tuple(mine))))
                 back += mine
         if back:
             self._throw_back(back)
@@ -620,7 +622,9 @@ class WuhltischGame(Game):
         self._callers.append(list(callers))
         if capped:
             self._capped.append(self._round)
-        events.append(RoundScored(self._round, tuple(scores), tuple(callers), capped, self._tick))
+        events.append(
+            _new(RoundScored, (self._round, tuple(scores), tuple(callers), capped, self._tick))
+        )
         if self._round >= rules.rounds:  # WT-END-3
             self._over = True
             events.append(GameEnded(self.termination.value, self.scores()))  # type: ignore[union-attr]
@@ -640,13 +644,16 @@ class WuhltischGame(Game):
             failed = failed or score == 0
             total += score
             events.append(
-                SetScored(
-                    seat,
-                    lst,
-                    tuple(shirts),
-                    rules.set_matches(lst, shirts),
-                    sum(price[c] for c in shirts),
-                    score,
+                _new(
+                    SetScored,
+                    (
+                        seat,
+                        lst,
+                        tuple(shirts),
+                        rules.set_matches(lst, shirts),
+                        sum(price[c] for c in shirts),
+                        score,
+                    ),
                 )
             )
         if caller and failed and rules.caller_all_or_nothing:
@@ -743,7 +750,7 @@ class WuhltischGame(Game):
 
     @classmethod
     def _blank(cls, variant: Any) -> WuhltischGame:
-        # The compiled class makes its instances only by a call (see _empty).
+        # The compiled class makes its instances only by a call (see _BLANK).
         return WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
 
     def __eq__(self, other: object) -> bool:
