@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardshop.core import Action, Game, Seat, VariantBase
+from cardshop.reglamentacja.offers import offer_table
 
 __all__ = [
     "ObservationEncoder",
@@ -259,21 +260,13 @@ class ReglamentacjaFactors:
             for word in words[1:]:
                 paid[rules.kind_index[word]] += 1
             return (O_DRAW if words[0] == "draw" else O_SWAP, *paid)
-        if verb == "offer":
-            give = [0] * k
-            take = [0] * k
-            current = give
-            place = 0
-            for word in words[1:]:
-                if word == "give":
-                    current = give
-                elif word == "take":
-                    current = take
-                elif word == "place":
-                    place = 1
-                else:
-                    current[rules.kind_index[word]] += 1
-            return (O_OFFER, int(words[0]), *give, *take, place)
+        if verb == "offer":  # a listed offer: found in the offer table, not parsed again
+            table = offer_table(rules)
+            located = table.locate(action)
+            if located is not None:
+                target, pos = located
+                give, take = rules.multisets[table.gives[pos]], rules.multisets[table.takes[pos]]
+                return (O_OFFER, target, *give, *take, table.places[pos])
         raise ValueError(f"not a Reglamentacja action: {action!r}")
 
 
