@@ -260,14 +260,18 @@ def test_a_game_copies_and_pickles_on_both_builds(variant: str, players: int, st
         assert other == game
 
 
-def _played(variant: str, players: int, seed: int) -> list[object]:
+def _played_out(variant: str, players: int, seed: int) -> cardshop.Game:
+    """A random game played to its end, checked to survive a JSON round trip."""
     game = cardshop.new_game(variant, players, seed=seed)
     choose = random.Random(seed).random
     while not game.is_over:
-        actions = game.legal_actions()
-        game.apply(actions[int(choose() * len(actions))])
+        _step(game, choose)
     assert type(game).from_json(game.to_json()) == game
-    texts = " ".join(f"{m.seat}:{m.action}" for m in game.moves)
+    return game
+
+
+def _summary(game: cardshop.Game, texts: str) -> list[object]:
+    """History digest (of ``texts``), length, scores and termination of a game."""
     result = game.result()
     return [
         hashlib.sha256(texts.encode()).hexdigest()[:16],
@@ -275,6 +279,11 @@ def _played(variant: str, players: int, seed: int) -> list[object]:
         list(result.scores),
         result.termination.value,
     ]
+
+
+def _played(variant: str, players: int, seed: int) -> list[object]:
+    game = _played_out(variant, players, seed)
+    return _summary(game, " ".join(f"{m.seat}:{m.action}" for m in game.moves))
 
 
 GAMES = ROOT / "tests" / "fixtures" / "klunker-games.json"
@@ -304,21 +313,11 @@ def test_both_builds_play_the_recorded_games_move_for_move() -> None:
 
 
 def _played_any(variant: str, players: int, seed: int) -> list[object]:
-    """A random game of any family (one seat acting or all at once), as _played."""
-    game = cardshop.new_game(variant, players, seed=seed)
-    choose = random.Random(seed).random
-    while not game.is_over:
-        _step(game, choose)
-    assert type(game).from_json(game.to_json()) == game
+    """A random game of any family (one seat acting or all at once), as _played, with
+    the steps in the digest and the game's length in rounds (turns)."""
+    game = _played_out(variant, players, seed)
     texts = " ".join(f"{m.step}:{m.seat}:{m.action}" for m in game.moves)
-    result = game.result()
-    return [
-        hashlib.sha256(texts.encode()).hexdigest()[:16],
-        len(game.moves),
-        list(result.scores),
-        result.termination.value,
-        result.rounds,
-    ]
+    return [*_summary(game, texts), game.result().rounds]
 
 
 OTHER_GAMES = ROOT / "tests" / "fixtures" / "family-games.json"
