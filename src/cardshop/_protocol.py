@@ -6,13 +6,34 @@ its own kind; a ``runtime_checkable`` protocol must stay a plain ``typing.Protoc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from cardshop._core import Action, Seat
 
-__all__ = ["SupportsGame"]
+__all__ = ["ActionList", "SupportsGame"]
+
+
+class ActionList(Protocol):
+    """What a :class:`~cardshop.core.LegalActions` view wraps: the actions, in order.
+
+    A list or tuple of actions is one; so is any sequence of actions, or a class of a
+    family's own that computes its answers without building every action (the view
+    then does slices, equality and sampling itself from these).
+    """
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int, /) -> Action: ...
+
+    def __contains__(self, action: object, /) -> bool: ...
+
+    def __iter__(self) -> Iterator[Action]: ...
+
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...
+
+    def count(self, value: Any, /) -> int: ...
 
 
 @runtime_checkable

@@ -12,11 +12,13 @@ What is here, by concern:
 * **Vocabulary**: :data:`Seat`, :class:`Action` (a verb and an argument, with a text
   form; :func:`action_words` and :func:`action_number`, the one tokenizer of action
   texts), :class:`LegalActions` (the read-only view of a seat's legal actions that
-  ``Game.legal_actions`` returns), :data:`Event`, :data:`JointAction`;
+  ``Game.legal_actions`` returns, over an :class:`ActionList`), :data:`Event`, :data:`JointAction`;
   :class:`EventCodec`, the dict form of a family's events, and :class:`GameEnded`,
   the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
-  :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
+  :func:`derive_below` and :func:`derive_shuffle` (the same draws as
+  ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed`,
+  :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise.
 * **Games**: :class:`Game` (the protocol every engine implements; its fields declared
@@ -53,13 +55,16 @@ from cardshop._core import (
     MAX_ACTION_TEXT,
     SEED_LIMIT,
     Action,
+    ActionList,
     Checked,
     LegalActions,
     Seat,
     action_number,
     action_words,
+    derive_below,
     derive_rng,
     derive_seed,
+    derive_shuffle,
     is_seed,
     own_abc_caches,
     shuffle,
@@ -152,6 +157,7 @@ __all__ = [
     "Action",
     "ActionError",
     "ActionFactors",
+    "ActionList",
     "ActionParseError",
     "AuditDefaults",
     "BotFactory",
@@ -194,8 +200,10 @@ __all__ = [
     "action_number",
     "action_words",
     "builtin_variants",
+    "derive_below",
     "derive_rng",
     "derive_seed",
+    "derive_shuffle",
     "format_path",
     "is_seed",
     "load_variant",
