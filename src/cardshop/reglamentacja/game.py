@@ -22,7 +22,6 @@ import json
 import secrets
 from collections.abc import Mapping, Sequence
 from itertools import compress
-from operator import le
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -44,11 +43,11 @@ from cardshop.core import (
     Termination,
     action_number,
     action_words,
-    derive_rng,
+    derive_below,
+    derive_shuffle,
     own_abc_caches,
     rank_seats,
     read_game_json,
-    shuffle,
 )
 from cardshop.reglamentacja.events import (
     Accepted,
@@ -74,7 +73,7 @@ from cardshop.reglamentacja.events import (
     TurnBegan,
     VisitDrawn,
 )
-from cardshop.reglamentacja.offers import OfferTurn, offer_table
+from cardshop.reglamentacja.offers import OfferTable, OfferTurn, offer_table
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [
@@ -87,9 +86,15 @@ __all__ = [
     "new_game",
 ]
 
-TRADE, DISCARD, SHOP, FINAL_TRADE, FINAL_SHOP, OVER = range(6)
-PHASES = ("trade", "discard", "shop", "final-trade", "final-shop", "over")
-SPECULATOR = -1
+# Final: the compiled build reads these as constants, not from the module's globals.
+TRADE: Final = 0
+DISCARD: Final = 1
+SHOP: Final = 2
+FINAL_TRADE: Final = 3
+FINAL_SHOP: Final = 4
+OVER: Final = 5
+PHASES: Final = ("trade", "discard", "shop", "final-trade", "final-shop", "over")
+SPECULATOR: Final = -1
 STATS = (
     "offers",
     "trades",
@@ -101,32 +106,31 @@ STATS = (
     "reshuffles",
     "hand_limit_discards",
 )
-(
-    ST_OFFERS,
-    ST_TRADES,
-    ST_PLACE,
-    ST_DRAWS,
-    ST_SWAPS,
-    ST_PUSHBACKS,
-    ST_SPEC_BUYS,
-    ST_RESHUFFLES,
-    ST_LIMIT,
-) = range(len(STATS))
+ST_OFFERS: Final = 0
+ST_TRADES: Final = 1
+ST_PLACE: Final = 2
+ST_DRAWS: Final = 3
+ST_SWAPS: Final = 4
+ST_PUSHBACKS: Final = 5
+ST_SPEC_BUYS: Final = 6
+ST_RESHUFFLES: Final = 7
+ST_LIMIT: Final = 8
 
-ACCEPT = Action("accept")
-REJECT = Action("reject")
-PASS = Action("pass")
-STOP = Action("stop")
+ACCEPT: Final = Action("accept")
+REJECT: Final = Action("reject")
+PASS: Final = Action("pass")
+STOP: Final = Action("stop")
 _OTHERS: dict[int, tuple[int, ...]] = {}  # n * 64 + seat -> the other seats, by text
-_ANSWER = LegalActions((ACCEPT, REJECT))
-_REJECT_ONLY = LegalActions((REJECT,))
-_NO_ACTIONS = LegalActions(())
+_ANSWER: Final = LegalActions((ACCEPT, REJECT))
+_REJECT_ONLY: Final = LegalActions((REJECT,))
+_NO_ACTIONS: Final = LegalActions(())
 OFFER_PARTS = ("target", "give", "take", "place")
 """The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TURN_CACHE = 8192
-"""Most offer turns' legal-action views a variant keeps (small: runs of the offer table)."""
+OFFER_TAILS = 4096
+"""Most offer turns' tails (the active seat's speculator trades, by the prices it
+holds) a variant's offer table keeps."""
 
 VERBS = {
     "offer": "offer SEAT [give KIND...] [take KIND...] [place]  (trade stamps and places)",
@@ -150,7 +154,15 @@ _BLANK: Any = object()
 build, whose classes make instances only by a call."""
 
 # A decoded action: (verb code, a, b, c, d).
-V_OFFER, V_ACCEPT, V_REJECT, V_DRAW, V_SWAP, V_STOP, V_PASS, V_DISCARD, V_BUY = range(9)
+V_OFFER: Final = 0
+V_ACCEPT: Final = 1
+V_REJECT: Final = 2
+V_DRAW: Final = 3
+V_SWAP: Final = 4
+V_STOP: Final = 5
+V_PASS: Final = 6
+V_DISCARD: Final = 7
+V_BUY: Final = 8
 
 
 class Observation(NamedTuple):
@@ -224,6 +236,7 @@ class ReglamentacjaGame(Game):
         "_stats",
         "_step",
         "_swhere",
+        "_table",
         "_termination",
         "_turn",
         "_visit",
@@ -240,6 +253,7 @@ class ReglamentacjaGame(Game):
     STATE: ClassVar[tuple[StateField, ...]] = (
         StateField("variant", compared=False),
         StateField("rules", compared=False),
+        StateField("_table", compared=False),  # the variant's offer table, shared
         StateField("n"),
         StateField("seed"),
         StateField("first_player", compared=False),
@@ -275,6 +289,7 @@ class ReglamentacjaGame(Game):
     )
 
     rules: Rules
+    _table: OfferTable
     variant: ReglamentacjaVariant
     n: int
     seed: int
@@ -343,18 +358,18 @@ class ReglamentacjaGame(Game):
         events: list[Event] = []
         # RG-SETUP-1: the shopping cards are shuffled and the row laid out.
         cards = list(range(rules.n_cards))
-        shuffle(derive_rng(seed, "cards"), cards)
+        derive_shuffle(cards, seed, "cards")
         self._cstack = cards
         for _ in range(rules.row_size):
             self._row.append(cards.pop())
         events.append(_new(RowDealt, (tuple(rules.card_names[c] for c in self._row),)))
         # RG-SETUP-4: a seeded first player heads the queue.
         if first_player is None:
-            first_player = derive_rng(seed, "first-player").randrange(n)
+            first_player = derive_below(n, seed, "first-player")
         self.first_player = first_player
         # RG-SETUP-2: stamps shuffled, dealt from the first player clockwise.
         stack = list(range(rules.n_stamps))
-        shuffle(derive_rng(seed, "stamps"), stack)
+        derive_shuffle(stack, seed, "stamps")
         self._stack = stack
         self._swhere = [n] * rules.n_stamps
         for i in range(n):
@@ -363,7 +378,7 @@ class ReglamentacjaGame(Game):
         visits = list(range(rules.n_visits))
         if n == 3 and rules.without_meal_visits:
             visits = [v for v in visits if v not in rules.meal_visits]
-        shuffle(derive_rng(seed, "visits"), visits)
+        derive_shuffle(visits, seed, "visits")
         for i in range(n):
             seat = (first_player + i) % n
             self._visit[seat] = visits.pop()
@@ -380,6 +395,7 @@ class ReglamentacjaGame(Game):
         rules = variant.rules
         self.variant = variant
         self.rules = rules
+        self._table = offer_table(rules)
         self.n = players
         self.seed = seed
         self.first_player = 0
@@ -579,9 +595,11 @@ class ReglamentacjaGame(Game):
         return legal
 
     def _holds(self, seat: int, ms: tuple[int, ...]) -> bool:
-        k = self.rules.k
+        """Whether ``seat`` holds the stamps ``ms`` (counts per kind)."""
+        hand = self._hand
+        k = len(ms)
         base = seat * k
-        return all(map(le, ms, self._hand[base : base + k]))
+        return all(ms[i] <= hand[base + i] for i in range(k))  # a loop, compiled
 
     def _compute_legal(self) -> LegalActions:
         phase = self._phase
@@ -594,34 +612,42 @@ class ReglamentacjaGame(Game):
                 return _REJECT_ONLY
             seat = self._offerer()
             base = seat * k
-            table = offer_table(rules)
-            capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
-            targets = self._targets(seat)
+            table = self._table
             speculate = phase == TRADE and seat == self._active
-            # Which actions an offer turn allows depends only on these (hands capped at
-            # the most stamps one action gives): views kept, shared by such turns.
-            key = (capped, targets, speculate)
-            cache = table.turns
-            cached = cache.get(key)
-            if cached is not None:
-                return cached
-            held = table.held_runs(capped)
+            # What the hand may give, as bit sets: the and, over the stamp kinds, of the
+            # gives (runs, prices) needing no more of that kind than it holds (capped).
+            cap = table.cap
+            hand = self._hand
+            gives = table.level_masks
+            runs_of = table.run_levels
+            prices_of = table.price_levels
+            ok = runs = prices = -1
+            for i in range(k):
+                c = hand[base + i]
+                if c > cap:
+                    c = cap
+                ok &= gives[i][c]
+                runs &= runs_of[i][c]
+                if speculate:
+                    prices &= prices_of[i][c]
             if speculate:
-                spec = held[3]
-                tail = (
-                    PASS,
-                    *compress(rules.draw_actions, spec),
-                    *compress(rules.swap_actions, spec),
-                    STOP,
-                )
+                tails = table.tails
+                tail = tails.get(prices)
+                if tail is None:
+                    held = [prices >> q & 1 for q in range(len(rules.price_sets))]
+                    tail = (
+                        PASS,
+                        *compress(rules.draw_actions, held),
+                        *compress(rules.swap_actions, held),
+                        STOP,
+                    )
+                    if len(tails) >= OFFER_TAILS:
+                        tails.clear()
+                    tails[prices] = tail
             else:
                 tail = (PASS,)
-            turn = OfferTurn(table, targets, held, tail)
-            view = LegalActions(turn, turn)
-            if len(cache) >= OFFER_TURN_CACHE:
-                cache.clear()
-            cache[key] = view
-            return view
+            turn = OfferTurn(table, self._targets(seat), ok, runs, tail)
+            return LegalActions(turn, turn)
         if phase == DISCARD:
             base = self._active * k
             hand = self._hand
@@ -817,38 +843,45 @@ class ReglamentacjaGame(Game):
 
     def _decode(self, action: Checked[Action]) -> tuple[int, int, int, int, int]:
         """An action as (verb code, a, b, c, d); raises ActionParseError if malformed."""
+        return self._read(action)[0]
+
+    def _read(self, action: Checked[Action]) -> tuple[tuple[int, int, int, int, int], Action]:
+        """An action decoded (see :meth:`_decode`) and in its canonical form, as the
+        moves record it (an action as listed is its own canonical form)."""
         if not isinstance(action, tuple) or len(action) != 2:
             raise ActionParseError(f"not an action: {action!r}")
-        verb, arg = action
+        verb = action[0]
+        arg = action[1]
         rules = self.rules
-        if verb == "pass" and arg is None:
-            return (V_PASS, 0, 0, 0, 0)
-        if verb == "accept" and arg is None:
-            return (V_ACCEPT, 0, 0, 0, 0)
-        if verb == "reject" and arg is None:
-            return (V_REJECT, 0, 0, 0, 0)
-        if verb == "stop" and arg is None:
-            return (V_STOP, 0, 0, 0, 0)
-        if verb == "buy" and type(arg) is int:
-            if not 1 <= arg <= rules.row_size:
-                raise ActionParseError(f"buy position must be 1..{rules.row_size}, not {arg}")
-            return (V_BUY, arg, 0, 0, 0)
-        if not isinstance(verb, str) or not isinstance(arg, str):
-            raise ActionParseError(f"malformed action {action!r}")
-        if verb == "offer":  # a canonical offer (as listed) is looked up, not parsed
-            table = offer_table(rules)
+        if verb == "offer" and type(arg) is str:  # as listed: looked up, not parsed
+            table = self._table
             located = table.locate(action)
             if located is not None and located[0] < self.n:
                 pos = located[1]
-                return (V_OFFER, located[0], table.gives[pos], table.takes[pos], table.places[pos])
+                d = (V_OFFER, located[0], table.gives[pos], table.takes[pos], table.places[pos])
+                return d, action if type(action) is Action else table.action(located[0], pos)
+        elif verb == "reject" and arg is None:
+            return (V_REJECT, 0, 0, 0, 0), REJECT
+        if verb == "pass" and arg is None:
+            return (V_PASS, 0, 0, 0, 0), PASS
+        if verb == "accept" and arg is None:
+            return (V_ACCEPT, 0, 0, 0, 0), ACCEPT
+        if verb == "stop" and arg is None:
+            return (V_STOP, 0, 0, 0, 0), STOP
+        if verb == "buy" and type(arg) is int:
+            if not 1 <= arg <= rules.row_size:
+                raise ActionParseError(f"buy position must be 1..{rules.row_size}, not {arg}")
+            return (V_BUY, arg, 0, 0, 0), rules.buy_actions[arg - 1]
+        if not isinstance(verb, str) or not isinstance(arg, str):
+            raise ActionParseError(f"malformed action {action!r}")
         canon = self.parse_action(f"{verb} {arg}")
         assert isinstance(canon.arg, str)
         words = canon.arg.split()
         if canon.verb == "discard":
-            return (V_DISCARD, rules.kind_index[words[0]], 0, 0, 0)
+            return (V_DISCARD, rules.kind_index[words[0]], 0, 0, 0), canon
         if canon.verb == "speculate":
             ms = self._multiset(words[1:], canon.arg)
-            return (V_DRAW if words[0] == "draw" else V_SWAP, ms, 0, 0, 0)
+            return (V_DRAW if words[0] == "draw" else V_SWAP, ms, 0, 0, 0), canon
         if canon.verb == "offer":
             target = int(words[0])
             give: list[str] = []
@@ -864,13 +897,14 @@ class ReglamentacjaGame(Game):
                     place = 1
                 else:
                     cur.append(w)
-            return (
+            d = (
                 V_OFFER,
                 target,
                 self._multiset(give, canon.arg),
                 self._multiset(take, canon.arg),
                 place,
             )
+            return d, canon
         raise ActionParseError(f"malformed action {action!r}")
 
     def _why_illegal(self, seat: int, d: tuple[int, int, int, int, int]) -> str | None:
@@ -949,19 +983,10 @@ class ReglamentacjaGame(Game):
         if self._phase == OVER:
             raise IllegalActionError(f"{action!s}: the game is over")
         who = self._seat_of(seat)
-        act = self.parse_action(action) if isinstance(action, str) else action
-        d = self._decode(act)
+        d, act = self._read(self.parse_action(action) if isinstance(action, str) else action)
         why = self._why_illegal(who, d)
         if why is not None:
             raise IllegalActionError(f"{act!s} is not legal now: {why}")
-        code = d[0]  # the canonical action in the moves
-        if code == V_OFFER:
-            act = Action("offer", self.rules.offer_text(d[1], d[2], d[3], bool(d[4])))
-        elif code == V_DISCARD:
-            act = self.rules.discard_actions[d[1]]
-        elif code in (V_DRAW, V_SWAP):
-            mode = "draw" if code == V_DRAW else "swap"
-            act = Action("speculate", f"{mode} {self.rules.ms_text[d[1]]}")
         events: list[Event] = []
         self._moves.append(_new(Move, (self._step, who, act)))
         self._step += 1
@@ -976,18 +1001,8 @@ class ReglamentacjaGame(Game):
         if code == V_OFFER:
             self._pt, self._pg, self._pk, self._pp = d[1], d[2], d[3], d[4]
             stats[ST_OFFERS] += 1
-            events.append(
-                _new(
-                    Offered,
-                    (
-                        seat,
-                        d[1],
-                        self._kind_names(rules.multisets[d[2]]),
-                        self._kind_names(rules.multisets[d[3]]),
-                        bool(d[4]),
-                    ),
-                )
-            )
+            names = self._table.kind_names
+            events.append(_new(Offered, (seat, d[1], names[d[2]], names[d[3]], d[4] == 1)))
             return
         if code in (V_ACCEPT, V_REJECT):
             offerer = self._offerer()
@@ -1024,7 +1039,8 @@ class ReglamentacjaGame(Game):
             ms = rules.multisets[d[1]]
             paid = self._move_stamps(seat, self.n + 1, ms)
             mode = "draw" if code == V_DRAW else "swap"
-            events.append(_new(Speculated, (seat, mode, self._kind_names(ms), paid)))
+            names = self._table.kind_names
+            events.append(_new(Speculated, (seat, mode, names[d[1]], paid)))
             if code == V_DRAW:
                 stats[ST_DRAWS] += 1
                 self._draw(seat, 1, "speculator", events)
@@ -1071,8 +1087,8 @@ class ReglamentacjaGame(Game):
     def _spin_top(self, events: list[Event]) -> None:
         rules = self.rules
         self._chance += 1
-        rng = derive_rng(self.seed, "spin", self._chance)
-        self._spin = rng.randint(rules.spin_min, rules.spin_max)
+        low = rules.spin_min  # randint(spin_min, spin_max) of the spin's generator
+        self._spin = low + derive_below(rules.spin_max - low + 1, self.seed, "spin", self._chance)
         self._done = 0
         events.append(_new(TopSpun, (self._active,)))
 
@@ -1119,7 +1135,7 @@ class ReglamentacjaGame(Game):
         Returns False if the row could not be refilled (the final turn began).
         """
         self._chance += 1
-        roll = derive_rng(self.seed, "die", self._chance).randint(1, self.rules.die_sides)
+        roll = 1 + derive_below(self.rules.die_sides, self.seed, "die", self._chance)
         card = self._row.pop(roll - 1)
         self._removed.append(card)
         self._stats[ST_SPEC_BUYS] += 1
@@ -1189,13 +1205,6 @@ class ReglamentacjaGame(Game):
         counts[kind] = 1
         return tuple(counts)
 
-    def _kind_names(self, ms: tuple[int, ...]) -> tuple[str, ...]:
-        index = self.rules.ms_index.get(ms)
-        if index is not None:
-            return offer_table(self.rules).kind_names[index]
-        kinds = self.rules.kinds
-        return tuple(kinds[i] for i in self.rules.alpha for _ in range(ms[i]))
-
     def _move_stamps(self, seat: int, dest: int, ms: tuple[int, ...]) -> tuple[int, ...]:
         """Move stamps of the given kinds from ``seat``'s hand (lowest ids first) to
         ``dest`` (a seat, or ``n+1`` the discard pile)."""
@@ -1258,7 +1267,7 @@ class ReglamentacjaGame(Game):
             self._swhere[sid] = stack_zone
         self._dcount = [0] * self.rules.k
         self._chance += 1
-        shuffle(derive_rng(self.seed, "reshuffle", self._chance), ids)
+        derive_shuffle(ids, self.seed, "reshuffle", self._chance)
         self._stack = ids + self._stack
         self._stats[ST_RESHUFFLES] += 1
         events.append(_new(Reshuffled, (len(self._stack),)))
@@ -1339,6 +1348,7 @@ class ReglamentacjaGame(Game):
         g = ReglamentacjaGame._blank(self.variant)
         g.variant = self.variant
         g.rules = self.rules
+        g._table = self._table
         g.n = self.n
         g.seed = self.seed
         g.first_player = self.first_player

@@ -16,6 +16,14 @@ on the ``give`` (the offerer must hold it) and the target, so an offer turn's le
 actions are the runs of the held gives, for each legal target: :class:`OfferTurn`
 answers ``len``, ``in`` and indexing from those runs with a few integer operations,
 and builds an :class:`Action` only when one is asked for.
+
+A hand's held gives and held runs are bit sets, each the ``and`` of one precomputed
+bit set per stamp kind and count held (:attr:`OfferTable.level_masks`,
+:attr:`OfferTable.run_levels`): an offer turn costs a handful of integer operations
+whatever the hand, with nothing kept per hand on the way. The offers in each block
+of eight runs, per pattern of held runs, are a table (:attr:`OfferTable.block_sums`):
+an offer turn's length is a sum over the blocks, and the offer at an index is found
+by walking the held runs eight at a time.
 """
 
 from __future__ import annotations
@@ -25,9 +33,9 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, compress
 from math import comb
 from operator import itemgetter
-from typing import overload
+from typing import Final
 
-from cardshop.core import Action, LegalActions
+from cardshop.core import Action
 from cardshop.reglamentacja.variant import Rules
 
 __all__ = ["OfferTable", "OfferTurn", "offer_table"]
@@ -60,25 +68,30 @@ class OfferTable:
     __slots__ = (
         "_actions",
         "bit_format",
+        "block_sums",
+        "cap",
         "cap_bytes",
         "count",
         "gives",
         "hands",
         "kind_names",
         "level_masks",
+        "n_blocks",
         "n_offer",
         "part_position",
         "places",
         "position",
         "price_getter",
+        "price_levels",
         "run_getter",
         "run_give",
         "run_len",
+        "run_levels",
         "run_start",
         "suffixes",
+        "tails",
         "takes",
         "takes_of",
-        "turns",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -124,7 +137,8 @@ class OfferTable:
         self.run_len = tuple(
             b - a for a, b in zip(run_start, (*run_start[1:], len(rows)), strict=True)
         )
-        cap = rules.hand_cap
+        self.cap = cap = rules.hand_cap
+        """The most stamps of one kind that make a difference to an offer turn."""
         self.cap_bytes = bytes(min(v, cap) for v in range(256))
         """A ``bytes.translate`` table capping counts at ``rules.hand_cap``."""
         self.level_masks = tuple(
@@ -140,10 +154,37 @@ class OfferTable:
         self.bit_format = f"0{len(ms)}b"
         self.run_getter = _getter(run_give)
         self.price_getter = _getter(rules.price_sets)
-        self.hands: dict[bytes, HeldRuns] = {}
+        needs = [tuple(ms[g][i] for g in run_give) for i in range(rules.k)]
+        self.run_levels = tuple(
+            tuple(sum(1 << r for r, n in enumerate(needs[i]) if n <= c) for c in range(cap + 1))
+            for i in range(rules.k)
+        )
+        """Per kind and count held (capped): the bit set of the runs whose give needs
+        no more of that kind. A hand's held runs are the ``and`` over its kinds."""
+        self.price_levels = tuple(
+            tuple(
+                sum(1 << q for q, m in enumerate(rules.price_sets) if ms[m][i] <= c)
+                for c in range(cap + 1)
+            )
+            for i in range(rules.k)
+        )
+        """Per kind and count held (capped): the bit set of the speculator's prices
+        (``rules.price_sets``, by position) needing no more of that kind."""
+        n_runs = len(run_give)
+        self.n_blocks = (n_runs + 7) // 8
+        self.block_sums = tuple(
+            tuple(
+                sum(self.run_len[8 * b + j] for j in range(8) if p >> j & 1 and 8 * b + j < n_runs)
+                for p in range(256)
+            )
+            for b in range(self.n_blocks)
+        )
+        """Per block of eight runs and pattern of held runs in it (bit ``j``: run
+        ``8 * block + j``): how many offers those runs hold."""
+        self.hands: dict[int, HeldRuns] = {}
         self._actions: dict[int, tuple[Action, ...]] = {}
-        self.turns: dict[tuple[bytes, tuple[int, ...], bool], LegalActions] = {}
-        """Offer turns' views by (capped hand, targets, may speculate): see the game."""
+        self.tails: dict[int, tuple[Action, ...]] = {}
+        """An active seat's offer turns' tails by its held speculator prices: see the game."""
 
     def __len__(self) -> int:
         return len(self.suffixes)
@@ -156,14 +197,13 @@ class OfferTable:
             ok &= masks[i][c]
         return ok
 
-    def held_runs(self, capped: bytes) -> HeldRuns:
-        """What a hand (counts per kind, capped at ``rules.hand_cap``) may give: the bit
-        set of the multisets it holds, the starts of the runs of held gives and their
-        running totals (ending with the offers to one seat), and per speculator price
-        (``rules.price_sets``) 1 if held, else 0. Kept per hand."""
-        found = self.hands.get(capped)
+    def held_runs(self, ok: int) -> HeldRuns:
+        """What a hand may give, from ``ok``, the bit set of the multisets it holds
+        (:meth:`held`): ``ok``, the starts of the runs of held gives and their running
+        totals (ending with the offers to one seat), and per speculator price
+        (``rules.price_sets``) 1 if held, else 0. Kept per bit set (a bounded number)."""
+        found = self.hands.get(ok)
         if found is None:
-            ok = self.held(capped)
             # In C-level steps: the bit set as one byte (0 or 1) per multiset, then
             # one per run and one per price.
             bits = format(ok, self.bit_format).encode().translate(_ZERO_ONE)[::-1]
@@ -173,7 +213,7 @@ class OfferTable:
             found = (ok, starts, cum, self.price_getter(bits))
             if len(self.hands) >= MAX_HANDS:
                 self.hands.clear()
-            self.hands[capped] = found
+            self.hands[ok] = found
         return found
 
     def actions(self, target: int) -> tuple[Action, ...]:
@@ -189,7 +229,11 @@ class OfferTable:
         acts = self._actions.get(target)
         if acts is not None:
             return acts[pos]
-        return Action("offer", str(target) + self.suffixes[pos])
+        return _new(Action, ("offer", str(target) + self.suffixes[pos]))
+
+    def canonical(self, target: int, give: int, take: int, place: int) -> Action:
+        """The offer of these parts, in canonical form (``KeyError`` if it makes none)."""
+        return self.action(target, self.part_position[give, take, place])
 
     def locate(self, action: object) -> tuple[int, int] | None:
         """``(target, position)`` of a canonical offer action, else None."""
@@ -206,8 +250,9 @@ class OfferTable:
         return target, pos
 
 
-_SEATS = {str(seat): seat for seat in range(64)}
-_ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
+_SEATS: Final = {str(seat): seat for seat in range(64)}
+_new: Final = tuple.__new__
+_ZERO_ONE: Final = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
 _BY_RULES: dict[int, tuple[Rules, OfferTable]] = {}  # id(rules) -> (rules, its table)
@@ -231,22 +276,24 @@ def offer_table(rules: Rules) -> OfferTable:
     return table
 
 
-class OfferTurn(Sequence[Action]):
+class OfferTurn:
     """The legal actions of an offer turn, computed from parts, never all built.
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
-    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``), in the table's
-    order, then ``tail`` (``pass``, and the active player's speculator trades and
-    ``stop``). Shared by every state with the same
-    capped hand, targets and right to speculate; never changed.
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``; ``runs``, the same as
+    a bit set over the table's runs), in the table's order, then ``tail`` (``pass``,
+    and the active player's speculator trades and ``stop``). Never changed.
+
+    What a :class:`~cardshop.core.LegalActions` view wraps: ``len``, indexing,
+    ``in``, iteration, ``index`` and ``count`` as a sequence of actions has them.
     """
 
     __slots__ = (
-        "_cum",
         "_gives",
+        "_held",
         "_n_offers",
         "_per_target",
-        "_starts",
+        "_runs",
         "ok",
         "table",
         "tail",
@@ -257,16 +304,29 @@ class OfferTurn(Sequence[Action]):
         self,
         table: OfferTable,
         targets: tuple[int, ...],
-        held: HeldRuns,
+        ok: int,
+        runs: int,
         tail: tuple[Action, ...],
     ) -> None:
         self.table = table
         self.targets = targets
-        self.ok, self._starts, self._cum, _ = held  # _cum ends with the total
+        self.ok = ok
         self.tail = tail
-        self._per_target = self._cum[-1]
-        self._n_offers = self._per_target * len(targets)
+        self._runs = held = runs.to_bytes(table.n_blocks, "little")
+        sums = table.block_sums
+        per = 0
+        for b in range(len(held)):
+            per += sums[b][held[b]]
+        self._per_target = per
+        self._n_offers = per * len(targets)
         self._gives: tuple[int, ...] | None = None
+        self._held: HeldRuns | None = None
+
+    def _held_runs(self) -> HeldRuns:
+        held = self._held
+        if held is None:
+            held = self._held = self.table.held_runs(self.ok)
+        return held
 
     # ----------------------------------------------------------- the parts
 
@@ -312,15 +372,7 @@ class OfferTurn(Sequence[Action]):
     def __len__(self) -> int:
         return self._n_offers + len(self.tail)
 
-    @overload
-    def __getitem__(self, index: int) -> Action: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Action]: ...
-
-    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def __getitem__(self, index: int) -> Action:
         n = self._n_offers
         if index < 0:
             index += n + len(self.tail)
@@ -329,8 +381,30 @@ class OfferTurn(Sequence[Action]):
         if index < 0:
             raise IndexError("legal action index out of range")
         t, j = divmod(index, self._per_target)
-        r = bisect_right(self._cum, j) - 1
-        return self.table.action(self.targets[t], self._starts[r] + j - self._cum[r])
+        # Walk the held runs: eight at a time through the table of block sums, then
+        # one at a time inside the block that holds offer j.
+        table = self.table
+        runs = self._runs
+        sums = table.block_sums
+        b = 0
+        while True:
+            s = sums[b][runs[b]]
+            if j < s:
+                break
+            j -= s
+            b += 1
+        pattern = runs[b]
+        r = 8 * b
+        run_len = table.run_len
+        while True:
+            if pattern & 1:
+                n = run_len[r]
+                if j < n:
+                    break
+                j -= n
+            pattern >>= 1
+            r += 1
+        return table.action(self.targets[t], table.run_start[r] + j)
 
     def position(self, action: object) -> tuple[int, int] | None:
         """``(target, table position)`` of ``action`` if it is a legal offer here."""
@@ -348,12 +422,13 @@ class OfferTurn(Sequence[Action]):
         return action in self.tail
 
     def __iter__(self) -> Iterator[Action]:
+        ok = self.ok
         runs = tuple(
             (s, s + n)
             for g, s, n in zip(
                 self.table.run_give, self.table.run_start, self.table.run_len, strict=True
             )
-            if self.ok >> g & 1
+            if ok >> g & 1
         )
         table = self.table
         for target in self.targets:
@@ -380,8 +455,9 @@ class OfferTurn(Sequence[Action]):
                 return self._n_offers + self.tail.index(value)
             return None
         target, pos = located
-        r = bisect_right(self._starts, pos) - 1
-        return self.targets.index(target) * self._per_target + self._cum[r] + pos - self._starts[r]
+        _, starts, cum, _ = self._held_runs()
+        r = bisect_right(starts, pos) - 1
+        return self.targets.index(target) * self._per_target + cum[r] + pos - starts[r]
 
     def count(self, value: object) -> int:
         return 1 if value in self else 0
