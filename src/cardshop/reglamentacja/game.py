@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping, Sequence
-from itertools import compress
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -128,9 +127,7 @@ OFFER_PARTS = ("target", "give", "take", "place")
 """The parts of an offer, in the order :meth:`ReglamentacjaGame.offer_parts` takes them."""
 
 MAX_ACTION_TEXT = 300
-OFFER_TAILS = 4096
-"""Most offer turns' tails (the active seat's speculator trades, by the prices it
-holds) a variant's offer table keeps."""
+_PASS_ONLY: Final = (PASS,)
 
 VERBS = {
     "offer": "offer SEAT [give KIND...] [take KIND...] [place]  (trade stamps and places)",
@@ -613,40 +610,11 @@ class ReglamentacjaGame(Game):
             seat = self._offerer()
             base = seat * k
             table = self._table
-            speculate = phase == TRADE and seat == self._active
-            # What the hand may give, as bit sets: the and, over the stamp kinds, of the
-            # gives (runs, prices) needing no more of that kind than it holds (capped).
-            cap = table.cap
-            hand = self._hand
-            gives = table.level_masks
-            runs_of = table.run_levels
-            prices_of = table.price_levels
-            ok = runs = prices = -1
-            for i in range(k):
-                c = hand[base + i]
-                if c > cap:
-                    c = cap
-                ok &= gives[i][c]
-                runs &= runs_of[i][c]
-                if speculate:
-                    prices &= prices_of[i][c]
-            if speculate:
-                tails = table.tails
-                tail = tails.get(prices)
-                if tail is None:
-                    held = [prices >> q & 1 for q in range(len(rules.price_sets))]
-                    tail = (
-                        PASS,
-                        *compress(rules.draw_actions, held),
-                        *compress(rules.swap_actions, held),
-                        STOP,
-                    )
-                    if len(tails) >= OFFER_TAILS:
-                        tails.clear()
-                    tails[prices] = tail
-            else:
-                tail = (PASS,)
-            turn = OfferTurn(table, self._targets(seat), ok, runs, tail)
+            capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
+            ok, runs, per, tail = table.hand(capped)
+            if phase != TRADE or seat != self._active:
+                tail = _PASS_ONLY  # RG-SPEC-1, RG-TRADE-6: the active seat alone, not in the final
+            turn = OfferTurn(table, self._targets(seat), ok, runs, per, tail)
             return LegalActions(turn, turn)
         if phase == DISCARD:
             base = self._active * k

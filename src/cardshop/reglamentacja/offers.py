@@ -42,11 +42,15 @@ __all__ = ["OfferTable", "OfferTurn", "offer_table"]
 
 MAX_TABLES = 16
 """Most offer tables kept (one per distinct stamp kinds, max_trade and price)."""
-MAX_HANDS = 8192
-"""Most hands' held runs an offer table keeps (a few hundred bytes each)."""
+MAX_HANDS = 16384
+"""Most capped hands an offer table keeps the parts of (:meth:`OfferTable.hand`; some
+250 bytes each, shared tails apart), and most bit sets it keeps the held runs of
+(:meth:`OfferTable.held_runs`, for ``index`` and iteration)."""
 
 HeldRuns = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """See :meth:`OfferTable.held_runs`."""
+HandParts = tuple[int, bytes, int, tuple[Action, ...]]
+"""See :meth:`OfferTable.hand`."""
 
 
 def _getter(indices: Sequence[int]) -> Callable[[bytes], tuple[int, ...]]:
@@ -69,9 +73,11 @@ class OfferTable:
         "_actions",
         "bit_format",
         "block_sums",
+        "by_hand",
         "cap",
         "cap_bytes",
         "count",
+        "draw_actions",
         "gives",
         "hands",
         "kind_names",
@@ -81,6 +87,7 @@ class OfferTable:
         "part_position",
         "places",
         "position",
+        "prefixes",
         "price_getter",
         "price_levels",
         "run_getter",
@@ -89,6 +96,7 @@ class OfferTable:
         "run_levels",
         "run_start",
         "suffixes",
+        "swap_actions",
         "tails",
         "takes",
         "takes_of",
@@ -181,10 +189,14 @@ class OfferTable:
         )
         """Per block of eight runs and pattern of held runs in it (bit ``j``: run
         ``8 * block + j``): how many offers those runs hold."""
+        self.draw_actions = rules.draw_actions
+        self.swap_actions = rules.swap_actions
+        self.prefixes = tuple(str(seat) for seat in range(64))
         self.hands: dict[int, HeldRuns] = {}
+        self.by_hand: dict[bytes, HandParts] = {}
         self._actions: dict[int, tuple[Action, ...]] = {}
         self.tails: dict[int, tuple[Action, ...]] = {}
-        """An active seat's offer turns' tails by its held speculator prices: see the game."""
+        """The active seat's offer turns' tails, by the speculator prices it holds."""
 
     def __len__(self) -> int:
         return len(self.suffixes)
@@ -196,6 +208,43 @@ class OfferTable:
         for i, c in enumerate(capped):
             ok &= masks[i][c]
         return ok
+
+    def hand(self, capped: bytes) -> HandParts:
+        """What a hand (counts per kind, capped at :attr:`cap`) may offer, kept per hand:
+        the bit set of the gives it holds, its held runs (bit ``r`` of the bytes, little
+        end first: run ``r``), the offers to one seat, and the tail of the active seat's
+        offer turn (``pass``, the speculator trades it can pay, ``stop``)."""
+        found = self.by_hand.get(capped)
+        if found is None:
+            # The and, over the stamp kinds, of the gives (runs, prices) needing no
+            # more of that kind than the hand holds.
+            gives, runs_of, prices_of = self.level_masks, self.run_levels, self.price_levels
+            ok = runs = prices = -1
+            for i in range(len(capped)):
+                c = capped[i]
+                ok &= gives[i][c]
+                runs &= runs_of[i][c]
+                prices &= prices_of[i][c]
+            held = runs.to_bytes(self.n_blocks, "little")
+            sums = self.block_sums
+            per = 0
+            for b in range(len(held)):
+                per += sums[b][held[b]]
+            tail = self.tails.get(prices)
+            if tail is None:
+                flags = [prices >> q & 1 for q in range(len(self.draw_actions))]
+                tail = self.tails[prices] = (
+                    _PASS,
+                    *compress(self.draw_actions, flags),
+                    *compress(self.swap_actions, flags),
+                    _STOP,
+                )
+            found = (ok, held, per, tail)
+            if len(self.by_hand) >= MAX_HANDS:
+                self.by_hand.clear()
+                self.tails.clear()
+            self.by_hand[capped] = found
+        return found
 
     def held_runs(self, ok: int) -> HeldRuns:
         """What a hand may give, from ``ok``, the bit set of the multisets it holds
@@ -229,7 +278,7 @@ class OfferTable:
         acts = self._actions.get(target)
         if acts is not None:
             return acts[pos]
-        return _new(Action, ("offer", str(target) + self.suffixes[pos]))
+        return _new(Action, ("offer", self.prefixes[target] + self.suffixes[pos]))
 
     def canonical(self, target: int, give: int, take: int, place: int) -> Action:
         """The offer of these parts, in canonical form (``KeyError`` if it makes none)."""
@@ -252,6 +301,8 @@ class OfferTable:
 
 _SEATS: Final = {str(seat): seat for seat in range(64)}
 _new: Final = tuple.__new__
+_PASS: Final = Action("pass")
+_STOP: Final = Action("stop")
 _ZERO_ONE: Final = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
@@ -280,9 +331,10 @@ class OfferTurn:
     """The legal actions of an offer turn, computed from parts, never all built.
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
-    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``; ``runs``, the same as
-    a bit set over the table's runs), in the table's order, then ``tail`` (``pass``,
-    and the active player's speculator trades and ``stop``). Never changed.
+    (bit ``give`` of ``ok``, a bit set over ``rules.multisets``; ``runs`` and
+    ``per_target`` as :meth:`OfferTable.hand` gives them), in the table's order, then
+    ``tail`` (``pass``, and the active player's speculator trades and ``stop``). Never
+    changed.
 
     What a :class:`~cardshop.core.LegalActions` view wraps: ``len``, indexing,
     ``in``, iteration, ``index`` and ``count`` as a sequence of actions has them.
@@ -305,19 +357,16 @@ class OfferTurn:
         table: OfferTable,
         targets: tuple[int, ...],
         ok: int,
-        runs: int,
+        runs: bytes,
+        per_target: int,
         tail: tuple[Action, ...],
     ) -> None:
         self.table = table
         self.targets = targets
         self.ok = ok
         self.tail = tail
-        self._runs = held = runs.to_bytes(table.n_blocks, "little")
-        sums = table.block_sums
-        per = 0
-        for b in range(len(held)):
-            per += sums[b][held[b]]
-        self._per_target = per
+        self._runs = runs
+        self._per_target = per = per_target
         self._n_offers = per * len(targets)
         self._gives: tuple[int, ...] | None = None
         self._held: HeldRuns | None = None
