@@ -611,10 +611,10 @@ class ReglamentacjaGame(Game):
             base = seat * k
             table = self._table
             capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
-            ok, runs, per, tail = table.hand(capped)
+            ok, runs, blocks, tail = table.hand(capped)
             if phase != TRADE or seat != self._active:
                 tail = _PASS_ONLY  # RG-SPEC-1, RG-TRADE-6: the active seat alone, not in the final
-            turn = OfferTurn(table, self._targets(seat), ok, runs, per, tail)
+            turn = OfferTurn(table, self._targets(seat), ok, runs, blocks, tail)
             return LegalActions(turn, turn)
         if phase == DISCARD:
             base = self._active * k

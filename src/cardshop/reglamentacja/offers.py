@@ -49,7 +49,7 @@ MAX_HANDS = 16384
 
 HeldRuns = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """See :meth:`OfferTable.held_runs`."""
-HandParts = tuple[int, bytes, int, tuple[Action, ...]]
+HandParts = tuple[int, bytes, tuple[int, ...], tuple[Action, ...]]
 """See :meth:`OfferTable.hand`."""
 
 
@@ -212,8 +212,9 @@ class OfferTable:
     def hand(self, capped: bytes) -> HandParts:
         """What a hand (counts per kind, capped at :attr:`cap`) may offer, kept per hand:
         the bit set of the gives it holds, its held runs (bit ``r`` of the bytes, little
-        end first: run ``r``), the offers to one seat, and the tail of the active seat's
-        offer turn (``pass``, the speculator trades it can pay, ``stop``)."""
+        end first: run ``r``), the running totals of its offers to one seat by block of
+        eight runs (the last is all of them), and the tail of the active seat's offer
+        turn (``pass``, the speculator trades it can pay, ``stop``)."""
         found = self.by_hand.get(capped)
         if found is None:
             # The and, over the stamp kinds, of the gives (runs, prices) needing no
@@ -227,9 +228,7 @@ class OfferTable:
                 prices &= prices_of[i][c]
             held = runs.to_bytes(self.n_blocks, "little")
             sums = self.block_sums
-            per = 0
-            for b in range(len(held)):
-                per += sums[b][held[b]]
+            cum = tuple(accumulate((sums[b][held[b]] for b in range(len(held))), initial=0))
             tail = self.tails.get(prices)
             if tail is None:
                 flags = [prices >> q & 1 for q in range(len(self.draw_actions))]
@@ -239,7 +238,7 @@ class OfferTable:
                     *compress(self.swap_actions, flags),
                     _STOP,
                 )
-            found = (ok, held, per, tail)
+            found = (ok, held, cum, tail)
             if len(self.by_hand) >= MAX_HANDS:
                 self.by_hand.clear()
                 self.tails.clear()
@@ -275,9 +274,6 @@ class OfferTable:
 
     def action(self, target: int, pos: int) -> Action:
         """The offer at position ``pos`` of the order, to ``target``."""
-        acts = self._actions.get(target)
-        if acts is not None:
-            return acts[pos]
         return _new(Action, ("offer", self.prefixes[target] + self.suffixes[pos]))
 
     def canonical(self, target: int, give: int, take: int, place: int) -> Action:
@@ -332,7 +328,7 @@ class OfferTurn:
 
     The offers to each of ``targets`` (in that order) whose give the offerer holds
     (bit ``give`` of ``ok``, a bit set over ``rules.multisets``; ``runs`` and
-    ``per_target`` as :meth:`OfferTable.hand` gives them), in the table's order, then
+    ``block_totals`` as :meth:`OfferTable.hand` gives them), in the table's order, then
     ``tail`` (``pass``, and the active player's speculator trades and ``stop``). Never
     changed.
 
@@ -341,6 +337,7 @@ class OfferTurn:
     """
 
     __slots__ = (
+        "_blocks",
         "_gives",
         "_held",
         "_n_offers",
@@ -358,7 +355,7 @@ class OfferTurn:
         targets: tuple[int, ...],
         ok: int,
         runs: bytes,
-        per_target: int,
+        block_totals: tuple[int, ...],
         tail: tuple[Action, ...],
     ) -> None:
         self.table = table
@@ -366,7 +363,8 @@ class OfferTurn:
         self.ok = ok
         self.tail = tail
         self._runs = runs
-        self._per_target = per = per_target
+        self._blocks = block_totals
+        self._per_target = per = block_totals[-1]
         self._n_offers = per * len(targets)
         self._gives: tuple[int, ...] | None = None
         self._held: HeldRuns | None = None
@@ -429,19 +427,16 @@ class OfferTurn:
             return self.tail[index - n]  # IndexError past the end
         if index < 0:
             raise IndexError("legal action index out of range")
-        t, j = divmod(index, self._per_target)
-        # Walk the held runs: eight at a time through the table of block sums, then
-        # one at a time inside the block that holds offer j.
+        per = self._per_target
+        t = index // per
+        j = index - t * per
+        # The block of eight runs that holds offer j from the running totals, then a
+        # walk of its held runs.
         table = self.table
         runs = self._runs
-        sums = table.block_sums
-        b = 0
-        while True:
-            s = sums[b][runs[b]]
-            if j < s:
-                break
-            j -= s
-            b += 1
+        blocks = self._blocks
+        b = bisect_right(blocks, j) - 1
+        j -= blocks[b]
         pattern = runs[b]
         r = 8 * b
         run_len = table.run_len
