@@ -49,6 +49,7 @@ COMPILED = (
     "src/cardshop/klunker/rules.py",
     "src/cardshop/klunker/game.py",
     "src/cardshop/wuhltisch/game.py",
+    "src/cardshop/reglamentacja/rules.py",
     "src/cardshop/reglamentacja/offers.py",
     "src/cardshop/reglamentacja/game.py",
 )
