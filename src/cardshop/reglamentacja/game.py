@@ -144,6 +144,25 @@ VERBS = {
 # named tuples, without the generated __new__, which runs as Python (on the compiled
 # build about a tenth of a decision's instructions).
 _new: Final = tuple.__new__
+# The classes built on every move, as Final names: the compiled build reads those as
+# constants, an imported name from the module's dictionary on every use.
+_Move: Final = Move
+_Offered: Final = Offered
+_Rejected: Final = Rejected
+_Accepted: Final = Accepted
+_OfferTurnPassed: Final = OfferTurnPassed
+_StampsDrawn: Final = StampsDrawn
+_TopSpun: Final = TopSpun
+_TurnBegan: Final = TurnBegan
+_ShopPassed: Final = ShopPassed
+_TopPassed: Final = TopPassed
+_TopStopped: Final = TopStopped
+_Bought: Final = Bought
+_HandLimited: Final = HandLimited
+_RowRefilled: Final = RowRefilled
+_Reshuffled: Final = Reshuffled
+_SpeculatorBought: Final = SpeculatorBought
+_Speculated: Final = Speculated
 
 _BLANK: Any = object()
 """``ReglamentacjaGame(variant, _BLANK)`` is an empty game (nothing dealt) for
@@ -956,7 +975,7 @@ class ReglamentacjaGame(Game):
         if why is not None:
             raise IllegalActionError(f"{act!s} is not legal now: {why}")
         events: list[Event] = []
-        self._moves.append(_new(Move, (self._step, who, act)))
+        self._moves.append(_new(_Move, (self._step, who, act)))
         self._step += 1
         self._legal = None
         self._do(who, d, events)
@@ -970,7 +989,7 @@ class ReglamentacjaGame(Game):
             self._pt, self._pg, self._pk, self._pp = d[1], d[2], d[3], d[4]
             stats[ST_OFFERS] += 1
             names = self._table.kind_names
-            events.append(_new(Offered, (seat, d[1], names[d[2]], names[d[3]], d[4] == 1)))
+            events.append(_new(_Offered, (seat, d[1], names[d[2]], names[d[3]], d[4] == 1)))
             return
         if code in (V_ACCEPT, V_REJECT):
             offerer = self._offerer()
@@ -981,26 +1000,26 @@ class ReglamentacjaGame(Game):
                     self._swap_pawns(seat, offerer)
                     stats[ST_PLACE] += 1
                 stats[ST_TRADES] += 1
-                events.append(_new(Accepted, (seat, offerer, gave, got, bool(self._pp))))
+                events.append(_new(_Accepted, (seat, offerer, gave, got, bool(self._pp))))
             else:
-                events.append(_new(Rejected, (seat, offerer)))
+                events.append(_new(_Rejected, (seat, offerer)))
             self._pt = -1
             self._pg = self._pk = self._pp = 0
             self._next_offer_turn(events)
             return
         if code == V_PASS:
             if self._phase == SHOP:
-                events.append(_new(ShopPassed, (seat,)))
+                events.append(_new(_ShopPassed, (seat,)))
                 self._shop_done(seat, events)
             elif self._phase == FINAL_SHOP:
-                events.append(_new(ShopPassed, (seat,)))
+                events.append(_new(_ShopPassed, (seat,)))
                 self._final_buyer_done(events)
             else:
-                events.append(_new(OfferTurnPassed, (seat,)))
+                events.append(_new(_OfferTurnPassed, (seat,)))
                 self._next_offer_turn(events)
             return
         if code == V_STOP:  # RG-TRADE-6
-            events.append(_new(TopStopped, (seat, True)))
+            events.append(_new(_TopStopped, (seat, True)))
             self._end_trading(events)
             return
         if code in (V_DRAW, V_SWAP):  # RG-SPEC-1, RG-SPEC-2
@@ -1008,7 +1027,7 @@ class ReglamentacjaGame(Game):
             paid = self._move_stamps(seat, self.n + 1, ms)
             mode = "draw" if code == V_DRAW else "swap"
             names = self._table.kind_names
-            events.append(_new(Speculated, (seat, mode, names[d[1]], paid)))
+            events.append(_new(_Speculated, (seat, mode, names[d[1]], paid)))
             if code == V_DRAW:
                 stats[ST_DRAWS] += 1
                 self._draw(seat, 1, "speculator", events)
@@ -1024,7 +1043,7 @@ class ReglamentacjaGame(Game):
             kind = d[1]
             (sid,) = self._move_stamps(seat, self.n + 1, self._unit(kind))
             stats[ST_LIMIT] += 1
-            events.append(_new(HandLimited, (seat, rules.kinds[kind], sid)))
+            events.append(_new(_HandLimited, (seat, rules.kinds[kind], sid)))
             if self._hsize[seat] <= rules.hand_limit:
                 self._pass_top(events)
             return
@@ -1033,7 +1052,7 @@ class ReglamentacjaGame(Game):
         card = self._row.pop(pos - 1)  # RG-SHOP-2, RG-ROW-1: the row closes up
         paid = self._move_stamps(seat, self.n + 1, rules.card_cost[card])
         self._bought[seat].append(card)
-        events.append(_new(Bought, (seat, pos, rules.card_names[card], paid)))
+        events.append(_new(_Bought, (seat, pos, rules.card_names[card], paid)))
         if self._phase == SHOP:
             self._shop_done(seat, events)
         else:
@@ -1047,7 +1066,7 @@ class ReglamentacjaGame(Game):
             self._end(2, events)
             return
         self._turn += 1
-        events.append(_new(TurnBegan, (self._turn, self._active)))
+        events.append(_new(_TurnBegan, (self._turn, self._active)))
         self._draw(self._active, self.rules.allocation, "allocation", events)
         self._phase = TRADE
         self._spin_top(events)
@@ -1058,12 +1077,12 @@ class ReglamentacjaGame(Game):
         low = rules.spin_min  # randint(spin_min, spin_max) of the spin's generator
         self._spin = low + derive_below(rules.spin_max - low + 1, self.seed, "spin", self._chance)
         self._done = 0
-        events.append(_new(TopSpun, (self._active,)))
+        events.append(_new(_TopSpun, (self._active,)))
 
     def _next_offer_turn(self, events: list[Event]) -> None:
         self._done += 1
         if self._done >= self._spin:  # RG-TRADE-1: the top falls
-            events.append(_new(TopStopped, (self._active, False)))
+            events.append(_new(_TopStopped, (self._active, False)))
             self._end_trading(events)
 
     def _end_trading(self, events: list[Event]) -> None:
@@ -1079,7 +1098,7 @@ class ReglamentacjaGame(Game):
     def _pass_top(self, events: list[Event]) -> None:
         """The top goes to the left, then the shopping. [RG-TURN-3, RG-SHOP-1]"""
         self._active = (self._active + 1) % self.n
-        events.append(_new(TopPassed, (self._active,)))
+        events.append(_new(_TopPassed, (self._active,)))
         if self._queue[0] == SPECULATOR and not self._speculator_shops(events):
             return
         self._phase = SHOP
@@ -1107,7 +1126,7 @@ class ReglamentacjaGame(Game):
         card = self._row.pop(roll - 1)
         self._removed.append(card)
         self._stats[ST_SPEC_BUYS] += 1
-        events.append(_new(SpeculatorBought, (roll, self.rules.card_names[card])))
+        events.append(_new(_SpeculatorBought, (roll, self.rules.card_names[card])))
         q = self._queue
         q.remove(SPECULATOR)
         q.append(SPECULATOR)
@@ -1127,7 +1146,7 @@ class ReglamentacjaGame(Game):
             added.append(card)
         if added:
             names = self.rules.card_names
-            events.append(_new(RowRefilled, (tuple(names[c] for c in added),)))
+            events.append(_new(_RowRefilled, (tuple(names[c] for c in added),)))
         return len(row) == size
 
     def _begin_final(self, events: list[Event]) -> None:
@@ -1150,7 +1169,7 @@ class ReglamentacjaGame(Game):
             if self.rules.final_stamps:
                 ids = tuple(drawn[seat])
                 events.append(
-                    _new(StampsDrawn, (seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids))
+                    _new(_StampsDrawn, (seat, "final", tuple(kinds[kind_of[s]] for s in ids), ids))
                 )
         self._phase = FINAL_TRADE
         self._spin_top(events)
@@ -1223,7 +1242,7 @@ class ReglamentacjaGame(Game):
         if emit and count:
             ids = tuple(got)
             events.append(
-                _new(StampsDrawn, (seat, why, tuple(rules.kinds[kind_of[s]] for s in ids), ids))
+                _new(_StampsDrawn, (seat, why, tuple(rules.kinds[kind_of[s]] for s in ids), ids))
             )
         return got
 
@@ -1238,7 +1257,7 @@ class ReglamentacjaGame(Game):
         derive_shuffle(ids, self.seed, "reshuffle", self._chance)
         self._stack = ids + self._stack
         self._stats[ST_RESHUFFLES] += 1
-        events.append(_new(Reshuffled, (len(self._stack),)))
+        events.append(_new(_Reshuffled, (len(self._stack),)))
 
     def _swap_pawns(self, a: int, b: int) -> None:
         q = self._queue
