@@ -205,3 +205,47 @@ def test_generic_baseline_chooses_a_verb_then_an_action() -> None:
     assert set(picks) == set(view)
     assert isinstance(make_bot("baseline", "klunker-en"), BaselineBot)
     assert isinstance(make_bot("baseline", "wuhltisch"), BaselineBot)
+
+
+def test_an_offer_as_listed_applies_as_one_read_from_its_text() -> None:
+    """The offer a view listed last is applied without being read again: the game
+    ends up as if its text had been applied, on the game and on a clone alike."""
+    rng = random.Random(5)
+    for seed in range(4):
+        game, twin = _offer_turn(seed=seed), _offer_turn(seed=seed)
+        for _ in range(120):
+            if game.is_over:
+                break
+            view = game.legal_actions()
+            action = view[rng.randrange(len(view))]
+            twin.legal_actions()
+            copy = game.clone()
+            expected = twin.apply(str(action))
+            assert copy.apply(action) == expected
+            assert game.apply(action) == expected
+            assert game == twin == copy
+            assert game.moves == twin.moves
+
+
+def test_the_fast_paths_still_check_the_seat_and_the_state() -> None:
+    game = _offer_turn()
+    seat = game.current_player
+    assert seat is not None
+    view = game.legal_actions()
+    offer = view[0]
+    assert offer.verb == "offer"
+    other = (seat + 1) % game.players
+    before = game.clone()
+    with pytest.raises(cardshop.GameStateError):
+        game.apply(offer, seat=other)  # listed for the acting seat, not for another
+    assert game == before
+    game.apply(offer)
+    with pytest.raises(IllegalActionError):
+        game.apply(offer)  # listed by an earlier state's view: an answer is due now
+    answers = game.legal_actions()
+    assert Action("reject") in answers
+    if Action("accept") not in answers:  # the target cannot pay: accept is refused
+        with pytest.raises(IllegalActionError):
+            game.apply(Action("accept"))
+    game.apply(answers[-1])
+    assert game.moves[-1].action == Action("reject")

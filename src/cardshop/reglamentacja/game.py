@@ -72,7 +72,7 @@ from cardshop.reglamentacja.events import (
     TurnBegan,
     VisitDrawn,
 )
-from cardshop.reglamentacja.offers import OfferTable, OfferTurn, offer_table
+from cardshop.reglamentacja.offers import OFFER, OfferTable, OfferTurn, offer_table
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [
@@ -129,6 +129,7 @@ OFFER_PARTS = ("target", "give", "take", "place")
 MAX_ACTION_TEXT = 300
 _PASS_ONLY: Final = (PASS,)
 
+
 VERBS = {
     "offer": "offer SEAT [give KIND...] [take KIND...] [place]  (trade stamps and places)",
     "accept": "accept  (run the offer made to you)",
@@ -170,7 +171,7 @@ _BLANK: Any = object()
 build, whose classes make instances only by a call."""
 
 # A decoded action: (verb code, a, b, c, d).
-V_OFFER: Final = 0
+V_OFFER: Final = OFFER  # as the offer turn's view decodes the offers it lists
 V_ACCEPT: Final = 1
 V_REJECT: Final = 2
 V_DRAW: Final = 3
@@ -179,6 +180,8 @@ V_STOP: Final = 5
 V_PASS: Final = 6
 V_DISCARD: Final = 7
 V_BUY: Final = 8
+_REJECTED: Final = (V_REJECT, 0, 0, 0, 0)
+_ACCEPTED: Final = (V_ACCEPT, 0, 0, 0, 0)
 
 
 class Observation(NamedTuple):
@@ -970,10 +973,20 @@ class ReglamentacjaGame(Game):
         if self._phase == OVER:
             raise IllegalActionError(f"{action!s}: the game is over")
         who = self._seat_of(seat)
-        d, act = self._read(self.parse_action(action) if isinstance(action, str) else action)
-        why = self._why_illegal(who, d)
-        if why is not None:
-            raise IllegalActionError(f"{act!s} is not legal now: {why}")
+        # Fast paths: an answer as listed, or the offer this state's view listed last
+        # (legal by construction, its parts known), is not read or checked again.
+        legal = self._legal
+        turn = None if legal is None else legal.structure
+        if self._pt >= 0 and (action is REJECT or (action is ACCEPT and legal is _ANSWER)):
+            d, act = (_REJECTED, REJECT) if action is REJECT else (_ACCEPTED, ACCEPT)
+        elif isinstance(turn, OfferTurn) and turn.last is action and turn.last is not None:
+            d = turn.last_parts
+            act = turn.last
+        else:
+            d, act = self._read(self.parse_action(action) if isinstance(action, str) else action)
+            why = self._why_illegal(who, d)
+            if why is not None:
+                raise IllegalActionError(f"{act!s} is not legal now: {why}")
         events: list[Event] = []
         self._moves.append(_new(_Move, (self._step, who, act)))
         self._step += 1
