@@ -12,7 +12,9 @@ What is here, by concern:
 * **Vocabulary**: :data:`Seat`, :class:`Action` (a verb and an argument, with a text
   form; :func:`action_words` and :func:`action_number`, the one tokenizer of action
   texts), :class:`LegalActions` (the read-only view of a seat's legal actions that
-  ``Game.legal_actions`` returns), :data:`Event`, :data:`JointAction`;
+  ``Game.legal_actions`` returns; :func:`actions_by_verb` groups actions by verb and
+  :func:`choose_by_verb` picks a kind of action, then one of it, as baseline bots
+  do), :data:`Event`, :data:`JointAction`;
   :class:`EventCodec`, the dict form of a family's events, and :class:`GameEnded`,
   the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
@@ -58,6 +60,8 @@ from cardshop._core import (
     Seat,
     action_number,
     action_words,
+    actions_by_verb,
+    choose_by_verb,
     derive_rng,
     derive_seed,
     is_seed,
@@ -193,7 +197,9 @@ __all__ = [
     "VariantError",
     "action_number",
     "action_words",
+    "actions_by_verb",
     "builtin_variants",
+    "choose_by_verb",
     "derive_rng",
     "derive_seed",
     "format_path",
