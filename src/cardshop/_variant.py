@@ -170,6 +170,20 @@ class VariantBase(BaseModel):
         ),
     )
 
+    @classmethod
+    def limits(cls) -> dict[str, int]:
+        """The bounds on what a variant of this model holds, by name (docs/security.md):
+        those the core sets on every variant (players, games per player, the lengths
+        of ``title``, ``description`` and ``extends``). A family's model adds its own
+        to ``super().limits()``."""
+        return {
+            "players": MAX_PLAYERS,
+            "games_per_player": MAX_GAMES_PER_PLAYER,
+            "title": MAX_TITLE,
+            "description": MAX_DESCRIPTION,
+            "extends": MAX_EXTENDS,
+        }
+
     def semantic_errors(self) -> list[tuple[KeyPath, str]]:
         """Problems a schema alone cannot see, as (key path, reason).
 
