@@ -29,8 +29,11 @@ What is here, by concern:
   :func:`verify_history` (a game read from JSON replays from its setup), and a
   match of several games played as one, :class:`Series`.
 * **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
-  parses and bounds one against the family's model of a position, and
-  :func:`position_variant` finds its variant (a name or embedded data, never a path).
+  parses and bounds one against the family's model of a position,
+  :func:`position_variant` finds its variant (a name or embedded data, never a path),
+  :func:`position_players` its number of players, and :func:`position_setup` does the
+  three, as every family's reader starts; :func:`position_kind` reads a kind of card
+  it names.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
   :class:`Match`, :class:`Section`), :data:`Slug`, the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
@@ -118,7 +121,9 @@ from cardshop._positions import (
     MAX_POSITION_TEXT,
     PositionVariant,
     position_data,
+    position_kind,
     position_players,
+    position_setup,
     position_variant,
     read_position,
 )
@@ -211,7 +216,9 @@ __all__ = [
     "own_abc_caches",
     "parse_variant",
     "position_data",
+    "position_kind",
     "position_players",
+    "position_setup",
     "position_variant",
     "rank_seats",
     "read_game_json",

@@ -18,9 +18,7 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
-    position_players,
-    position_variant,
-    read_position,
+    position_setup,
 )
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
@@ -83,10 +81,8 @@ def game_from_position(
     """Build a game from a position, refusing any inconsistency with a PositionError."""
     from cardshop.wuhltisch.invariants import state_problems
 
-    pos = read_position(position, PositionModel)
-    var = position_variant(pos.variant, variant, WuhltischVariant)
+    pos, var, n = position_setup(position, PositionModel, variant, WuhltischVariant)
     rules = var.rules
-    n = position_players(len(pos.seats), pos.players, var)
     left = {name: list(ids) for name, ids in rules.ids_by_name.items()}
     taken = [False] * rules.n_cards
 
