@@ -24,14 +24,15 @@ hide; and it is the shape of OpenSpiel's ``apply_actions`` and PettingZoo's Para
 from __future__ import annotations
 
 import json
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
-from cardshop._core import Action, LegalActions, Seat
-from cardshop._errors import GameStateError, PositionError
+from cardshop._core import Action, LegalActions, Seat, is_seed
+from cardshop._errors import GameStateError, PositionError, SetupError, format_value
 
 if TYPE_CHECKING:
     from cardshop._variant import VariantBase
@@ -46,6 +47,8 @@ __all__ = [
     "Result",
     "StateField",
     "Termination",
+    "check_players",
+    "check_setup",
     "rank_seats",
     "read_game_json",
     "verify_history",
@@ -169,6 +172,53 @@ def _restore(cls: type[Game], variant: Any, values: tuple[Any, ...]) -> Game:
     for declared, value in zip(cls.STATE, values, strict=True):
         setattr(game, declared.name, value)
     return game
+
+
+def check_players(variant: VariantBase, players: object) -> int:
+    """``players`` if ``variant`` is played by that many (an int, not a bool, within its
+    ``players`` range); a :class:`~cardshop.SetupError` ("klunker-en is played by 3 to 5
+    players, not 7") otherwise."""
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(
+            f"{variant.name} is played by {low} to {high} players, not {format_value(players)}"
+        )
+    return players
+
+
+def check_setup(
+    variant: VariantBase, players: object, seed: object, first_player: object = None
+) -> int:
+    """Check what a new game of ``variant`` is set up with, and return its seed.
+
+    ``players`` must be a number ``variant`` is played by (:func:`check_players`),
+    ``seed`` ``None`` or a seed (:func:`~cardshop.core.is_seed`) and ``first_player``
+    ``None`` or a seat. The seed returned is ``seed``, or a fresh random one (63 bits)
+    for ``None``. Raises :class:`~cardshop.SetupError`; every engine's ``new_game``
+    and :func:`~cardshop.core.new_series` check their arguments so.
+    """
+    count = check_players(variant, players)
+    seed = new_seed(seed)
+    if first_player is not None:
+        check_seat("first_player", first_player, count)
+    return seed
+
+
+def new_seed(seed: object) -> int:
+    """``seed`` if it is a seed, a fresh random one for ``None``; else a SetupError."""
+    if seed is None:
+        return secrets.randbits(63)
+    if not isinstance(seed, int) or not is_seed(seed):
+        shown = format_value(seed)
+        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {shown}")
+    return seed
+
+
+def check_seat(what: str, seat: object, players: int) -> Seat:
+    """``seat`` if it is a seat of ``players``; else a SetupError naming ``what``."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise SetupError(f"{what} must be a seat 0..{players - 1}, not {format_value(seat)}")
+    return seat
 
 
 def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[Seat, ...]]:

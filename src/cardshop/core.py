@@ -20,11 +20,13 @@ What is here, by concern:
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
   :func:`is_seed`, :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
-  :class:`InvariantViolation`, which a family's own checks raise.
+  :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
+  writes a key path and :func:`format_value` a hostile value in a message.
 * **Games**: :class:`Game` (the protocol every engine implements; its fields declared
   once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
   :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
+  :func:`check_setup` and :func:`check_players` (what a new game is set up with),
   :func:`read_game_json` (the one bounded reader of game JSON) and
   :func:`verify_history` (a game read from JSON replays from its setup), and a
   match of several games played as one, :class:`Series`.
@@ -84,6 +86,7 @@ from cardshop._errors import (
     SourceLocation,
     VariantError,
     format_path,
+    format_value,
 )
 from cardshop._events import EventCodec, GameEnded
 from cardshop._factored import ActionFactors
@@ -112,6 +115,8 @@ from cardshop._game import (
     Result,
     StateField,
     Termination,
+    check_players,
+    check_setup,
     rank_seats,
     read_game_json,
     verify_history,
@@ -204,10 +209,13 @@ __all__ = [
     "action_words",
     "actions_by_verb",
     "builtin_variants",
+    "check_players",
+    "check_setup",
     "choose_by_verb",
     "derive_rng",
     "derive_seed",
     "format_path",
+    "format_value",
     "is_seed",
     "load_variant",
     "load_yaml",

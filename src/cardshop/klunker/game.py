@@ -15,7 +15,6 @@ Clause IDs in comments refer to the rules digest, docs/rules.md.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from hashlib import blake2b
@@ -24,7 +23,6 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
-    SEED_LIMIT,
     Action,
     ActionError,
     ActionParseError,
@@ -39,9 +37,10 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    check_setup,
     derive_rng,
     derive_seed,
-    is_seed,
+    format_value,
     own_abc_caches,
     shuffle,
 )
@@ -140,14 +139,6 @@ def _pay_seed(seed: int, chance: int, draw: int) -> int:
         return derive_seed(seed, "pay", chance, draw)
     text = f"({seed}, 'pay', {chance}, {draw})"
     return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
-
-
-def _short(value: object) -> str:
-    """``repr`` of a bad argument, cut short (a 4000-digit int is not printed whole)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= SEED_LIMIT:
-        return f"an int of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Observation(NamedTuple):
@@ -266,28 +257,8 @@ class Game(CoreGame):
     ) -> None:
         if players is _BLANK:
             return
+        seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
-        if (
-            not isinstance(players, int)
-            or isinstance(players, bool)
-            or not (rules.min_players <= players <= rules.max_players)
-        ):
-            raise SetupError(
-                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {_short(players)}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        elif not is_seed(seed):
-            raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {_short(seed)}")
-        if first_player is not None and not (
-            isinstance(first_player, int)
-            and not isinstance(first_player, bool)
-            and 0 <= first_player < players
-        ):
-            raise SetupError(
-                f"first_player must be a seat 0..{players - 1}, not {_short(first_player)}"
-            )
         self._init_empty(variant, players, seed)
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
@@ -535,8 +506,8 @@ class Game(CoreGame):
         verb, arg = cast("tuple[object, object]", action)
         if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
             raise ActionParseError(
-                f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
-                f"argument a str, an int or None, not {type(arg).__name__}"
+                f"Action({format_value(verb)}, {format_value(arg)}): the verb must be a str "
+                f"and the argument a str, an int or None, not {type(arg).__name__}"
             )
         return cast(Action, action)
 

@@ -19,7 +19,6 @@ docs/reglamentacja-rules.md):
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Mapping, Sequence
 from itertools import compress
 from operator import le
@@ -44,6 +43,7 @@ from cardshop.core import (
     Termination,
     action_number,
     action_words,
+    check_setup,
     derive_rng,
     own_abc_caches,
     rank_seats,
@@ -320,24 +320,8 @@ class ReglamentacjaGame(Game):
     ) -> None:
         if players is _BLANK:
             return
+        seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
-        if (
-            not isinstance(players, int)
-            or isinstance(players, bool)
-            or not rules.min_players <= players <= rules.max_players
-        ):
-            raise SetupError(
-                f"{rules.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {players!r}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise SetupError(f"seed must be an int, not {seed!r}")
-        if first_player is not None and not (
-            isinstance(first_player, int) and 0 <= first_player < players
-        ):
-            raise SetupError(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
         self._init_empty(variant, players, seed)
         n = players
         events: list[Event] = []

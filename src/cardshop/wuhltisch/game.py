@@ -19,7 +19,6 @@ lists and sets at every tick. Clause IDs refer to docs/wuhltisch-rules.md.
 from __future__ import annotations
 
 import _random
-import secrets
 from bisect import insort
 from collections.abc import Mapping
 from types import FunctionType
@@ -41,6 +40,7 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    check_setup,
     derive_rng,
     derive_seed,
     own_abc_caches,
@@ -226,16 +226,7 @@ class WuhltischGame(Game):
     ) -> None:
         if players is _BLANK:
             return
-        rules = variant.rules
-        if type(players) is not int or not rules.min_players <= players <= rules.max_players:
-            raise SetupError(
-                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {players!r}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        if type(seed) is not int:
-            raise SetupError(f"seed must be an integer, not {seed!r}")
+        seed = check_setup(variant, players, seed)
         self._init_empty(variant, players, seed)
         self.setup_events: list[WuhltischEvent] = []
         self._start_round(self.setup_events)
