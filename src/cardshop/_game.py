@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
+from cardshop._checked import Checked
 from cardshop._core import Action, LegalActions, Seat, is_seed
 from cardshop._errors import GameStateError, PositionError, SetupError, format_value
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Copy",
     "Dynamics",
+    "Engine",
     "Event",
     "Game",
     "JointAction",
@@ -521,6 +523,93 @@ class Game(ABC):
 
         data = position_data(position)
         return get_family(_family_of(data)).game_from_position(data, None)
+
+
+class Engine(Game):
+    """A :class:`Game` that keeps its setup in fields and ranks its seats by keys: the
+    base of the built-in families' engines, which these members then follow from.
+
+    * :attr:`players` is the field ``n``.
+    * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
+      options of ``new_game``, such as ``first_player``) for a game dealt by
+      ``new_game``, and is ``None`` for a game set up from a position (the field
+      ``_from_setup`` says which).
+    * :meth:`result` ranks the seats by the keys :meth:`_rank_key` gives (with
+      :func:`rank_seats`), once :attr:`is_over`: the :meth:`scores`, the
+      :attr:`termination`, :meth:`progress` as the result's ``rounds`` and the
+      :meth:`_result_details`.
+    * :meth:`from_json` reads game JSON with the family's :meth:`from_dict`, which
+      checks everything, and takes no options.
+
+    It adds no field (its ``__slots__`` are empty), so a subclass compiled by mypyc
+    declares all its own.
+    """
+
+    __slots__ = ()
+
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ()
+    """The fields of the game that are options of its ``new_game`` (``first_player``)."""
+
+    n: int
+    _from_setup: bool
+
+    __hash__ = None  # as Game's: a game changes, it is not hashable
+
+    @property
+    def players(self) -> int:
+        """Number of players."""
+        return self.n
+
+    @property
+    @abstractmethod
+    def termination(self) -> Termination | None:
+        """How the game ended; ``None`` while it runs."""
+
+    def setup_options(self) -> dict[str, Any] | None:
+        """The options of ``new_game`` that dealt this game (:attr:`SETUP_OPTIONS`), such
+        as ``{"first_player": 2}``; ``None`` for a game set up from a position."""
+        if not self._from_setup:
+            return None
+        return {name: getattr(self, name) for name in type(self).SETUP_OPTIONS}
+
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """``seat``'s key for :func:`rank_seats`, bigger better: its score, then the
+        family's tiebreaks in order (negated where fewer is better)."""
+        raise NotImplementedError(f"{type(self).__name__} has no _rank_key")
+
+    def _result_details(self) -> dict[str, int]:
+        """Further counts the result reports (:attr:`Result.details`); none by default."""
+        return {}
+
+    def result(self) -> Result:
+        """Scores, ranks (by :meth:`_rank_key`, ties sharing a rank) and winners.
+
+        Raises :class:`~cardshop.GameStateError` while the game is still running.
+        """
+        if not self.is_over:
+            raise GameStateError("the game is not over yet; result() needs a finished game")
+        scores = self.scores()
+        rounds = self.progress()
+        termination = self.termination
+        assert scores is not None
+        assert rounds is not None
+        assert termination is not None
+        ranks, winners = rank_seats([self._rank_key(s) for s in range(self.n)])
+        return Result(scores, ranks, winners, termination, rounds, self._result_details())
+
+    @classmethod
+    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> Self:
+        """A game from :meth:`to_dict` data (or its JSON text), every field checked; a
+        :class:`~cardshop.PositionError` otherwise."""
+        raise NotImplementedError(f"{cls.__name__} has no from_dict")
+
+    @classmethod
+    def from_json(cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any) -> Self:
+        """A game from :meth:`to_json` text (:func:`read_game_json`, then
+        :meth:`from_dict`); it takes no ``options`` (a :class:`~cardshop.SetupError`)."""
+        if options:
+            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
+        return cls.from_dict(read_game_json(text))
 
 
 MAX_GAME_JSON_BYTES = 20_000_000

@@ -24,6 +24,8 @@ What is here, by concern:
   writes a key path and :func:`format_value` a hostile value in a message.
 * **Games**: :class:`Game` (the protocol every engine implements; its fields declared
   once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
+  :class:`Engine` (a game that keeps its setup in fields and ranks its seats by keys,
+  from which ``players``, ``setup_options``, ``result`` and ``from_json`` follow),
   :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`check_setup` and :func:`check_players` (what a new game is set up with),
@@ -108,6 +110,7 @@ from cardshop._game import (
     MAX_GAME_JSON_INT,
     Copy,
     Dynamics,
+    Engine,
     Event,
     Game,
     JointAction,
@@ -174,6 +177,7 @@ __all__ = [
     "Checked",
     "Copy",
     "Dynamics",
+    "Engine",
     "Event",
     "EventCodec",
     "Family",

@@ -28,6 +28,7 @@ from cardshop.core import (
     ActionParseError,
     Checked,
     Copy,
+    Engine,
     GameStateError,
     IllegalActionError,
     LegalActions,
@@ -168,7 +169,7 @@ class Observation(NamedTuple):
     discard: tuple[int, ...]
 
 
-class Game(CoreGame):
+class Game(Engine):
     """A game of a Klunker-family variant.
 
     ``apply`` validates every action and raises :class:`IllegalActionError` (leaving
@@ -239,6 +240,7 @@ class Game(CoreGame):
     )
 
     family = "klunker"
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
     rules: Rules
     variant: Variant
     n: int
@@ -313,11 +315,6 @@ class Game(CoreGame):
         self._legal: list[Action] | None = None
 
     # ------------------------------------------------------------- public view
-
-    @property
-    def players(self) -> int:
-        """Number of players."""
-        return self.n
 
     @property
     def current_player(self) -> Seat | None:
@@ -992,31 +989,18 @@ class Game(CoreGame):
         n = self.n
         return tuple(self._totals[3 * n : 4 * n])
 
-    def result(self) -> Result:
-        """Scores, ranks with the variant's tiebreaks, and winners. [SCORE-1, SCORE-2]
-
-        Raises :class:`GameStateError` while the game is still running.
-        """
-        if self._phase != OVER:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [self._rank_key(s) for s in range(self.n)]
-        ranks = tuple(1 + sum(1 for other in keys if other < key) for key in keys)
-        winners = tuple(s for s in range(self.n) if ranks[s] == 1)
-        termination = self.termination
-        assert termination is not None
-        return Result(scores, ranks, winners, termination, self._round)
-
     def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """Most cash first, then the variant's tiebreaks, fewest cards best (the result's
+        ranks follow). [SCORE-1, SCORE-2]"""
         totals = self._totals
-        key = [-totals[3 * self.n + seat]]
+        key = [totals[3 * self.n + seat]]
         for rule in self.rules.tiebreak:
             if rule == "fewest_safe_and_window":
-                key.append(totals[3 * seat + 1] + totals[3 * seat + 2])
+                key.append(-(totals[3 * seat + 1] + totals[3 * seat + 2]))
             elif rule == "fewest_safe":
-                key.append(totals[3 * seat + 2])
+                key.append(-totals[3 * seat + 2])
             else:
-                key.append(totals[3 * seat + 1])
+                key.append(-totals[3 * seat + 1])
         return tuple(key)
 
     # ------------------------------------------------------------ observation
@@ -1108,11 +1092,6 @@ class Game(CoreGame):
     # -------------------------------------------------------------------- JSON
 
     FORMAT: ClassVar[str] = "cardshop-klunker-game/1"  # ClassVar: a class attribute in mypyc
-
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
-        game set up from a position."""
-        return {"first_player": self.first_player} if self._from_setup else None
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""

@@ -31,12 +31,12 @@ from cardshop.core import (
     Checked,
     Copy,
     Dynamics,
+    Engine,
     Game,
     GameStateError,
     IllegalActionError,
     LegalActions,
     Move,
-    Result,
     Seat,
     SetupError,
     StateField,
@@ -46,8 +46,6 @@ from cardshop.core import (
     check_setup,
     derive_rng,
     own_abc_caches,
-    rank_seats,
-    read_game_json,
     shuffle,
 )
 from cardshop.reglamentacja.events import (
@@ -187,7 +185,7 @@ class Observation(NamedTuple):
     final_buyers: int
 
 
-class ReglamentacjaGame(Game):
+class ReglamentacjaGame(Engine):
     """A game of a Reglamentacja variant. Create one with :func:`new_game`.
 
     ``apply`` validates every action and raises :class:`IllegalActionError`
@@ -196,6 +194,7 @@ class ReglamentacjaGame(Game):
 
     family: ClassVar[str] = "reglamentacja"
     FORMAT: ClassVar[str] = "cardshop-reglamentacja-game/1"
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
 
     __slots__ = (
         "_active",
@@ -403,11 +402,6 @@ class ReglamentacjaGame(Game):
     def dynamics(self) -> Dynamics:
         """One seat acts at a time; the answer to an offer is the offered seat's action."""
         return Dynamics.SEQUENTIAL
-
-    @property
-    def players(self) -> int:
-        """Number of players."""
-        return self.n
 
     @property
     def acting(self) -> tuple[Seat, ...]:
@@ -1264,18 +1258,15 @@ class ReglamentacjaGame(Game):
     def scores(self) -> tuple[int, ...]:
         return tuple(self.score(s) for s in range(self.n))
 
-    def result(self) -> Result:
-        """Scores, ranks with the tiebreaks, and winners. [RG-SCORE-1, RG-SCORE-2]"""
-        if self._phase != OVER:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [(scores[s], len(self._bought[s]), self._hsize[s]) for s in range(self.n)]
-        ranks, winners = rank_seats(keys)
-        termination = self.termination
-        assert termination is not None
-        # The game's length in turns is the result's ``rounds`` (the core's unit of
-        # length), so it is not repeated among the details.
-        return Result(scores, ranks, winners, termination, self._turn, dict(self.stats))
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """The score, then the tiebreaks: the cards bought, the stamps held (the result's
+        ranks follow). [RG-SCORE-1, RG-SCORE-2]"""
+        return (self.score(seat), len(self._bought[seat]), self._hsize[seat])
+
+    def _result_details(self) -> dict[str, int]:
+        # The game's length in turns is the result's ``rounds`` (progress(), the core's
+        # unit of length), so it is not repeated among the details.
+        return dict(self.stats)
 
     # ------------------------------------------------------------ observation
 
@@ -1380,11 +1371,6 @@ class ReglamentacjaGame(Game):
 
     # -------------------------------------------------------------------- JSON
 
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
-        game set up from a position."""
-        return {"first_player": self.first_player} if self._from_setup else None
-
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
         data = self._plain_dict()
@@ -1443,15 +1429,6 @@ class ReglamentacjaGame(Game):
         from cardshop.reglamentacja.serial import game_from_data
 
         return game_from_data(cls, data)
-
-    @classmethod
-    def from_json(
-        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
-    ) -> ReglamentacjaGame:
-        """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
-        if options:
-            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
-        return cls.from_dict(read_game_json(text))
 
     def to_position(self) -> dict[str, Any]:
         """This game as a position (docs/reglamentacja-rules.md, section Positions)."""

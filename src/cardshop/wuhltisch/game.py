@@ -30,12 +30,12 @@ from cardshop.core import (
     Checked,
     Copy,
     Dynamics,
+    Engine,
     Game,
     GameStateError,
     IllegalActionError,
     LegalActions,
     Move,
-    Result,
     Seat,
     SetupError,
     StateField,
@@ -44,7 +44,6 @@ from cardshop.core import (
     derive_rng,
     derive_seed,
     own_abc_caches,
-    rank_seats,
     shuffle,
 )
 from cardshop.wuhltisch.events import (
@@ -139,7 +138,7 @@ class WuhltischObservation(NamedTuple):
     stack_sizes: tuple[int, ...]  # face-down lists per seat (their cards hidden from all)
 
 
-class WuhltischGame(Game):
+class WuhltischGame(Engine):
     """A game of a Wühltisch-family variant.
 
     Every seat acts in every tick (``acting`` is all seats until the game is over):
@@ -267,10 +266,6 @@ class WuhltischGame(Game):
     def dynamics(self) -> Dynamics:
         """Every seat acts in each tick. [WT-TICK-1]"""
         return Dynamics.SIMULTANEOUS
-
-    @property
-    def players(self) -> int:
-        return self.n
 
     @property
     def acting(self) -> tuple[Seat, ...]:
@@ -658,23 +653,13 @@ class WuhltischGame(Game):
             return None
         return Termination.CAPPED if self._capped else Termination.FINISHED
 
-    def result(self) -> Result:
-        """Scores, ranks (tiebreak: most cards in front at the end) and winners. [WT-END-3]"""
-        if not self._over:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [(scores[s], self._in_front[s]) for s in range(self.n)]
-        ranks, winners = rank_seats(keys)
-        termination = self.termination
-        assert termination is not None
-        return Result(
-            scores,
-            ranks,
-            winners,
-            termination,
-            self._round,
-            {"ticks": self._ticks, "capped_rounds": len(self._capped)},
-        )
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """The total score, then the tiebreak: most cards in front at the end (the
+        result's ranks follow). [WT-END-3]"""
+        return (sum(r[seat] for r in self._round_scores), self._in_front[seat])
+
+    def _result_details(self) -> dict[str, int]:
+        return {"ticks": self._ticks, "capped_rounds": len(self._capped)}
 
     # ------------------------------------------------------------- observation
 
@@ -783,27 +768,12 @@ class WuhltischGame(Game):
             "state": self._state_dict(),
         }
 
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{}`` for a game dealt by ``new_game`` (it takes no options), ``None`` for a
-        game set up from a position."""
-        return {} if self._from_setup else None
-
     @classmethod
     def from_dict(cls, data: Checked[Mapping[str, Any]]) -> WuhltischGame:
         """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
         from cardshop.wuhltisch.serial import game_from_data
 
         return game_from_data(cls, data)
-
-    @classmethod
-    def from_json(
-        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
-    ) -> WuhltischGame:
-        from cardshop.wuhltisch.serial import game_from_data
-
-        if options:
-            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
-        return game_from_data(cls, text)
 
     def to_position(self) -> dict[str, Any]:
         """This game as a position (docs/wuhltisch-rules.md, "Positions")."""
