@@ -38,6 +38,7 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    VariantBase,
     check_setup,
     derive_rng,
     derive_seed,
@@ -1162,7 +1163,7 @@ class Game(Engine):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[Variant | str | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> Game:
         """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
         from cardshop.klunker.position import game_from_position

@@ -17,6 +17,7 @@ from cardshop.core import (
     SEED_LIMIT,
     PositionError,
     PositionVariant,
+    VariantBase,
     derive_rng,
     position_kind,
     position_setup,
@@ -24,7 +25,7 @@ from cardshop.core import (
 
 if TYPE_CHECKING:
     from cardshop.klunker.game import Game
-    from cardshop.klunker.variant import Rules, Variant
+    from cardshop.klunker.variant import Rules
 
 __all__ = [
     "PositionModel",
@@ -82,7 +83,7 @@ class PositionModel(_Model):
 
 
 def game_from_position(
-    cls: type[Game], position: Mapping[str, Any] | str, variant: Variant | str | None
+    cls: type[Game], position: Mapping[str, Any] | str, variant: VariantBase | str | None
 ) -> Game:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.klunker.game import FILL, PURCHASE, SELL, STORE

@@ -41,6 +41,7 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    VariantBase,
     action_number,
     action_words,
     check_setup,
@@ -1440,7 +1441,7 @@ class ReglamentacjaGame(Engine):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[ReglamentacjaVariant | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> ReglamentacjaGame:
         """Set up a game from a position: a mapping or YAML/JSON text."""
         from cardshop.reglamentacja.position import game_from_position

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cardshop.core import (
     PositionError,
     PositionVariant,
+    VariantBase,
     derive_rng,
     position_kind,
     position_setup,
@@ -27,7 +28,6 @@ from cardshop.core import (
 
 if TYPE_CHECKING:
     from cardshop.reglamentacja.game import ReglamentacjaGame
-    from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
 
@@ -81,7 +81,7 @@ class PositionModel(_Model):
 def game_from_position(
     cls: type[ReglamentacjaGame],
     position: Mapping[str, Any] | str,
-    variant: ReglamentacjaVariant | None,
+    variant: VariantBase | str | None,
 ) -> ReglamentacjaGame:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.reglamentacja.game import PHASES, SPECULATOR, STATS

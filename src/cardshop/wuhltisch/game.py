@@ -40,6 +40,7 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    VariantBase,
     check_setup,
     derive_rng,
     derive_seed,
@@ -785,7 +786,7 @@ class WuhltischGame(Engine):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[WuhltischVariant | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> WuhltischGame:
         from cardshop.wuhltisch.position import game_from_position
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cardshop.core import (
     PositionError,
     PositionVariant,
+    VariantBase,
     derive_rng,
     position_setup,
 )
@@ -76,7 +77,7 @@ class PositionModel(_Model):
 def game_from_position(
     cls: type[WuhltischGame],
     position: Mapping[str, Any] | str,
-    variant: WuhltischVariant | str | None = None,
+    variant: VariantBase | str | None = None,
 ) -> WuhltischGame:
     """Build a game from a position, refusing any inconsistency with a PositionError."""
     from cardshop.wuhltisch.invariants import state_problems
