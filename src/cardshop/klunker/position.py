@@ -17,13 +17,13 @@ from cardshop.core import (
     SEED_LIMIT,
     PositionError,
     PositionVariant,
-    VariantBase,
     derive_rng,
     position_kind,
     position_setup,
 )
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.klunker.game import Game
     from cardshop.klunker.variant import Rules
 

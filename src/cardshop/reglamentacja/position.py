@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from cardshop.core import (
     PositionError,
     PositionVariant,
-    VariantBase,
     derive_rng,
     position_kind,
     position_setup,
@@ -27,6 +26,7 @@ from cardshop.core import (
 )
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.reglamentacja.game import ReglamentacjaGame
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]

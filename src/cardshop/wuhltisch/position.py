@@ -17,13 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from cardshop.core import (
     PositionError,
     PositionVariant,
-    VariantBase,
     derive_rng,
     position_setup,
 )
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.wuhltisch.game import WuhltischGame
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
