@@ -32,6 +32,7 @@ __all__ = [
     "Section",
     "Slug",
     "VariantBase",
+    "check_range",
     "variant_schema",
 ]
 
@@ -221,6 +222,16 @@ class VariantBase(BaseModel):
         """
         text = json.dumps(self.to_data(), separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_range(what: str, low: int, high: int, floor: int = 1, ceiling: int | None = None) -> None:
+    """Check a range of counts a caller asks for (the ``min_``/``max_`` options of a
+    family's strategy of variants, say): ``floor <= low <= high``, and ``high <=
+    ceiling`` if one is given; a :class:`ValueError` naming ``what`` otherwise
+    (``players: need 1 <= min <= max <= 5, got 4..2``)."""
+    top = "" if ceiling is None else f" <= {ceiling}"
+    if low < floor or high < low or (ceiling is not None and high > ceiling):
+        raise ValueError(f"{what}: need {floor} <= min <= max{top}, got {low}..{high}")
 
 
 def variant_schema(models: Sequence[type[VariantBase]]) -> dict[str, Any]:

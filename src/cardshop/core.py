@@ -39,7 +39,8 @@ What is here, by concern:
   three, as every family's reader starts; :func:`position_kind` reads a kind of card
   it names.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
-  :class:`Match`, :class:`Section`), :data:`Slug`, the loader (:func:`load_variant`,
+  :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (the bounds of
+  a family's strategy of variants' options), the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
@@ -150,6 +151,7 @@ from cardshop._variant import (
     Section,
     Slug,
     VariantBase,
+    check_range,
 )
 
 __all__ = [
@@ -214,6 +216,7 @@ __all__ = [
     "actions_by_verb",
     "builtin_variants",
     "check_players",
+    "check_range",
     "check_setup",
     "choose_by_verb",
     "derive_rng",
