@@ -46,7 +46,6 @@ from cardshop.core import (
     own_abc_caches,
     shuffle,
 )
-from cardshop.core import Game as CoreGame
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -1079,7 +1078,7 @@ class Game(Engine):
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
         # would not reach the inherited method through ``==``.
-        return CoreGame.__eq__(self, other)
+        return Engine.__eq__(self, other)
 
     __hash__ = None
 

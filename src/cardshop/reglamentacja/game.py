@@ -32,7 +32,6 @@ from cardshop.core import (
     Copy,
     Dynamics,
     Engine,
-    Game,
     GameStateError,
     IllegalActionError,
     LegalActions,
@@ -1358,7 +1357,7 @@ class ReglamentacjaGame(Engine):
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
         # would not reach the inherited method through ``==``.
-        return Game.__eq__(self, other)
+        return Engine.__eq__(self, other)
 
     __hash__ = None
 
