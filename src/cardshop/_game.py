@@ -529,6 +529,8 @@ class Engine(Game):
     """A :class:`Game` that keeps its setup in fields and ranks its seats by keys: the
     base of the built-in families' engines, which these members then follow from.
 
+    * :attr:`SETUP_STATE` declares the fields of its setup (``variant``, ``rules``,
+      ``n``, ``seed``, ``_from_setup``) for its :attr:`STATE`.
     * :attr:`players` is the field ``n``.
     * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
       options of ``new_game``, such as ``first_player``) for a game dealt by
@@ -549,6 +551,19 @@ class Engine(Game):
 
     SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ()
     """The fields of the game that are options of its ``new_game`` (``first_player``)."""
+
+    SETUP_STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("_from_setup", compared=False),
+    )
+    """The fields of an engine's setup, which its :attr:`STATE` declares first
+    (``STATE = (*Engine.SETUP_STATE, ...)``): the variant and its compiled ``rules``
+    (not compared: ``==`` compares the variant by its content hash), the number of
+    players ``n``, the ``seed`` and ``_from_setup`` (whether ``new_game`` dealt the game;
+    not compared)."""
 
     n: int
     _from_setup: bool

@@ -208,15 +208,12 @@ class Game(Engine):
 
     # Every field, declared once (the slots above list the same names, as the compiled
     # build needs them written out; tests/test_packaging.py checks the two agree): clone,
-    # ==, pickling follow from it. Not compared: the variant, the moves that led here,
-    # caches and the counts kept from the cards' places.
+    # ==, pickling follow from it; the setup's fields first, as the core's Engine declares
+    # them. Not compared: the variant, the moves that led here, caches and the counts
+    # kept from the cards' places.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
-        StateField("n"),
-        StateField("seed"),
+        *Engine.SETUP_STATE,
         StateField("first_player", compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_hands", compared=False),  # the rules' per-seat readers, never changed
         StateField("history", Copy.LIST, compared=False),
         StateField("_seats", Copy.LIST, compared=False),

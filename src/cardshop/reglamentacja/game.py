@@ -233,16 +233,13 @@ class ReglamentacjaGame(Engine):
         "variant",
     )
 
-    # Every field, declared once: clone, ==, pickling and the slots follow from it.
-    # Compared by ==: the state itself; not compared: the variant, the moves that led
-    # here, the step counter, caches and the counts kept from the stamps' places.
+    # Every field, declared once: clone, ==, pickling and the slots follow from it; the
+    # setup's fields first, as the core's Engine declares them. Compared by ==: the state
+    # itself; not compared: the variant, the moves that led here, the step counter,
+    # caches and the counts kept from the stamps' places.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
-        StateField("n"),
-        StateField("seed"),
+        *Engine.SETUP_STATE,
         StateField("first_player", compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_chance"),
         StateField("_swhere", Copy.LIST),
         StateField("_stack", Copy.LIST),

@@ -179,17 +179,13 @@ class WuhltischGame(Engine):
 
     family: ClassVar[str] = "wuhltisch"
 
-    # Every field, declared once: clone, ==, pickling and the slots follow from it.
-    # Not compared by ==: the variant, the setup's events, the moves that led here and
-    # the step counter.
+    # Every field, declared once: clone, ==, pickling and the slots follow from it; the
+    # setup's fields first, as the core's Engine declares them. Not compared by ==: the
+    # variant, the setup's events, the moves that led here and the step counter.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
-        StateField("n"),
-        StateField("seed"),
+        *Engine.SETUP_STATE,
         StateField("setup_events", Copy.LIST, compared=False),
         StateField("_moves", Copy.LIST, compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_steps", compared=False),
         StateField("_chance"),
         StateField("_round"),
