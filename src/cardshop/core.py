@@ -39,8 +39,8 @@ What is here, by concern:
   three, as every family's reader starts; :func:`position_kind` reads a kind of card
   it names.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
-  :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (the bounds of
-  a family's strategy of variants' options), the loader (:func:`load_variant`,
+  :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (checks the
+  ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
@@ -52,7 +52,7 @@ What is here, by concern:
   :func:`register_family` adds one at run time (entry points are the usual way).
 * **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
   :data:`MAX_TITLE`, :data:`MAX_DESCRIPTION`, :data:`MAX_EXTENDS`,
-  :data:`MAX_GAMES_PER_PLAYER`.
+  :data:`MAX_GAMES_PER_PLAYER` (``VariantBase.limits()`` names a variant's bounds).
 
 ``Checked[T]`` marks an argument that a function checks at run time itself (see
 :data:`Checked`); :func:`own_abc_caches` gives a class compiled by mypyc the ABC caches
