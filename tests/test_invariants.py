@@ -358,7 +358,7 @@ def test_score_checks_the_tiebreak_at_the_end(monkeypatch: pytest.MonkeyPatch) -
     else:  # pragma: no cover - the seeds above contain such a game
         pytest.fail("no game with a tie broken by the tiebreak")
     check_score(game)
-    monkeypatch.setattr(Game, "_rank_key", lambda self, seat: (-self.cash(seat),))
+    monkeypatch.setattr(Game, "_rank_key", lambda self, seat: (self.cash(seat),))
     with pytest.raises(InvariantViolation, match="ranks"):
         check_score(game)
 

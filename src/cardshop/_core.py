@@ -9,7 +9,7 @@ from __future__ import annotations
 import _random
 import hashlib
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, overload
 
 from cardshop._checked import Checked, own_abc_caches
@@ -30,6 +30,8 @@ __all__ = [
     "SupportsGame",
     "action_number",
     "action_words",
+    "actions_by_verb",
+    "choose_by_verb",
     "derive_below",
     "derive_rng",
     "derive_seed",
@@ -288,3 +290,25 @@ class LegalActions(Sequence[Action]):
 
 
 own_abc_caches(LegalActions)  # compiled by mypyc, it would share Sequence's
+
+
+def actions_by_verb(actions: Iterable[Action]) -> dict[str, list[Action]]:
+    """The actions grouped by verb: verbs in the order they first appear, each verb's
+    actions in the order given."""
+    by_verb: dict[str, list[Action]] = {}
+    for action in actions:
+        by_verb.setdefault(action.verb, []).append(action)
+    return by_verb
+
+
+def choose_by_verb(legal_actions: Sequence[Action], rng: random.Random) -> Action:
+    """A verb uniformly among the legal actions' verbs, then one of its actions uniformly.
+
+    Two draws of ``rng``: every kind of action (``pass``, ``buy``, ``offer``, ...) has
+    the same chance, however many actions of it are listed (the generic ``baseline``
+    bot). Raises :class:`IndexError` when there is no legal action.
+    """
+    by_verb = actions_by_verb(legal_actions)
+    if not by_verb:
+        raise IndexError("no legal action to choose from")
+    return rng.choice(by_verb[rng.choice(list(by_verb))])

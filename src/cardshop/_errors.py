@@ -69,6 +69,15 @@ def format_path(path: tuple[str | int, ...]) -> str:
     return out or "<top level>"
 
 
+def format_value(value: object) -> str:
+    """A hostile value as an error message shows it: its ``repr``, cut to 60 characters,
+    or an int of 64 bits or more by its size (one of over 4300 digits has no ``repr``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**64:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class VariantError(CardshopError, ValueError):
     """A variant file or spec is invalid.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from types import UnionType
 from typing import Any, NamedTuple
 
 from cardshop._errors import RecordError
@@ -86,17 +87,19 @@ def _plain(value: Any) -> Any:
 class EventCodec:
     """Dict forms of one family's event types (named tuples), by class name.
 
-    ``EventCodec("klunker", (Placed, Sold, ...))`` checks the annotations of every
-    field once; :meth:`to_dict` and :meth:`from_dict` are then the family's
-    ``Family.event_to_dict`` and ``Family.event_from_dict``.
+    ``EventCodec("klunker", (Placed, Sold, ...))``, or ``EventCodec("klunker", Event)``
+    with the family's union of its event types (``Event = Placed | Sold | ...``), checks
+    the annotations of every field once; :meth:`to_dict` and :meth:`from_dict` are then
+    the family's ``Family.event_to_dict`` and ``Family.event_from_dict``.
     """
 
     __slots__ = ("_types", "family")
 
-    def __init__(self, family: str, types: Sequence[type[Any]]) -> None:
+    def __init__(self, family: str, types: Sequence[type[Any]] | UnionType) -> None:
         self.family = family
         self._types: dict[str, tuple[type[Any], dict[str, _Check], frozenset[str]]] = {}
-        for cls in types:
+        classes = typing.get_args(types) if isinstance(types, UnionType) else types
+        for cls in classes:
             hints = typing.get_type_hints(cls)
             checks = {f: _checker(hints[f], f"{cls.__name__}.{f}") for f in cls._fields}
             required = frozenset(f for f in cls._fields if f not in cls._field_defaults)

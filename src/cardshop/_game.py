@@ -24,14 +24,16 @@ hide; and it is the shape of OpenSpiel's ``apply_actions`` and PettingZoo's Para
 from __future__ import annotations
 
 import json
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
-from cardshop._core import Action, LegalActions, Seat
-from cardshop._errors import GameStateError, PositionError
+from cardshop._checked import Checked
+from cardshop._core import Action, LegalActions, Seat, is_seed
+from cardshop._errors import GameStateError, PositionError, SetupError, format_value
 
 if TYPE_CHECKING:
     from cardshop._variant import VariantBase
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Copy",
     "Dynamics",
+    "Engine",
     "Event",
     "Game",
     "JointAction",
@@ -46,6 +49,8 @@ __all__ = [
     "Result",
     "StateField",
     "Termination",
+    "check_players",
+    "check_setup",
     "rank_seats",
     "read_game_json",
     "verify_history",
@@ -169,6 +174,53 @@ def _restore(cls: type[Game], variant: Any, values: tuple[Any, ...]) -> Game:
     for declared, value in zip(cls.STATE, values, strict=True):
         setattr(game, declared.name, value)
     return game
+
+
+def check_players(variant: VariantBase, players: object) -> int:
+    """``players`` if ``variant`` is played by that many (an int, not a bool, within its
+    ``players`` range); a :class:`~cardshop.SetupError` ("klunker-en is played by 3 to 5
+    players, not 7") otherwise."""
+    low, high = variant.players.min, variant.players.max
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise SetupError(
+            f"{variant.name} is played by {low} to {high} players, not {format_value(players)}"
+        )
+    return players
+
+
+def check_setup(
+    variant: VariantBase, players: object, seed: object, first_player: object = None
+) -> int:
+    """Check what a new game of ``variant`` is set up with, and return its seed.
+
+    ``players`` must be a number ``variant`` is played by (:func:`check_players`),
+    ``seed`` ``None`` or a seed (:func:`~cardshop.core.is_seed`) and ``first_player``
+    ``None`` or a seat. The seed returned is ``seed``, or a fresh random one (63 bits)
+    for ``None``. Raises :class:`~cardshop.SetupError`; every engine's ``new_game``
+    and :func:`~cardshop.core.new_series` check their arguments so.
+    """
+    count = check_players(variant, players)
+    seed = new_seed(seed)
+    if first_player is not None:
+        check_seat("first_player", first_player, count)
+    return seed
+
+
+def new_seed(seed: object) -> int:
+    """``seed`` if it is a seed, a fresh random one for ``None``; else a SetupError."""
+    if seed is None:
+        return secrets.randbits(63)
+    if not isinstance(seed, int) or not is_seed(seed):
+        shown = format_value(seed)
+        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {shown}")
+    return seed
+
+
+def check_seat(what: str, seat: object, players: int) -> Seat:
+    """``seat`` if it is a seat of ``players``; else a SetupError naming ``what``."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise SetupError(f"{what} must be a seat 0..{players - 1}, not {format_value(seat)}")
+    return seat
 
 
 def rank_seats(keys: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[Seat, ...]]:
@@ -471,6 +523,108 @@ class Game(ABC):
 
         data = position_data(position)
         return get_family(_family_of(data)).game_from_position(data, None)
+
+
+class Engine(Game):
+    """A :class:`Game` that keeps its setup in fields and ranks its seats by keys: the
+    base of the built-in families' engines, which these members then follow from.
+
+    * :attr:`SETUP_STATE` declares the fields of its setup (``variant``, ``rules``,
+      ``n``, ``seed``, ``_from_setup``) for its :attr:`STATE`.
+    * :attr:`players` is the field ``n``.
+    * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
+      options of ``new_game``, such as ``first_player``) for a game dealt by
+      ``new_game``, and is ``None`` for a game set up from a position (the field
+      ``_from_setup`` says which).
+    * :meth:`result` ranks the seats by the keys :meth:`_rank_key` gives (with
+      :func:`rank_seats`), once :attr:`is_over`: the :meth:`scores`, the
+      :attr:`termination`, :meth:`progress` as the result's ``rounds`` and the
+      :meth:`_result_details`.
+    * :meth:`from_json` reads game JSON with the family's :meth:`from_dict`, which
+      checks everything, and takes no options.
+
+    It adds no field (its ``__slots__`` are empty), so a subclass compiled by mypyc
+    declares all its own.
+    """
+
+    __slots__ = ()
+
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ()
+    """The fields of the game that are options of its ``new_game`` (``first_player``)."""
+
+    SETUP_STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("variant", compared=False),
+        StateField("rules", compared=False),
+        StateField("n"),
+        StateField("seed"),
+        StateField("_from_setup", compared=False),
+    )
+    """The fields of an engine's setup, which its :attr:`STATE` declares first
+    (``STATE = (*Engine.SETUP_STATE, ...)``): the variant and its compiled ``rules``
+    (not compared: ``==`` compares the variant by its content hash), the number of
+    players ``n``, the ``seed`` and ``_from_setup`` (whether ``new_game`` dealt the game;
+    not compared)."""
+
+    n: int
+    _from_setup: bool
+
+    __hash__ = None  # as Game's: a game changes, it is not hashable
+
+    @property
+    def players(self) -> int:
+        """Number of players."""
+        return self.n
+
+    @property
+    @abstractmethod
+    def termination(self) -> Termination | None:
+        """How the game ended; ``None`` while it runs."""
+
+    def setup_options(self) -> dict[str, Any] | None:
+        """The options of ``new_game`` that dealt this game (:attr:`SETUP_OPTIONS`), such
+        as ``{"first_player": 2}``; ``None`` for a game set up from a position."""
+        if not self._from_setup:
+            return None
+        return {name: getattr(self, name) for name in type(self).SETUP_OPTIONS}
+
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """``seat``'s key for :func:`rank_seats`, bigger better: its score, then the
+        family's tiebreaks in order (negated where fewer is better)."""
+        raise NotImplementedError(f"{type(self).__name__} has no _rank_key")
+
+    def _result_details(self) -> dict[str, int]:
+        """Further counts the result reports (:attr:`Result.details`); none by default."""
+        return {}
+
+    def result(self) -> Result:
+        """Scores, ranks (by :meth:`_rank_key`, ties sharing a rank) and winners.
+
+        Raises :class:`~cardshop.GameStateError` while the game is still running.
+        """
+        if not self.is_over:
+            raise GameStateError("the game is not over yet; result() needs a finished game")
+        scores = self.scores()
+        rounds = self.progress()
+        termination = self.termination
+        assert scores is not None
+        assert rounds is not None
+        assert termination is not None
+        ranks, winners = rank_seats([self._rank_key(s) for s in range(self.n)])
+        return Result(scores, ranks, winners, termination, rounds, self._result_details())
+
+    @classmethod
+    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> Self:
+        """A game from :meth:`to_dict` data (or its JSON text), every field checked; a
+        :class:`~cardshop.PositionError` otherwise."""
+        raise NotImplementedError(f"{cls.__name__} has no from_dict")
+
+    @classmethod
+    def from_json(cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any) -> Self:
+        """A game from :meth:`to_json` text (:func:`read_game_json`, then
+        :meth:`from_dict`); it takes no ``options`` (a :class:`~cardshop.SetupError`)."""
+        if options:
+            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
+        return cls.from_dict(read_game_json(text))
 
 
 MAX_GAME_JSON_BYTES = 20_000_000

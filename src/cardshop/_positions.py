@@ -5,13 +5,15 @@ text. :func:`position_data` bounds and parses it, :func:`read_position` validate
 against the family's pydantic model of a position, and :func:`position_variant` finds
 the variant it is a position of: the caller's, else a registered variant's name or a
 variant embedded under ``variant``. A position never makes cardshop open a file: a
-path is the caller's to choose, with ``variant=``.
+path is the caller's to choose, with ``variant=``. :func:`position_setup` does all
+three and counts the players (:func:`position_players`): how every family's reader
+starts. :func:`position_kind` reads the kinds of cards a position names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from collections.abc import Mapping, Sized
+from typing import Annotated, Any, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -22,7 +24,9 @@ __all__ = [
     "MAX_POSITION_TEXT",
     "PositionVariant",
     "position_data",
+    "position_kind",
     "position_players",
+    "position_setup",
     "position_variant",
     "read_position",
 ]
@@ -136,3 +140,44 @@ def position_players(seats: int, stated: int | None, variant: VariantBase) -> in
     if not low <= seats <= high:
         raise PositionError(f"{seats} players is outside {variant.name}'s range {low}..{high}")
     return seats
+
+
+class _PositionKeys(Protocol):
+    """The keys of a family's model of a position that :func:`position_setup` reads."""
+
+    @property
+    def variant(self) -> object: ...
+
+    @property
+    def players(self) -> int | None: ...
+
+    @property
+    def seats(self) -> Sized: ...
+
+
+def position_setup(
+    position: object, model: type[M], given: object, variant_model: type[V]
+) -> tuple[M, V, int]:
+    """A position read by the family's ``model`` (:func:`read_position`), the variant
+    it is of (:func:`position_variant`: ``given``, else the position's own ``variant``
+    key) and its number of players (:func:`position_players`), as every family's
+    ``from_position`` starts.
+
+    ``model`` has the keys ``variant`` (:data:`PositionVariant`), ``players`` (an int
+    or None) and ``seats`` (one entry per seat). Raises :class:`~cardshop.PositionError`.
+    """
+    pos = read_position(position, model)
+    keys = cast(_PositionKeys, pos)
+    variant = position_variant(keys.variant, given, variant_model)
+    return pos, variant, position_players(len(keys.seats), keys.players, variant)
+
+
+def position_kind(kinds: Mapping[str, int], name: str, where: str, what: str = "kind") -> int:
+    """The number of the kind ``name`` that a position writes at ``where`` (a key path),
+    looked up in ``kinds`` (name to number, in the variant's order); a
+    :class:`~cardshop.PositionError` naming ``what`` (``"card kind"``) and the kinds
+    there are otherwise."""
+    number = kinds.get(name)
+    if number is None:
+        raise PositionError(f"{where}: unknown {what} {name!r}; kinds are {', '.join(kinds)}")
+    return number

@@ -32,15 +32,25 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import secrets
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple, Self, cast
 
-from cardshop._core import Action, LegalActions, Seat, derive_seed, is_seed
+from cardshop._core import Action, LegalActions, Seat, derive_seed
 from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
 from cardshop._events import EventCodec
 from cardshop._family import Family, Invariant, ObservationEncoder, game_options, get_family
-from cardshop._game import Dynamics, Event, Game, Move, Result, Termination, rank_seats
+from cardshop._game import (
+    Dynamics,
+    Event,
+    Game,
+    Move,
+    Result,
+    Termination,
+    check_players,
+    check_seat,
+    new_seed,
+    rank_seats,
+)
 from cardshop._variant import VariantBase
 
 __all__ = [
@@ -487,15 +497,6 @@ def current_game(game: Game) -> Game:
     return game.current if isinstance(game, Series) else game
 
 
-def _check_players(variant: VariantBase, players: object) -> int:
-    low, high = variant.players.min, variant.players.max
-    if not _int(players) or not low <= cast("int", players) <= high:
-        raise SetupError(
-            f"{variant.name} is played by {low} to {high} players, not {players!r:.60}"
-        )
-    return cast("int", players)
-
-
 def new_series(
     variant: VariantBase,
     players: int,
@@ -512,20 +513,13 @@ def new_series(
     if variant.match is None:
         raise SetupError(f"{variant.name} declares no match (its file has no 'match' key)")
     family = get_family(variant.family)
-    players = _check_players(variant, players)
-    if seed is None:
-        seed = secrets.randbits(63)
-    elif not is_seed(seed):
-        text = f"an int of {seed.bit_length()} bits" if _int(seed) else repr(seed)
-        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {text[:60]}")
+    players = check_players(variant, players)
+    seed = new_seed(seed)
     takes_first = "first_player" in game_options(family)
     if first_player is not None:
         if not takes_first:
             raise SetupError(f"a {family.name} game takes no option 'first_player'")
-        if not _int(first_player) or not 0 <= first_player < players:
-            raise SetupError(
-                f"first_player must be a seat 0..{players - 1}, not {first_player!r:.60}"
-            )
+        check_seat("first_player", first_player, players)
     series = object.__new__(_series_class(family.name))
     series._setup(variant, players, seed, first_player or 0, takes_first, dict(options))
     series._game = series._new_game(0)

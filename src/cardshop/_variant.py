@@ -32,6 +32,7 @@ __all__ = [
     "Section",
     "Slug",
     "VariantBase",
+    "check_range",
     "variant_schema",
 ]
 
@@ -170,6 +171,20 @@ class VariantBase(BaseModel):
         ),
     )
 
+    @classmethod
+    def limits(cls) -> dict[str, int]:
+        """The bounds on what a variant of this model holds, by name (docs/security.md):
+        those the core sets on every variant (players, games per player, the lengths
+        of ``title``, ``description`` and ``extends``). A family's model adds its own
+        to ``super().limits()``."""
+        return {
+            "players": MAX_PLAYERS,
+            "games_per_player": MAX_GAMES_PER_PLAYER,
+            "title": MAX_TITLE,
+            "description": MAX_DESCRIPTION,
+            "extends": MAX_EXTENDS,
+        }
+
     def semantic_errors(self) -> list[tuple[KeyPath, str]]:
         """Problems a schema alone cannot see, as (key path, reason).
 
@@ -207,6 +222,16 @@ class VariantBase(BaseModel):
         """
         text = json.dumps(self.to_data(), separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_range(what: str, low: int, high: int, floor: int = 1, ceiling: int | None = None) -> None:
+    """Check a range of counts a caller asks for (the ``min_``/``max_`` options of a
+    family's strategy of variants, say): ``floor <= low <= high``, and ``high <=
+    ceiling`` if one is given; a :class:`ValueError` naming ``what`` otherwise
+    (``players: need 1 <= min <= max <= 5, got 4..2``)."""
+    top = "" if ceiling is None else f" <= {ceiling}"
+    if low < floor or high < low or (ceiling is not None and high > ceiling):
+        raise ValueError(f"{what}: need {floor} <= min <= max{top}, got {low}..{high}")
 
 
 def variant_schema(models: Sequence[type[VariantBase]]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from cardshop._core import Action, Seat
+from cardshop._core import Action, Seat, choose_by_verb
 from cardshop._errors import SetupError
 from cardshop._family import CandidatePolicy, RolloutPolicy, get_family, optionless_bot
 from cardshop._game import Game
@@ -111,16 +111,6 @@ class RandomBot:
 
     def __repr__(self) -> str:
         return "RandomBot()"
-
-
-def choose_by_verb(legal_actions: Sequence[Action], rng: random.Random) -> Action:
-    """A verb uniformly among the legal actions' verbs, then one of its actions uniformly."""
-    by_verb: dict[str, list[Action]] = {}
-    for action in legal_actions:
-        by_verb.setdefault(action.verb, []).append(action)
-    if not by_verb:
-        raise IndexError("no legal action to choose from")
-    return rng.choice(by_verb[rng.choice(list(by_verb))])
 
 
 class BaselineBot:

@@ -12,7 +12,10 @@ What is here, by concern:
 * **Vocabulary**: :data:`Seat`, :class:`Action` (a verb and an argument, with a text
   form; :func:`action_words` and :func:`action_number`, the one tokenizer of action
   texts), :class:`LegalActions` (the read-only view of a seat's legal actions that
-  ``Game.legal_actions`` returns, over an :class:`ActionList`), :data:`Event`, :data:`JointAction`;
+  ``Game.legal_actions`` returns, over an
+  :class:`ActionList`; :func:`actions_by_verb` groups actions by verb and
+  :func:`choose_by_verb` picks a kind of action, then one of it, as baseline bots
+  do), :data:`Event`, :data:`JointAction`;
   :class:`EventCodec`, the dict form of a family's events, and :class:`GameEnded`,
   the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
@@ -20,19 +23,27 @@ What is here, by concern:
   ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed`,
   :data:`SEED_LIMIT`. A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
-  :class:`InvariantViolation`, which a family's own checks raise.
+  :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
+  writes a key path and :func:`format_value` a hostile value in a message.
 * **Games**: :class:`Game` (the protocol every engine implements; its fields declared
   once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
+  :class:`Engine` (a game that keeps its setup in fields and ranks its seats by keys,
+  from which ``players``, ``setup_options``, ``result`` and ``from_json`` follow),
   :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
+  :func:`check_setup` and :func:`check_players` (what a new game is set up with),
   :func:`read_game_json` (the one bounded reader of game JSON) and
   :func:`verify_history` (a game read from JSON replays from its setup), and a
   match of several games played as one, :class:`Series`.
 * **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
-  parses and bounds one against the family's model of a position, and
-  :func:`position_variant` finds its variant (a name or embedded data, never a path).
+  parses and bounds one against the family's model of a position,
+  :func:`position_variant` finds its variant (a name or embedded data, never a path),
+  :func:`position_players` its number of players, and :func:`position_setup` does the
+  three, as every family's reader starts; :func:`position_kind` reads a kind of card
+  it names.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
-  :class:`Match`, :class:`Section`), :data:`Slug`, the loader (:func:`load_variant`,
+  :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (checks the
+  ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **The family record**: :class:`Family`, what a family hands the registry, with
@@ -44,7 +55,7 @@ What is here, by concern:
   :func:`register_family` adds one at run time (entry points are the usual way).
 * **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
   :data:`MAX_TITLE`, :data:`MAX_DESCRIPTION`, :data:`MAX_EXTENDS`,
-  :data:`MAX_GAMES_PER_PLAYER`.
+  :data:`MAX_GAMES_PER_PLAYER` (``VariantBase.limits()`` names a variant's bounds).
 
 ``Checked[T]`` marks an argument that a function checks at run time itself (see
 :data:`Checked`); :func:`own_abc_caches` gives a class compiled by mypyc the ABC caches
@@ -61,6 +72,8 @@ from cardshop._core import (
     Seat,
     action_number,
     action_words,
+    actions_by_verb,
+    choose_by_verb,
     derive_below,
     derive_rng,
     derive_seed,
@@ -82,6 +95,7 @@ from cardshop._errors import (
     SourceLocation,
     VariantError,
     format_path,
+    format_value,
 )
 from cardshop._events import EventCodec, GameEnded
 from cardshop._factored import ActionFactors
@@ -103,6 +117,7 @@ from cardshop._game import (
     MAX_GAME_JSON_INT,
     Copy,
     Dynamics,
+    Engine,
     Event,
     Game,
     JointAction,
@@ -110,6 +125,8 @@ from cardshop._game import (
     Result,
     StateField,
     Termination,
+    check_players,
+    check_setup,
     rank_seats,
     read_game_json,
     verify_history,
@@ -119,7 +136,9 @@ from cardshop._positions import (
     MAX_POSITION_TEXT,
     PositionVariant,
     position_data,
+    position_kind,
     position_players,
+    position_setup,
     position_variant,
     read_position,
 )
@@ -138,6 +157,7 @@ from cardshop._variant import (
     Section,
     Slug,
     VariantBase,
+    check_range,
 )
 
 __all__ = [
@@ -166,6 +186,7 @@ __all__ = [
     "Checked",
     "Copy",
     "Dynamics",
+    "Engine",
     "Event",
     "EventCodec",
     "Family",
@@ -199,12 +220,18 @@ __all__ = [
     "VariantError",
     "action_number",
     "action_words",
+    "actions_by_verb",
     "builtin_variants",
+    "check_players",
+    "check_range",
+    "check_setup",
+    "choose_by_verb",
     "derive_below",
     "derive_rng",
     "derive_seed",
     "derive_shuffle",
     "format_path",
+    "format_value",
     "is_seed",
     "load_variant",
     "load_yaml",
@@ -213,7 +240,9 @@ __all__ = [
     "own_abc_caches",
     "parse_variant",
     "position_data",
+    "position_kind",
     "position_players",
+    "position_setup",
     "position_variant",
     "rank_seats",
     "read_game_json",

@@ -43,7 +43,7 @@ from cardshop import driver
 from cardshop._core import Action, Seat, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._family import get_family, new_game
-from cardshop._game import Event, Game
+from cardshop._game import Event, Game, check_players
 from cardshop._loader import load_variant, variant_from_data
 from cardshop._stats import mean_ci, wilson
 from cardshop._variant import VariantBase
@@ -744,9 +744,7 @@ def check_arguments(
     workers: int | None,
 ) -> tuple[BotSpec, ...]:
     """Check the arguments of :func:`simulate` (raising :class:`SetupError`); return the bots."""
-    low, high = variant.players.min, variant.players.max
-    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
-        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
+    check_players(variant, players)
     if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MAX_GAMES:
         raise SetupError(f"games must be a whole number 0..{MAX_GAMES:,}, not {_shown(games)}")
     given = bots.split(",") if isinstance(bots, str) else list(bots)

@@ -24,7 +24,7 @@ from gymnasium import spaces
 from cardshop._core import Action
 from cardshop._errors import ActionParseError, GameStateError, SetupError
 from cardshop._family import Family, get_family
-from cardshop._game import Dynamics, Game
+from cardshop._game import Dynamics, Game, check_players
 from cardshop._series import new_series, series_encoder
 from cardshop._variant import VariantBase
 from cardshop.envs._choosers import Chooser, FactoredChooser, FlatChooser, ObsDict
@@ -71,13 +71,6 @@ def resolve_variant(variant: object) -> VariantBase:
     return cast("VariantBase", loaded)
 
 
-def _check_players(variant: VariantBase, players: object) -> int:
-    low, high = variant.players.min, variant.players.max
-    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
-        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
-    return players
-
-
 class ActionMap:
     """Every action of a variant at a player count, numbered ``0 .. len(map)-1``.
 
@@ -94,7 +87,7 @@ class ActionMap:
 
     def __init__(self, variant: VariantLike, players: int) -> None:
         self.variant = resolve_variant(variant)
-        self.players = _check_players(self.variant, players)
+        self.players = check_players(self.variant, players)
         self.family = get_family(self.variant.family)
         self.actions: tuple[Action, ...] = tuple(self.family.action_space(self.variant, players))
         """The actions in index order."""
@@ -168,7 +161,7 @@ class ObservationEncoder:
 
     def __init__(self, variant: VariantLike, players: int) -> None:
         self.variant = resolve_variant(variant)
-        self.players = _check_players(self.variant, players)
+        self.players = check_players(self.variant, players)
         self.family = get_family(self.variant.family)
         self.encoder = series_encoder(self.family, self.variant, players)
         self.names: tuple[str, ...] = tuple(self.encoder.labels)
@@ -231,7 +224,7 @@ class Table:
                 f"unknown render mode {render_mode!r}; use one of {', '.join(modes)} or None"
             )
         loaded = resolve_variant(variant)
-        _check_players(loaded, players)
+        check_players(loaded, players)
         family = get_family(loaded.family)
         if actions == "factored" and family.factored is None:
             raise SetupError(

@@ -182,23 +182,7 @@ Event = (
     | GameEnded
 )
 
-CODEC = EventCodec(
-    "klunker",
-    (
-        Placed,
-        WindowDone,
-        Stored,
-        Passed,
-        Bought,
-        Declined,
-        Sold,
-        Taxed,
-        Reshuffled,
-        Dealt,
-        RoundEnded,
-        GameEnded,
-    ),
-)
+CODEC = EventCodec("klunker", Event)
 """The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
 event_to_dict = CODEC.to_dict

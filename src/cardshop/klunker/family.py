@@ -7,41 +7,20 @@ find it with ``cardshop._family.get_family("klunker")`` and never import this pa
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from cardshop.core import Dynamics, Family, Seat, VariantBase
+from cardshop.core import Dynamics, Family, VariantBase
 from cardshop.klunker import spaces
 from cardshop.klunker.bots import SEARCH, make_greedy, make_thrifty
 from cardshop.klunker.events import event_from_dict, event_to_dict
-from cardshop.klunker.game import Game
-from cardshop.klunker.game import new_game as _new_game
+from cardshop.klunker.game import Game, new_game
 from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
 from cardshop.klunker.variant import Variant, as_klunker
 from cardshop.klunker.view import table_view
 
 __all__ = ["FAMILY"]
-
-
-def new_game(
-    variant: VariantBase | str,
-    players: int,
-    seed: int | None = None,
-    first_player: Seat | None = None,
-) -> Game:
-    """A new Klunker game (:func:`cardshop.klunker.new_game`); ``first_player`` is the
-    first start player (drawn with the seed if None)."""
-    return _new_game(variant if isinstance(variant, str) else as_klunker(variant), players, seed,
-                     first_player)  # fmt: skip
-
-
-def _from_dict(data: Mapping[str, Any], **options: Any) -> Game:
-    return Game.from_json(data, **options)
-
-
-def _from_position(position: Any, variant: VariantBase | None) -> Game:
-    return Game.from_position(position, None if variant is None else as_klunker(variant))
 
 
 def _sample(observation: Any, variant: VariantBase, rng: random.Random) -> Game:
@@ -58,9 +37,9 @@ FAMILY = Family(
     name="klunker",
     dynamics=Dynamics.SEQUENTIAL,
     variant_model=Variant,
-    new_game=new_game,
-    game_from_dict=_from_dict,
-    game_from_position=_from_position,
+    new_game=new_game,  # checks that the variant is a Klunker one
+    game_from_dict=Game.from_json,
+    game_from_position=Game.from_position,  # the reader checks the variant's family
     action_space=spaces.action_space,
     observation_encoder=spaces.Encoder,
     event_to_dict=event_to_dict,

@@ -15,7 +15,6 @@ Clause IDs in comments refer to the rules digest, docs/rules.md.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from hashlib import blake2b
@@ -24,12 +23,12 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
-    SEED_LIMIT,
     Action,
     ActionError,
     ActionParseError,
     Checked,
     Copy,
+    Engine,
     GameStateError,
     IllegalActionError,
     LegalActions,
@@ -39,13 +38,14 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
+    VariantBase,
+    check_setup,
     derive_rng,
     derive_seed,
-    is_seed,
+    format_value,
     own_abc_caches,
     shuffle,
 )
-from cardshop.core import Game as CoreGame
 from cardshop.klunker.events import (
     Bought,
     Dealt,
@@ -142,14 +142,6 @@ def _pay_seed(seed: int, chance: int, draw: int) -> int:
     return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
-def _short(value: object) -> str:
-    """``repr`` of a bad argument, cut short (a 4000-digit int is not printed whole)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= SEED_LIMIT:
-        return f"an int of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 class Observation(NamedTuple):
     """What one seat may know. Card kinds are counts in the variant's kind order.
 
@@ -177,7 +169,7 @@ class Observation(NamedTuple):
     discard: tuple[int, ...]
 
 
-class Game(CoreGame):
+class Game(Engine):
     """A game of a Klunker-family variant.
 
     ``apply`` validates every action and raises :class:`IllegalActionError` (leaving
@@ -216,15 +208,12 @@ class Game(CoreGame):
 
     # Every field, declared once (the slots above list the same names, as the compiled
     # build needs them written out; tests/test_packaging.py checks the two agree): clone,
-    # ==, pickling follow from it. Not compared: the variant, the moves that led here,
-    # caches and the counts kept from the cards' places.
+    # ==, pickling follow from it; the setup's fields first, as the core's Engine declares
+    # them. Not compared: the variant, the moves that led here, caches and the counts
+    # kept from the cards' places.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
-        StateField("n"),
-        StateField("seed"),
+        *Engine.SETUP_STATE,
         StateField("first_player", compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_hands", compared=False),  # the rules' per-seat readers, never changed
         StateField("history", Copy.LIST, compared=False),
         StateField("_seats", Copy.LIST, compared=False),
@@ -248,6 +237,7 @@ class Game(CoreGame):
     )
 
     family = "klunker"
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
     rules: Rules
     variant: Variant
     n: int
@@ -266,28 +256,8 @@ class Game(CoreGame):
     ) -> None:
         if players is _BLANK:
             return
+        seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
-        if (
-            not isinstance(players, int)
-            or isinstance(players, bool)
-            or not (rules.min_players <= players <= rules.max_players)
-        ):
-            raise SetupError(
-                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {_short(players)}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        elif not is_seed(seed):
-            raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {_short(seed)}")
-        if first_player is not None and not (
-            isinstance(first_player, int)
-            and not isinstance(first_player, bool)
-            and 0 <= first_player < players
-        ):
-            raise SetupError(
-                f"first_player must be a seat 0..{players - 1}, not {_short(first_player)}"
-            )
         self._init_empty(variant, players, seed)
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
@@ -342,11 +312,6 @@ class Game(CoreGame):
         self._legal: list[Action] | None = None
 
     # ------------------------------------------------------------- public view
-
-    @property
-    def players(self) -> int:
-        """Number of players."""
-        return self.n
 
     @property
     def current_player(self) -> Seat | None:
@@ -535,8 +500,8 @@ class Game(CoreGame):
         verb, arg = cast("tuple[object, object]", action)
         if not isinstance(verb, str) or type(arg) not in _ARG_TYPES:
             raise ActionParseError(
-                f"Action({_short(verb)}, {_short(arg)}): the verb must be a str and the "
-                f"argument a str, an int or None, not {type(arg).__name__}"
+                f"Action({format_value(verb)}, {format_value(arg)}): the verb must be a str "
+                f"and the argument a str, an int or None, not {type(arg).__name__}"
             )
         return cast(Action, action)
 
@@ -1021,31 +986,18 @@ class Game(CoreGame):
         n = self.n
         return tuple(self._totals[3 * n : 4 * n])
 
-    def result(self) -> Result:
-        """Scores, ranks with the variant's tiebreaks, and winners. [SCORE-1, SCORE-2]
-
-        Raises :class:`GameStateError` while the game is still running.
-        """
-        if self._phase != OVER:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [self._rank_key(s) for s in range(self.n)]
-        ranks = tuple(1 + sum(1 for other in keys if other < key) for key in keys)
-        winners = tuple(s for s in range(self.n) if ranks[s] == 1)
-        termination = self.termination
-        assert termination is not None
-        return Result(scores, ranks, winners, termination, self._round)
-
     def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """Most cash first, then the variant's tiebreaks, fewest cards best (the result's
+        ranks follow). [SCORE-1, SCORE-2]"""
         totals = self._totals
-        key = [-totals[3 * self.n + seat]]
+        key = [totals[3 * self.n + seat]]
         for rule in self.rules.tiebreak:
             if rule == "fewest_safe_and_window":
-                key.append(totals[3 * seat + 1] + totals[3 * seat + 2])
+                key.append(-(totals[3 * seat + 1] + totals[3 * seat + 2]))
             elif rule == "fewest_safe":
-                key.append(totals[3 * seat + 2])
+                key.append(-totals[3 * seat + 2])
             else:
-                key.append(totals[3 * seat + 1])
+                key.append(-totals[3 * seat + 1])
         return tuple(key)
 
     # ------------------------------------------------------------ observation
@@ -1123,7 +1075,7 @@ class Game(CoreGame):
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
         # would not reach the inherited method through ``==``.
-        return CoreGame.__eq__(self, other)
+        return Engine.__eq__(self, other)
 
     __hash__ = None
 
@@ -1137,11 +1089,6 @@ class Game(CoreGame):
     # -------------------------------------------------------------------- JSON
 
     FORMAT: ClassVar[str] = "cardshop-klunker-game/1"  # ClassVar: a class attribute in mypyc
-
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
-        game set up from a position."""
-        return {"first_player": self.first_player} if self._from_setup else None
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
@@ -1212,7 +1159,7 @@ class Game(CoreGame):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[Variant | str | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> Game:
         """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
         from cardshop.klunker.position import game_from_position

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import Action, SetupError, VariantBase
+from cardshop.core import Action, SetupError, VariantBase, check_players
 from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [
@@ -135,9 +135,7 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
     if not isinstance(variant, Variant):
         family = getattr(variant, "family", type(variant).__name__)
         raise SetupError(f"the kernel compiles Klunker variants, not the {family!r} family")
-    low, high = variant.players.min, variant.players.max
-    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
-        raise SetupError(f"{variant.name} is played by {low} to {high} players, not {players!r}")
+    check_players(variant, players)
     import numpy as np
 
     key = (variant.content_hash, players)

@@ -18,14 +18,14 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
-    position_players,
-    position_variant,
-    read_position,
+    position_kind,
+    position_setup,
 )
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.klunker.game import Game
-    from cardshop.klunker.variant import Rules, Variant
+    from cardshop.klunker.variant import Rules
 
 __all__ = [
     "PositionModel",
@@ -83,17 +83,14 @@ class PositionModel(_Model):
 
 
 def game_from_position(
-    cls: type[Game], position: Mapping[str, Any] | str, variant: Variant | str | None
+    cls: type[Game], position: Mapping[str, Any] | str, variant: VariantBase | str | None
 ) -> Game:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.klunker.game import FILL, PURCHASE, SELL, STORE
-
-    pos = read_position(position, PositionModel)
     from cardshop.klunker.variant import Variant
 
-    var = position_variant(pos.variant, variant, Variant)
+    pos, var, n = position_setup(position, PositionModel, variant, Variant)
     rules = var.rules
-    n = position_players(len(pos.seats), pos.players, var)
 
     for key, value in (
         ("start_player", pos.start_player),
@@ -108,12 +105,7 @@ def game_from_position(
     k = rules.k
 
     def index(kind: str, where: str) -> int:
-        i = rules.kind_index.get(kind)
-        if i is None:
-            raise PositionError(
-                f"{where}: unknown card kind {kind!r}; kinds are {', '.join(rules.kinds)}"
-            )
-        return i
+        return position_kind(rules.kind_index, kind, where, "card kind")
 
     # Zones, as kind counts.
     n_zones = 4 * n + 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
-from cardshop.core import Action, Seat, SetupError
+from cardshop.core import Action, Seat, SetupError, check_players
 from cardshop.klunker.game import Game, Observation, Phase
 from cardshop.klunker.variant import Variant
 
@@ -28,16 +28,7 @@ def _klunker_variant(variant: VariantBase | Variant, players: int) -> Variant:
     """``variant`` as a Klunker variant that ``players`` may play, else SetupError."""
     if not isinstance(variant, Variant):
         raise SetupError(f"not a Klunker variant: {variant!r:.80}")
-    rules = variant.rules
-    if (
-        not isinstance(players, int)
-        or isinstance(players, bool)
-        or not rules.min_players <= players <= rules.max_players
-    ):
-        raise SetupError(
-            f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-            f"players, not {players!r}"
-        )
+    check_players(variant, players)
     return variant
 
 

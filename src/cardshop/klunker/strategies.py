@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
+from cardshop.core import check_range
 from cardshop.klunker.variant import Variant
 
 __all__ = ["KIND_NAMES", "variants"]
@@ -25,11 +26,6 @@ KIND_NAMES = ("amber", "beryl", "coral", "jade", "onyx", "opal", "pearl", "ruby"
 """The card kinds that generated variants draw their names from."""
 
 _TIEBREAKS = ("fewest_safe_and_window", "fewest_safe", "fewest_window")
-
-
-def _check_range(name: str, low: int, high: int, floor: int) -> None:
-    if low < floor or high < low:
-        raise ValueError(f"{name}: need {floor} <= min <= max, got {low}..{high}")
 
 
 @st.composite
@@ -58,9 +54,9 @@ def variants(
     tiebreaks, match format and a small round cap (``min_round_cap`` to
     ``max_round_cap``).
     """
-    _check_range("kinds", min_kinds, max_kinds, 1)
-    _check_range("round cap", min_round_cap, max_round_cap, 1)
-    _check_range("players", min_players, max_players, 2)
+    check_range("kinds", min_kinds, max_kinds, 1)
+    check_range("round cap", min_round_cap, max_round_cap, 1)
+    check_range("players", min_players, max_players, 2)
     if max_kinds > len(KIND_NAMES):
         raise ValueError(f"max_kinds is at most {len(KIND_NAMES)}")
     order = draw(st.permutations(KIND_NAMES))

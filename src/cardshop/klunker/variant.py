@@ -15,11 +15,7 @@ from pydantic import BeforeValidator, Field
 from pydantic.config import JsonDict
 
 from cardshop.core import (
-    MAX_DESCRIPTION,
-    MAX_EXTENDS,
-    MAX_GAMES_PER_PLAYER,
     MAX_PLAYERS,
-    MAX_TITLE,
     SCHEMA_ID,
     SLUG_PATTERN,
     Match,
@@ -59,21 +55,6 @@ MAX_PAYOUT_ENTRIES = 64
 MAX_CASH = 1000
 MAX_ROUND_CAP = 1_000_000
 
-LIMITS: dict[str, int] = {
-    "players": MAX_PLAYERS,
-    "kinds": MAX_KINDS,
-    "cards": MAX_CARDS,
-    "hand_size": MAX_HAND,
-    "set_size": MAX_SET_SIZE,
-    "payout_entries": MAX_PAYOUT_ENTRIES,
-    "cash": MAX_CASH,
-    "round_cap": MAX_ROUND_CAP,
-    "games_per_player": MAX_GAMES_PER_PLAYER,
-    "title": MAX_TITLE,
-    "description": MAX_DESCRIPTION,
-    "extends": MAX_EXTENDS,
-}
-"""The bounds above by name (documented in docs/security.md)."""
 
 Cash = Annotated[int, Field(ge=0, le=MAX_CASH)]
 
@@ -214,6 +195,20 @@ class Variant(VariantBase):
         ),
     )
 
+    @classmethod
+    def limits(cls) -> dict[str, int]:
+        """The bounds above and the core's, by name (documented in docs/security.md)."""
+        return {
+            **super().limits(),
+            "kinds": MAX_KINDS,
+            "cards": MAX_CARDS,
+            "hand_size": MAX_HAND,
+            "set_size": MAX_SET_SIZE,
+            "payout_entries": MAX_PAYOUT_ENTRIES,
+            "cash": MAX_CASH,
+            "round_cap": MAX_ROUND_CAP,
+        }
+
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems that a schema alone cannot see, as (key path, reason)."""
         errs = super().semantic_errors()
@@ -300,6 +295,10 @@ class Variant(VariantBase):
         fixes the card ids.
         """
         return self.rules.content_hash
+
+
+LIMITS: dict[str, int] = Variant.limits()
+"""The bounds on every count a Klunker variant holds, by name (:meth:`Variant.limits`)."""
 
 
 def as_klunker(variant: VariantBase) -> Variant:

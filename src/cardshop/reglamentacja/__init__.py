@@ -8,16 +8,10 @@ docs/reglamentacja-rules.md. This package imports only cardshop's core.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from cardshop.core import (
     AuditDefaults,
     Dynamics,
     Family,
-    Game,
-    PositionError,
-    VariantBase,
     optionless_bot,
 )
 from cardshop.reglamentacja.bots import (
@@ -63,31 +57,13 @@ __all__ = [
 ]
 
 
-def _new_game(
-    variant: VariantBase, players: int, seed: int | None = None, first_player: int | None = None
-) -> Game:
-    if not isinstance(variant, ReglamentacjaVariant):
-        raise TypeError(f"not a Reglamentacja variant: {type(variant).__name__}")
-    return new_game(variant, players, seed, first_player)
-
-
-def _from_position(position: Any, variant: VariantBase | None) -> Game:
-    if variant is not None and not isinstance(variant, ReglamentacjaVariant):
-        raise PositionError(f"not a Reglamentacja variant: {type(variant).__name__}")
-    return ReglamentacjaGame.from_position(position, variant)
-
-
-def _from_dict(data: Mapping[str, Any]) -> Game:
-    return ReglamentacjaGame.from_dict(data)
-
-
 FAMILY = Family(
     name="reglamentacja",
     dynamics=Dynamics.SEQUENTIAL,
     variant_model=ReglamentacjaVariant,
-    new_game=_new_game,
-    game_from_dict=_from_dict,
-    game_from_position=_from_position,
+    new_game=new_game,  # checks that the variant is a Reglamentacja one
+    game_from_dict=ReglamentacjaGame.from_dict,
+    game_from_position=ReglamentacjaGame.from_position,  # the reader checks the variant
     action_space=action_space,
     observation_encoder=observation_encoder,
     event_to_dict=event_to_dict,
@@ -112,7 +88,6 @@ FAMILY = Family(
     audit=AuditDefaults(
         bots=("greedy",),
         games=100,
-        check_every=10,
         cap_policy="report",
         note="its greedy bots trade, discard and shop by the value of their hands, where "
         "a uniform random player offers on nearly every turn among thousands of offers; "

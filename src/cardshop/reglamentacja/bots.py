@@ -11,7 +11,14 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cardshop.core import Action, GameStateError, LegalActions, VariantBase
+from cardshop.core import (
+    Action,
+    GameStateError,
+    LegalActions,
+    VariantBase,
+    actions_by_verb,
+    choose_by_verb,
+)
 from cardshop.reglamentacja.game import (
     PASS,
     REJECT,
@@ -93,19 +100,14 @@ class ReglamentacjaBaselineBot:
         rng = self.rng
         turn = legal_actions.structure if isinstance(legal_actions, LegalActions) else None
         if isinstance(turn, OfferTurn) and turn.parts():
-            others: dict[str, list[Action]] = {}
-            for action in turn.tail:
-                others.setdefault(action.verb, []).append(action)
+            others = actions_by_verb(turn.tail)
             verb = rng.choice(["offer", *others])
             if verb == "offer":
                 return random_offer(turn, rng)
             return rng.choice(others[verb])
-        by_verb: dict[str, list[Action]] = {}
-        for action in legal_actions:
-            by_verb.setdefault(action.verb, []).append(action)
-        if not by_verb:
+        if not legal_actions:
             raise GameStateError("no legal action to choose from")
-        return rng.choice(by_verb[rng.choice(list(by_verb))])
+        return choose_by_verb(legal_actions, rng)
 
     def __repr__(self) -> str:
         return "ReglamentacjaBaselineBot()"

@@ -277,32 +277,7 @@ Event = (
     | GameEnded
 )
 
-CODEC = EventCodec(
-    "reglamentacja",
-    (
-        RowDealt,
-        VisitDrawn,
-        QueueFormed,
-        TurnBegan,
-        StampsDrawn,
-        Reshuffled,
-        TopSpun,
-        Offered,
-        Accepted,
-        Rejected,
-        OfferTurnPassed,
-        Speculated,
-        TopStopped,
-        HandLimited,
-        TopPassed,
-        Bought,
-        ShopPassed,
-        SpeculatorBought,
-        RowRefilled,
-        FinalTurnBegan,
-        GameEnded,
-    ),
-)
+CODEC = EventCodec("reglamentacja", Event)
 """The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
 event_to_dict = CODEC.to_dict

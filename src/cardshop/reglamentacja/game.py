@@ -19,7 +19,6 @@ docs/reglamentacja-rules.md):
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Mapping, Sequence
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
@@ -30,23 +29,22 @@ from cardshop.core import (
     Checked,
     Copy,
     Dynamics,
-    Game,
+    Engine,
     GameStateError,
     IllegalActionError,
     LegalActions,
     Move,
-    Result,
     Seat,
     SetupError,
     StateField,
     Termination,
+    VariantBase,
     action_number,
     action_words,
+    check_setup,
     derive_below,
     derive_shuffle,
     own_abc_caches,
-    rank_seats,
-    read_game_json,
 )
 from cardshop.reglamentacja.events import (
     Accepted,
@@ -218,7 +216,7 @@ class Observation(NamedTuple):
     final_buyers: int
 
 
-class ReglamentacjaGame(Game):
+class ReglamentacjaGame(Engine):
     """A game of a Reglamentacja variant. Create one with :func:`new_game`.
 
     ``apply`` validates every action and raises :class:`IllegalActionError`
@@ -227,6 +225,7 @@ class ReglamentacjaGame(Game):
 
     family: ClassVar[str] = "reglamentacja"
     FORMAT: ClassVar[str] = "cardshop-reglamentacja-game/1"
+    SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
 
     __slots__ = (
         "_active",
@@ -266,17 +265,14 @@ class ReglamentacjaGame(Game):
         "variant",
     )
 
-    # Every field, declared once: clone, ==, pickling and the slots follow from it.
-    # Compared by ==: the state itself; not compared: the variant, the moves that led
-    # here, the step counter, caches and the counts kept from the stamps' places.
+    # Every field, declared once: clone, ==, pickling and the slots follow from it; the
+    # setup's fields first, as the core's Engine declares them. Compared by ==: the state
+    # itself; not compared: the variant, the moves that led here, the step counter,
+    # caches and the counts kept from the stamps' places.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
+        *Engine.SETUP_STATE,
         StateField("_table", compared=False),  # the variant's offer table, shared
-        StateField("n"),
-        StateField("seed"),
         StateField("first_player", compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_chance"),
         StateField("_swhere", Copy.LIST),
         StateField("_stack", Copy.LIST),
@@ -354,24 +350,8 @@ class ReglamentacjaGame(Game):
     ) -> None:
         if players is _BLANK:
             return
+        seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
-        if (
-            not isinstance(players, int)
-            or isinstance(players, bool)
-            or not rules.min_players <= players <= rules.max_players
-        ):
-            raise SetupError(
-                f"{rules.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {players!r}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise SetupError(f"seed must be an int, not {seed!r}")
-        if first_player is not None and not (
-            isinstance(first_player, int) and 0 <= first_player < players
-        ):
-            raise SetupError(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
         self._init_empty(variant, players, seed)
         n = players
         events: list[Event] = []
@@ -454,11 +434,6 @@ class ReglamentacjaGame(Game):
     def dynamics(self) -> Dynamics:
         """One seat acts at a time; the answer to an offer is the offered seat's action."""
         return Dynamics.SEQUENTIAL
-
-    @property
-    def players(self) -> int:
-        """Number of players."""
-        return self.n
 
     @property
     def acting(self) -> tuple[Seat, ...]:
@@ -1289,18 +1264,15 @@ class ReglamentacjaGame(Game):
     def scores(self) -> tuple[int, ...]:
         return tuple(self.score(s) for s in range(self.n))
 
-    def result(self) -> Result:
-        """Scores, ranks with the tiebreaks, and winners. [RG-SCORE-1, RG-SCORE-2]"""
-        if self._phase != OVER:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [(scores[s], len(self._bought[s]), self._hsize[s]) for s in range(self.n)]
-        ranks, winners = rank_seats(keys)
-        termination = self.termination
-        assert termination is not None
-        # The game's length in turns is the result's ``rounds`` (the core's unit of
-        # length), so it is not repeated among the details.
-        return Result(scores, ranks, winners, termination, self._turn, dict(self.stats))
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """The score, then the tiebreaks: the cards bought, the stamps held (the result's
+        ranks follow). [RG-SCORE-1, RG-SCORE-2]"""
+        return (self.score(seat), len(self._bought[seat]), self._hsize[seat])
+
+    def _result_details(self) -> dict[str, int]:
+        # The game's length in turns is the result's ``rounds`` (progress(), the core's
+        # unit of length), so it is not repeated among the details.
+        return dict(self.stats)
 
     # ------------------------------------------------------------ observation
 
@@ -1392,7 +1364,7 @@ class ReglamentacjaGame(Game):
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
         # would not reach the inherited method through ``==``.
-        return Game.__eq__(self, other)
+        return Engine.__eq__(self, other)
 
     __hash__ = None
 
@@ -1405,11 +1377,6 @@ class ReglamentacjaGame(Game):
         )
 
     # -------------------------------------------------------------------- JSON
-
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{"first_player": seat}`` for a game dealt by ``new_game``; ``None`` for a
-        game set up from a position."""
-        return {"first_player": self.first_player} if self._from_setup else None
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
@@ -1470,15 +1437,6 @@ class ReglamentacjaGame(Game):
 
         return game_from_data(cls, data)
 
-    @classmethod
-    def from_json(
-        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
-    ) -> ReglamentacjaGame:
-        """Rebuild a game written by :meth:`to_json` (raises :class:`PositionError`)."""
-        if options:
-            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
-        return cls.from_dict(read_game_json(text))
-
     def to_position(self) -> dict[str, Any]:
         """This game as a position (docs/reglamentacja-rules.md, section Positions)."""
         from cardshop.reglamentacja.position import position_of
@@ -1489,7 +1447,7 @@ class ReglamentacjaGame(Game):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[ReglamentacjaVariant | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> ReglamentacjaGame:
         """Set up a game from a position: a mapping or YAML/JSON text."""
         from cardshop.reglamentacja.position import game_from_position

@@ -20,15 +20,14 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
-    position_players,
-    position_variant,
-    read_position,
+    position_kind,
+    position_setup,
     shuffle,
 )
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.reglamentacja.game import ReglamentacjaGame
-    from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
 
@@ -82,17 +81,15 @@ class PositionModel(_Model):
 def game_from_position(
     cls: type[ReglamentacjaGame],
     position: Mapping[str, Any] | str,
-    variant: ReglamentacjaVariant | None,
+    variant: VariantBase | str | None,
 ) -> ReglamentacjaGame:
     """Build a game from a position, rejecting any inconsistency with a PositionError."""
     from cardshop.reglamentacja.game import PHASES, SPECULATOR, STATS
     from cardshop.reglamentacja.serial import set_pending, state_problems
     from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
-    pos = read_position(position, PositionModel)
-    var = position_variant(pos.variant, variant, ReglamentacjaVariant)
+    pos, var, n = position_setup(position, PositionModel, variant, ReglamentacjaVariant)
     rules = var.rules
-    n = position_players(len(pos.seats), pos.players, var)
     if pos.active >= n:
         raise PositionError(f"active is {pos.active}, but seats are 0..{n - 1}")
     final = pos.phase.startswith("final") or pos.phase == "over"
@@ -112,12 +109,7 @@ def game_from_position(
 
     # Stamps by kind, zone by zone; ids of a kind in zone order.
     def kind(name: str, where: str) -> int:
-        i = rules.kind_index.get(name)
-        if i is None:
-            raise PositionError(
-                f"{where}: unknown stamp kind {name!r}; kinds are {', '.join(rules.kinds)}"
-            )
-        return i
+        return position_kind(rules.kind_index, name, where, "stamp kind")
 
     left = [rules.kind_start[i + 1] - rules.kind_start[i] for i in range(rules.k)]
     nxt = list(rules.kind_start[:-1])

@@ -25,6 +25,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
+from cardshop.core import check_range
 from cardshop.reglamentacja.variant import (
     MAX_ACTION_SPACE,
     MAX_CHOICE,
@@ -41,11 +42,6 @@ KIND_NAMES = (
 """Stamp kind names the strategy draws from (the rulebook's seven first)."""
 
 CATEGORY_NAMES = ("fix-up", "meal", "cake", "event", "party", "gift")
-
-
-def _check(low: int, high: int, what: str, top: int, bottom: int = 1) -> None:
-    if not bottom <= low <= high <= top:
-        raise ValueError(f"{what}: need {bottom} <= min <= max <= {top}, got {low}..{high}")
 
 
 @st.composite
@@ -177,14 +173,14 @@ def variants(
     the variant is played as a match (``None``: drawn). The defaults keep variants
     small, so that games are quick.
     """
-    _check(min_players, max_players, "players", 5, 3)
-    _check(1, max_kinds, "max_kinds", len(KIND_NAMES))
-    _check(1, max_copies, "max_copies", 40)
-    _check(1, max_row_size, "max_row_size", 12)
-    _check(1, max_cards, "max_cards", 60)
-    _check(1, max_trade, "max_trade", 4)
-    _check(1, max_spin, "max_spin", 100)
-    _check(min_turn_cap, max_turn_cap, "turn cap", 5000)
+    check_range("players", min_players, max_players, 3, 5)
+    check_range("max_kinds", 1, max_kinds, 1, len(KIND_NAMES))
+    check_range("max_copies", 1, max_copies, 1, 40)
+    check_range("max_row_size", 1, max_row_size, 1, 12)
+    check_range("max_cards", 1, max_cards, 1, 60)
+    check_range("max_trade", 1, max_trade, 1, 4)
+    check_range("max_spin", 1, max_spin, 1, 100)
+    check_range("turn cap", min_turn_cap, max_turn_cap, 1, 5000)
     return _variants(
         name=name,
         min_players=min_players,

@@ -14,7 +14,6 @@ from cardshop.core import (
     AuditDefaults,
     Dynamics,
     Family,
-    PositionError,
     VariantBase,
     optionless_bot,
 )
@@ -68,9 +67,8 @@ def game_from_dict(data: Mapping[str, Any]) -> WuhltischGame:
 
 
 def game_from_position(position: Any, variant: VariantBase | None = None) -> WuhltischGame:
-    """A game from a position (mapping or YAML/JSON text) and an optional variant."""
-    if variant is not None and not isinstance(variant, WuhltischVariant):
-        raise PositionError(f"not a Wühltisch variant: {variant!r}")
+    """A game from a position (mapping or YAML/JSON text) and an optional variant (a
+    Wühltisch one: the position's reader checks it)."""
     return WuhltischGame.from_position(position, variant)
 
 
@@ -98,7 +96,6 @@ FAMILY = Family(
     audit=AuditDefaults(
         bots=("greedy",),
         games=100,
-        check_every=10,
         cap_policy="report",
         note="its greedy bots call rounds as players do, where uniform random ones play "
         "some ten thousand ticks a game into the tick cap; a round that reaches the cap "

@@ -209,25 +209,7 @@ WuhltischEvent = (
     | GameEnded
 )
 
-CODEC = EventCodec(
-    "wuhltisch",
-    (
-        RoundStarted,
-        ListTurned,
-        Looked,
-        FoundLostProperty,
-        Kept,
-        Swapped,
-        Threw,
-        Dropped,
-        LaidDown,
-        HandsOff,
-        ReturnedToHeap,
-        SetScored,
-        RoundScored,
-        GameEnded,
-    ),
-)
+CODEC = EventCodec("wuhltisch", WuhltischEvent)
 """The dict forms of this family's events (:class:`cardshop.core.EventCodec`)."""
 
 event_to_dict = CODEC.to_dict

@@ -19,7 +19,6 @@ lists and sets at every tick. Clause IDs refer to docs/wuhltisch-rules.md.
 from __future__ import annotations
 
 import _random
-import secrets
 from bisect import insort
 from collections.abc import Mapping
 from types import FunctionType
@@ -31,20 +30,20 @@ from cardshop.core import (
     Checked,
     Copy,
     Dynamics,
-    Game,
+    Engine,
     GameStateError,
     IllegalActionError,
     LegalActions,
     Move,
-    Result,
     Seat,
     SetupError,
     StateField,
     Termination,
+    VariantBase,
+    check_setup,
     derive_rng,
     derive_seed,
     own_abc_caches,
-    rank_seats,
     shuffle,
 )
 from cardshop.wuhltisch.events import (
@@ -139,7 +138,7 @@ class WuhltischObservation(NamedTuple):
     stack_sizes: tuple[int, ...]  # face-down lists per seat (their cards hidden from all)
 
 
-class WuhltischGame(Game):
+class WuhltischGame(Engine):
     """A game of a Wühltisch-family variant.
 
     Every seat acts in every tick (``acting`` is all seats until the game is over):
@@ -180,17 +179,13 @@ class WuhltischGame(Game):
 
     family: ClassVar[str] = "wuhltisch"
 
-    # Every field, declared once: clone, ==, pickling and the slots follow from it.
-    # Not compared by ==: the variant, the setup's events, the moves that led here and
-    # the step counter.
+    # Every field, declared once: clone, ==, pickling and the slots follow from it; the
+    # setup's fields first, as the core's Engine declares them. Not compared by ==: the
+    # variant, the setup's events, the moves that led here and the step counter.
     STATE: ClassVar[tuple[StateField, ...]] = (
-        StateField("variant", compared=False),
-        StateField("rules", compared=False),
-        StateField("n"),
-        StateField("seed"),
+        *Engine.SETUP_STATE,
         StateField("setup_events", Copy.LIST, compared=False),
         StateField("_moves", Copy.LIST, compared=False),
-        StateField("_from_setup", compared=False),
         StateField("_steps", compared=False),
         StateField("_chance"),
         StateField("_round"),
@@ -226,16 +221,7 @@ class WuhltischGame(Game):
     ) -> None:
         if players is _BLANK:
             return
-        rules = variant.rules
-        if type(players) is not int or not rules.min_players <= players <= rules.max_players:
-            raise SetupError(
-                f"{variant.name} is played by {rules.min_players} to {rules.max_players} "
-                f"players, not {players!r}"
-            )
-        if seed is None:
-            seed = secrets.randbits(63)
-        if type(seed) is not int:
-            raise SetupError(f"seed must be an integer, not {seed!r}")
+        seed = check_setup(variant, players, seed)
         self._init_empty(variant, players, seed)
         self.setup_events: list[WuhltischEvent] = []
         self._start_round(self.setup_events)
@@ -276,10 +262,6 @@ class WuhltischGame(Game):
     def dynamics(self) -> Dynamics:
         """Every seat acts in each tick. [WT-TICK-1]"""
         return Dynamics.SIMULTANEOUS
-
-    @property
-    def players(self) -> int:
-        return self.n
 
     @property
     def acting(self) -> tuple[Seat, ...]:
@@ -667,23 +649,13 @@ class WuhltischGame(Game):
             return None
         return Termination.CAPPED if self._capped else Termination.FINISHED
 
-    def result(self) -> Result:
-        """Scores, ranks (tiebreak: most cards in front at the end) and winners. [WT-END-3]"""
-        if not self._over:
-            raise GameStateError("the game is not over yet; result() needs a finished game")
-        scores = self.scores()
-        keys = [(scores[s], self._in_front[s]) for s in range(self.n)]
-        ranks, winners = rank_seats(keys)
-        termination = self.termination
-        assert termination is not None
-        return Result(
-            scores,
-            ranks,
-            winners,
-            termination,
-            self._round,
-            {"ticks": self._ticks, "capped_rounds": len(self._capped)},
-        )
+    def _rank_key(self, seat: Seat) -> tuple[int, ...]:
+        """The total score, then the tiebreak: most cards in front at the end (the
+        result's ranks follow). [WT-END-3]"""
+        return (sum(r[seat] for r in self._round_scores), self._in_front[seat])
+
+    def _result_details(self) -> dict[str, int]:
+        return {"ticks": self._ticks, "capped_rounds": len(self._capped)}
 
     # ------------------------------------------------------------- observation
 
@@ -756,7 +728,7 @@ class WuhltischGame(Game):
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
         # would not reach the inherited method through ``==``.
-        return Game.__eq__(self, other)
+        return Engine.__eq__(self, other)
 
     __hash__ = None
 
@@ -792,27 +764,12 @@ class WuhltischGame(Game):
             "state": self._state_dict(),
         }
 
-    def setup_options(self) -> dict[str, Any] | None:
-        """``{}`` for a game dealt by ``new_game`` (it takes no options), ``None`` for a
-        game set up from a position."""
-        return {} if self._from_setup else None
-
     @classmethod
     def from_dict(cls, data: Checked[Mapping[str, Any]]) -> WuhltischGame:
         """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
         from cardshop.wuhltisch.serial import game_from_data
 
         return game_from_data(cls, data)
-
-    @classmethod
-    def from_json(
-        cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any
-    ) -> WuhltischGame:
-        from cardshop.wuhltisch.serial import game_from_data
-
-        if options:
-            raise SetupError(f"from_json takes no option {', '.join(map(repr, options))}")
-        return game_from_data(cls, text)
 
     def to_position(self) -> dict[str, Any]:
         """This game as a position (docs/wuhltisch-rules.md, "Positions")."""
@@ -824,7 +781,7 @@ class WuhltischGame(Game):
     def from_position(
         cls,
         position: Checked[Mapping[str, Any] | str],
-        variant: Checked[WuhltischVariant | None] = None,
+        variant: Checked[VariantBase | str | None] = None,
     ) -> WuhltischGame:
         from cardshop.wuhltisch.position import game_from_position
 

@@ -18,13 +18,12 @@ from cardshop.core import (
     PositionError,
     PositionVariant,
     derive_rng,
-    position_players,
-    position_variant,
-    read_position,
+    position_setup,
 )
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
 if TYPE_CHECKING:
+    from cardshop.core import VariantBase
     from cardshop.wuhltisch.game import WuhltischGame
 
 __all__ = ["PositionModel", "SeatModel", "game_from_position", "position_of"]
@@ -78,15 +77,13 @@ class PositionModel(_Model):
 def game_from_position(
     cls: type[WuhltischGame],
     position: Mapping[str, Any] | str,
-    variant: WuhltischVariant | str | None = None,
+    variant: VariantBase | str | None = None,
 ) -> WuhltischGame:
     """Build a game from a position, refusing any inconsistency with a PositionError."""
     from cardshop.wuhltisch.invariants import state_problems
 
-    pos = read_position(position, PositionModel)
-    var = position_variant(pos.variant, variant, WuhltischVariant)
+    pos, var, n = position_setup(position, PositionModel, variant, WuhltischVariant)
     rules = var.rules
-    n = position_players(len(pos.seats), pos.players, var)
     left = {name: list(ids) for name, ids in rules.ids_by_name.items()}
     taken = [False] * rules.n_cards
 

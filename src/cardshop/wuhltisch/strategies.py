@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
+from cardshop.core import check_range
 from cardshop.wuhltisch.variant import MAX_SEAT_TICKS, WuhltischVariant
 
 __all__ = ["ATTRIBUTES", "variants"]
@@ -40,11 +41,6 @@ _PRICES = (0, 5, 10, 20, 30, 40, 50, 80, 120)
 _MAX_COPIES = 8
 _MAX_USELESS = 50
 _MAX_LISTS = 64
-
-
-def _check(name: str, low: int, high: int, floor: int, ceiling: int) -> None:
-    if not floor <= low <= high <= ceiling:
-        raise ValueError(f"{name}: need {floor} <= min <= max <= {ceiling}, got {low}..{high}")
 
 
 @st.composite
@@ -75,14 +71,14 @@ def variants(
     Copies (up to 8), then prices, then useless lost property (up to 50) may be
     raised above what was drawn so that the heap is large enough for the most players.
     """
-    _check("attributes", min_attributes, max_attributes, 1, len(ATTRIBUTES))
-    _check("players", min_players, max_players, 1, 5)
-    _check("prices", 1, max_prices, 1, len(_PRICES))
-    _check("copies", 1, max_copies, 1, _MAX_COPIES)
-    _check("set size", 1, max_set_size, 1, 5)
-    _check("lists per player", 1, max_lists_per_player, 1, 5)
-    _check("rounds", 1, max_rounds, 1, 20)
-    _check("round ticks", min_round_ticks, max_round_ticks, 1, 100_000)
+    check_range("attributes", min_attributes, max_attributes, 1, len(ATTRIBUTES))
+    check_range("players", min_players, max_players, 1, 5)
+    check_range("prices", 1, max_prices, 1, len(_PRICES))
+    check_range("copies", 1, max_copies, 1, _MAX_COPIES)
+    check_range("set size", 1, max_set_size, 1, 5)
+    check_range("lists per player", 1, max_lists_per_player, 1, 5)
+    check_range("rounds", 1, max_rounds, 1, 20)
+    check_range("round ticks", min_round_ticks, max_round_ticks, 1, 100_000)
 
     order = draw(st.permutations(list(ATTRIBUTES)))
     chosen = order[: draw(st.integers(min_attributes, max_attributes), label="attributes")]
