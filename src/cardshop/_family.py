@@ -13,6 +13,7 @@ and, for tests and notebooks, at run time with :func:`register_family`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import random
 import threading
@@ -364,7 +365,7 @@ def new_game(
     if first_player is not None:
         given["first_player"] = first_player
     family = get_family(loaded.family)
-    unknown = sorted(set(given) - set(game_options(family)))
+    unknown = sorted(set(given) - set(game_options(family))) if given else []
     if unknown:
         raise SetupError(
             f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
@@ -379,7 +380,20 @@ def new_game(
 
 def game_options(family: Family) -> tuple[str, ...]:
     """The keyword options a family's ``new_game`` takes beyond variant, players, seed."""
-    parameters = list(inspect.signature(family.new_game).parameters.values())[3:]
+    new_game = family.new_game
+    if type(new_game).__hash__ is None:  # an unhashable callable: read it every time
+        return _read_options(new_game)
+    return _options_of(new_game)
+
+
+@functools.lru_cache(maxsize=64)
+def _options_of(new_game: Callable[..., Any]) -> tuple[str, ...]:
+    # Read once per function: the signature of a compiled function is parsed from text.
+    return _read_options(new_game)
+
+
+def _read_options(new_game: Callable[..., Any]) -> tuple[str, ...]:
+    parameters = list(inspect.signature(new_game).parameters.values())[3:]
     return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
