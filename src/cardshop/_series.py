@@ -515,7 +515,14 @@ def new_series(
     family = get_family(variant.family)
     players = check_players(variant, players)
     seed = new_seed(seed)
-    takes_first = "first_player" in game_options(family)
+    known = game_options(family)
+    unknown = sorted(set(options) - set(known))
+    if unknown:  # refused here, not by a TypeError of the family's new_game
+        raise SetupError(
+            f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
+            f"(its options: {', '.join(known) or 'none'})"
+        )
+    takes_first = "first_player" in known
     if first_player is not None:
         if not takes_first:
             raise SetupError(f"a {family.name} game takes no option 'first_player'")

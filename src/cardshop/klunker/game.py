@@ -242,6 +242,7 @@ class Game(Engine):
     variant: Variant
     n: int
     seed: int
+    _from_setup: bool  # written out: a compiled class keeps only its own annotated fields
     first_player: Seat
     history: list[Action]
 

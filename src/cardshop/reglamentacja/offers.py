@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, compress
 from math import comb
 from operator import itemgetter
-from typing import Final
+from typing import Any, Final
 
 from cardshop.core import Action
 from cardshop.reglamentacja.variant import Rules
@@ -92,6 +92,7 @@ class OfferTable:
         "prefixes",
         "price_getter",
         "price_levels",
+        "rules",
         "run_getter",
         "run_give",
         "run_len",
@@ -105,6 +106,8 @@ class OfferTable:
     )
 
     def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        """The rules the table was built from (one of those that share it)."""
         n_offer = comb(rules.k + rules.max_trade, rules.max_trade)
         self.n_offer = n_offer
         ms = rules.multisets
@@ -202,6 +205,10 @@ class OfferTable:
 
     def __len__(self) -> int:
         return len(self.suffixes)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the rules it is built from (a game pickles its table with it)."""
+        return (offer_table, (self.rules,))
 
     def held(self, capped: Sequence[int]) -> int:
         """The bit set of the multisets a hand holds (counts per kind, capped)."""

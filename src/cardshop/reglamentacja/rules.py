@@ -10,7 +10,7 @@ once it is built.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import combinations_with_replacement
 from math import comb
 from typing import TYPE_CHECKING, Any
@@ -180,6 +180,11 @@ class Rules:
             draw_actions=tuple(Action("speculate", f"draw {texts[i]}") for i in price_ms),
             swap_actions=tuple(Action("speculate", f"swap {texts[i]}") for i in price_ms),
         )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled by its fields, remade by a call (the compiled class is frozen: it
+        cannot be filled in after it is made, as pickle's default does)."""
+        return (Rules, tuple(getattr(self, f.name) for f in fields(self)))
 
     def offer_text(self, target: int, give: int, take: int, place: bool) -> str:
         """The canonical argument of an offer: ``"2 give meat sugar take flour place"``."""

@@ -212,6 +212,7 @@ class WuhltischGame(Engine):
     rules: WuhltischRules
     seed: int
     n: int
+    _from_setup: bool  # written out: a compiled class keeps only its own annotated fields
 
     def __init__(
         self,
