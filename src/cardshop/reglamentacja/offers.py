@@ -19,11 +19,12 @@ and builds an :class:`Action` only when one is asked for.
 
 A hand's held gives and held runs are bit sets, each the ``and`` of one precomputed
 bit set per stamp kind and count held (:attr:`OfferTable.level_masks`,
-:attr:`OfferTable.run_levels`): an offer turn costs a handful of integer operations
-whatever the hand, with nothing kept per hand on the way. The offers in each block
-of eight runs, per pattern of held runs, are a table (:attr:`OfferTable.block_sums`):
-an offer turn's length is a sum over the blocks, and the offer at an index is found
-by walking the held runs eight at a time.
+:attr:`OfferTable.run_levels`), found once per capped hand and kept
+(:meth:`OfferTable.hand`), so that an offer turn costs a dictionary lookup and a few
+integer operations whatever the hand. The offers in each block of eight runs, per
+pattern of held runs, are a table (:attr:`OfferTable.block_sums`): a hand's running
+totals by block give an offer turn's length, and the offer at an index is a
+``bisect`` over them, then a walk of at most eight runs.
 """
 
 from __future__ import annotations
@@ -284,10 +285,6 @@ class OfferTable:
     def action(self, target: int, pos: int) -> Action:
         """The offer at position ``pos`` of the order, to ``target``."""
         return _new(Action, ("offer", self.prefixes[target] + self.suffixes[pos]))
-
-    def canonical(self, target: int, give: int, take: int, place: int) -> Action:
-        """The offer of these parts, in canonical form (``KeyError`` if it makes none)."""
-        return self.action(target, self.part_position[give, take, place])
 
     def locate(self, action: object) -> tuple[int, int] | None:
         """``(target, position)`` of a canonical offer action, else None."""
