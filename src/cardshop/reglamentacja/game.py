@@ -607,8 +607,14 @@ class ReglamentacjaGame(Engine):
             seat = self._offerer()
             base = seat * k
             table = self._table
-            capped = bytes(self._hand[base : base + k]).translate(table.cap_bytes)
-            ok, runs, blocks, tail = table.hand(capped)
+            cap = table.cap
+            bits = table.key_bits
+            hand = self._hand
+            key = 0  # the capped hand, a few bits a kind
+            for i in range(k):
+                c = hand[base + i]
+                key |= (c if c < cap else cap) << (bits * i)
+            ok, runs, blocks, tail = table.hand(key)
             if phase != TRADE or seat != self._active:
                 tail = _PASS_ONLY  # RG-SPEC-1, RG-TRADE-6: the active seat alone, not in the final
             turn = OfferTurn(table, self._targets(seat), ok, runs, blocks, tail)

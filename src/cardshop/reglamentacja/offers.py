@@ -78,11 +78,11 @@ class OfferTable:
         "block_sums",
         "by_hand",
         "cap",
-        "cap_bytes",
         "count",
         "draw_actions",
         "gives",
         "hands",
+        "key_bits",
         "kind_names",
         "level_masks",
         "n_blocks",
@@ -153,8 +153,8 @@ class OfferTable:
         )
         self.cap = cap = rules.hand_cap
         """The most stamps of one kind that make a difference to an offer turn."""
-        self.cap_bytes = bytes(min(v, cap) for v in range(256))
-        """A ``bytes.translate`` table capping counts at ``rules.hand_cap``."""
+        self.key_bits = cap.bit_length()
+        """Bits a kind's capped count takes in a hand's key (:meth:`hand`)."""
         self.level_masks = tuple(
             tuple(
                 sum(1 << m for m, counts in enumerate(ms) if counts[i] <= c) for c in range(cap + 1)
@@ -199,7 +199,7 @@ class OfferTable:
         self.swap_actions = rules.swap_actions
         self.prefixes = tuple(str(seat) for seat in range(64))
         self.hands: dict[int, HeldRuns] = {}
-        self.by_hand: dict[bytes, HandParts] = {}
+        self.by_hand: dict[int, HandParts] = {}
         self._actions: dict[int, tuple[Action, ...]] = {}
         self.tails: dict[int, tuple[Action, ...]] = {}
         """The active seat's offer turns' tails, by the speculator prices it holds."""
@@ -219,20 +219,23 @@ class OfferTable:
             ok &= masks[i][c]
         return ok
 
-    def hand(self, capped: bytes) -> HandParts:
-        """What a hand (counts per kind, capped at :attr:`cap`) may offer, kept per hand:
+    def hand(self, key: int) -> HandParts:
+        """What a hand may offer, kept per hand; ``key`` is the hand's counts per kind,
+        capped at :attr:`cap`, as :attr:`key_bits` bits each (kind 0 lowest):
         the bit set of the gives it holds, its held runs (bit ``r`` of the bytes, little
         end first: run ``r``), the running totals of its offers to one seat by block of
         eight runs (the last is all of them), and the tail of the active seat's offer
         turn (``pass``, the speculator trades it can pay, ``stop``)."""
-        found = self.by_hand.get(capped)
+        found = self.by_hand.get(key)
         if found is None:
             # The and, over the stamp kinds, of the gives (runs, prices) needing no
             # more of that kind than the hand holds.
             gives, runs_of, prices_of = self.level_masks, self.run_levels, self.price_levels
+            bits = self.key_bits
+            mask = (1 << bits) - 1
             ok = runs = prices = -1
-            for i in range(len(capped)):
-                c = capped[i]
+            for i in range(len(gives)):
+                c = key >> (bits * i) & mask
                 ok &= gives[i][c]
                 runs &= runs_of[i][c]
                 prices &= prices_of[i][c]
@@ -252,7 +255,7 @@ class OfferTable:
             if len(self.by_hand) >= MAX_HANDS:
                 self.by_hand.clear()
                 self.tails.clear()
-            self.by_hand[capped] = found
+            self.by_hand[key] = found
         return found
 
     def held_runs(self, ok: int) -> HeldRuns:
