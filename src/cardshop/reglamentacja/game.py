@@ -958,11 +958,11 @@ class ReglamentacjaGame(Engine):
         # (legal by construction, its parts known), is not read or checked again.
         legal = self._legal
         turn = None if legal is None else legal.structure
+        last = turn.last if isinstance(turn, OfferTurn) else None
         if self._pt >= 0 and (action is REJECT or (action is ACCEPT and legal is _ANSWER)):
             d, act = (_REJECTED, REJECT) if action is REJECT else (_ACCEPTED, ACCEPT)
-        elif isinstance(turn, OfferTurn) and turn.last is action and turn.last is not None:
-            d = turn.last_parts
-            act = turn.last
+        elif last is not None and last[0] is action:
+            act, d = last
         else:
             d, act = self._read(self.parse_action(action) if isinstance(action, str) else action)
             why = self._why_illegal(who, d)

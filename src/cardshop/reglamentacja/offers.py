@@ -42,7 +42,7 @@ from cardshop.reglamentacja.variant import Rules
 __all__ = ["OfferTable", "OfferTurn", "offer_table"]
 
 OFFER: Final = 0
-"""The verb code of an offer in the game's decoded actions (``last_parts``)."""
+"""The verb code of an offer in the game's decoded actions (:attr:`OfferTurn.last`)."""
 MAX_TABLES = 16
 """Most offer tables kept (one per distinct stamp kinds, max_trade and price)."""
 MAX_HANDS = 16384
@@ -353,7 +353,6 @@ class OfferTurn:
         "_per_target",
         "_runs",
         "last",
-        "last_parts",
         "ok",
         "table",
         "tail",
@@ -376,10 +375,9 @@ class OfferTurn:
         self._runs = runs
         self._blocks = block_totals
         self._per_target = per = block_totals[-1]
-        self.last: Action | None = None
-        """The offer an index gave last (a legal action of this turn), and its parts as
-        the game decodes them (``last_parts``): the game applies it without reading it."""
-        self.last_parts = (0, 0, 0, 0, 0)
+        self.last: tuple[Action, tuple[int, int, int, int, int]] | None = None
+        """The offer an index gave last (a legal action of this turn) with its parts as
+        the game decodes them, set in one step: the game applies it without reading it."""
         self._n_offers = per * len(targets)
         self._gives: tuple[int, ...] | None = None
         self._held: HeldRuns | None = None
@@ -465,8 +463,11 @@ class OfferTurn:
             r += 1
         pos = table.run_start[r] + j
         target = self.targets[t]
-        action = self.last = table.action(target, pos)
-        self.last_parts = (OFFER, target, table.gives[pos], table.takes[pos], table.places[pos])
+        action = table.action(target, pos)
+        self.last = (
+            action,
+            (OFFER, target, table.gives[pos], table.takes[pos], table.places[pos]),
+        )
         return action
 
     def position(self, action: object) -> tuple[int, int] | None:
