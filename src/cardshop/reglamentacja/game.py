@@ -71,6 +71,8 @@ from cardshop.reglamentacja.events import (
     VisitDrawn,
 )
 from cardshop.reglamentacja.offers import OFFER, OfferTable, OfferTurn, offer_table
+from cardshop.reglamentacja.offers import PASS as PASS  # re-exported: the game's actions
+from cardshop.reglamentacja.offers import STOP as STOP
 from cardshop.reglamentacja.variant import ReglamentacjaVariant, Rules
 
 __all__ = [
@@ -115,8 +117,6 @@ ST_LIMIT: Final = 8
 
 ACCEPT: Final = Action("accept")
 REJECT: Final = Action("reject")
-PASS: Final = Action("pass")
-STOP: Final = Action("stop")
 _OTHERS: dict[int, tuple[int, ...]] = {}  # n * 64 + seat -> the other seats, by text
 _ANSWER: Final = LegalActions((ACCEPT, REJECT))
 _REJECT_ONLY: Final = LegalActions((REJECT,))

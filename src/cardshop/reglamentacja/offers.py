@@ -50,7 +50,7 @@ MAX_HANDS = 16384
 250 bytes each, shared tails apart), and most bit sets it keeps the held runs of
 (:meth:`OfferTable.held_runs`, for ``index`` and iteration)."""
 
-HeldRuns = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+HeldRuns = tuple[tuple[int, ...], tuple[int, ...]]
 """See :meth:`OfferTable.held_runs`."""
 HandParts = tuple[int, bytes, tuple[int, ...], tuple[Action, ...]]
 """See :meth:`OfferTable.hand`."""
@@ -78,7 +78,6 @@ class OfferTable:
         "block_sums",
         "by_hand",
         "cap",
-        "count",
         "draw_actions",
         "gives",
         "hands",
@@ -91,7 +90,6 @@ class OfferTable:
         "places",
         "position",
         "prefixes",
-        "price_getter",
         "price_levels",
         "rules",
         "run_getter",
@@ -138,8 +136,6 @@ class OfferTable:
         """An offer's text after its target seat and a space -> its position."""
         self.part_position = {r[1:]: i for i, r in enumerate(rows)}
         """An offer's parts ``(give, take, place)`` -> its position in the order."""
-        self.count = tuple(2 * len(takes_of[g]) - (g == 0) for g in range(n_offer))
-        """Per give: how many offers to one seat give it."""
         run_give: list[int] = []
         run_start: list[int] = []
         for i, g in enumerate(self.gives):
@@ -167,7 +163,6 @@ class OfferTable:
         """Per multiset (all of ``rules.multisets``): its kind names, alphabetical, repeated."""
         self.bit_format = f"0{len(ms)}b"
         self.run_getter = _getter(run_give)
-        self.price_getter = _getter(rules.price_sets)
         needs = [tuple(ms[g][i] for g in run_give) for i in range(rules.k)]
         self.run_levels = tuple(
             tuple(sum(1 << r for r, n in enumerate(needs[i]) if n <= c) for c in range(cap + 1))
@@ -211,14 +206,6 @@ class OfferTable:
         """Pickled as the rules it is built from (a game pickles its table with it)."""
         return (offer_table, (self.rules,))
 
-    def held(self, capped: Sequence[int]) -> int:
-        """The bit set of the multisets a hand holds (counts per kind, capped)."""
-        masks = self.level_masks
-        ok = -1
-        for i, c in enumerate(capped):
-            ok &= masks[i][c]
-        return ok
-
     def hand(self, key: int) -> HandParts:
         """What a hand may offer, kept per hand; ``key`` is the hand's counts per kind,
         capped at :attr:`cap`, as :attr:`key_bits` bits each (kind 0 lowest):
@@ -246,10 +233,10 @@ class OfferTable:
             if tail is None:
                 flags = [prices >> q & 1 for q in range(len(self.draw_actions))]
                 tail = self.tails[prices] = (
-                    _PASS,
+                    PASS,
                     *compress(self.draw_actions, flags),
                     *compress(self.swap_actions, flags),
-                    _STOP,
+                    STOP,
                 )
             found = (ok, held, cum, tail)
             if len(self.by_hand) >= MAX_HANDS:
@@ -259,19 +246,18 @@ class OfferTable:
         return found
 
     def held_runs(self, ok: int) -> HeldRuns:
-        """What a hand may give, from ``ok``, the bit set of the multisets it holds
-        (:meth:`held`): ``ok``, the starts of the runs of held gives and their running
-        totals (ending with the offers to one seat), and per speculator price
-        (``rules.price_sets``) 1 if held, else 0. Kept per bit set (a bounded number)."""
+        """Where the offers of a hand lie, from ``ok``, the bit set of the gives it holds
+        (:meth:`hand`): the starts of the runs of held gives and their running totals
+        (ending with the offers to one seat). Kept per bit set (a bounded number)."""
         found = self.hands.get(ok)
         if found is None:
             # In C-level steps: the bit set as one byte (0 or 1) per multiset, then
-            # one per run and one per price.
+            # one per run.
             bits = format(ok, self.bit_format).encode().translate(_ZERO_ONE)[::-1]
             flags = self.run_getter(bits)
             starts = tuple(compress(self.run_start, flags))
             cum = tuple(accumulate(compress(self.run_len, flags), initial=0))
-            found = (ok, starts, cum, self.price_getter(bits))
+            found = (starts, cum)
             if len(self.hands) >= MAX_HANDS:
                 self.hands.clear()
             self.hands[ok] = found
@@ -306,8 +292,10 @@ class OfferTable:
 
 _SEATS: Final = {str(seat): seat for seat in range(64)}
 _new: Final = tuple.__new__
-_PASS: Final = Action("pass")
-_STOP: Final = Action("stop")
+PASS: Final = Action("pass")
+"""``pass``: the first of an offer turn's tail (the game lists it after the offers)."""
+STOP: Final = Action("stop")
+"""``stop``: the last of the active seat's offer turn's tail."""
 _ZERO_ONE: Final = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
@@ -519,7 +507,7 @@ class OfferTurn:
                 return self._n_offers + self.tail.index(value)
             return None
         target, pos = located
-        _, starts, cum, _ = self._held_runs()
+        starts, cum = self._held_runs()
         r = bisect_right(starts, pos) - 1
         return self.targets.index(target) * self._per_target + cum[r] + pos - starts[r]
 

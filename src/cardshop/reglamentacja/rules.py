@@ -110,18 +110,12 @@ class Rules:
         texts: list[str] = []
         for size in range(v.max_trade + 1):
             for combo in combinations_with_replacement(alpha, size):
-                counts = [0] * k
-                for i in combo:
-                    counts[i] += 1
-                multisets.append(tuple(counts))
+                multisets.append(_counts(combo, k))
                 texts.append(" ".join(kinds[i] for i in combo))
         ms_index = {m: i for i, m in enumerate(multisets)}
         price_ms: list[int] = []
         for combo in combinations_with_replacement(alpha, v.speculator.price):
-            counts = [0] * k
-            for i in combo:
-                counts[i] += 1
-            key = tuple(counts)
+            key = _counts(combo, k)
             if key not in ms_index:  # price above max_trade: add it beyond the offers
                 ms_index[key] = len(multisets)
                 multisets.append(key)
@@ -230,3 +224,11 @@ class Rules:
         """The resolved variant as plain data."""
         data: dict[str, Any] = json.loads(self.variant_json)
         return data
+
+
+def _counts(combo: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """A combination of kind indices as counts per kind (``k`` kinds)."""
+    counts = [0] * k
+    for i in combo:
+        counts[i] += 1
+    return tuple(counts)
