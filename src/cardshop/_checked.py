@@ -29,6 +29,15 @@ def own_abc_caches(cls: type[Any]) -> None:
     class would share its base's, and once ``isinstance(x, Base)`` held for an ``x``
     of another subclass, ``isinstance(x, cls)`` would hold too. A module compiled by
     mypyc calls this after each such class; for a class Python made it changes nothing.
+
+    It also points the class's sequence-length slot at its own ``__len__``: mypyc fills
+    only the mapping-length slot, and the sequence one, inherited from a base such as
+    ``collections.abc.Sequence``, would reach the compiled ``__len__`` through a method
+    lookup on every ``len()`` (about four times the cost). Setting the attribute again
+    makes Python fill both slots from it.
     """
     if "_abc_impl" not in cls.__dict__:
         _ABC_INIT(cls)
+    own_len = cls.__dict__.get("__len__")
+    if own_len is not None:
+        type.__setattr__(cls, "__len__", own_len)
