@@ -334,7 +334,7 @@ class ReglamentacjaGame(Engine):
     _fs: int
     _termination: int
     _stats: list[int]
-    _moves: list[Move]
+    _moves: list[tuple[int, int, Action]]  # (step, seat, action): Move's fields, a plain tuple
     _from_setup: bool
     _step: int
     _legal: LegalActions | None
@@ -488,7 +488,7 @@ class ReglamentacjaGame(Engine):
     @property
     def moves(self) -> list[Move]:
         """Every action applied: step (index of the apply call), seat and action."""
-        return list(self._moves)
+        return [_new(_Move, m) for m in self._moves]
 
     @property
     def stats(self) -> dict[str, int]:
@@ -969,7 +969,7 @@ class ReglamentacjaGame(Engine):
             if why is not None:
                 raise IllegalActionError(f"{act!s} is not legal now: {why}")
         events: list[Event] = []
-        self._moves.append(_new(_Move, (self._step, who, act)))
+        self._moves.append((self._step, who, act))
         self._step += 1
         self._legal = None
         self._do(who, d, events)
@@ -1403,7 +1403,7 @@ class ReglamentacjaGame(Engine):
             "seed": self.seed,
             "first_player": self.first_player,
             "from_setup": self._from_setup,
-            "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
+            "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
             "state": {
                 "chance": self._chance,
                 "stamps": self._swhere.copy(),

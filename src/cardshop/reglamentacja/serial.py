@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from cardshop.core import (
     SEED_LIMIT,
     ActionParseError,
-    Move,
     PositionError,
     VariantError,
     read_game_json,
@@ -140,7 +139,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
             action = g.parse_action(m[2])
         except ActionParseError as exc:
             raise PositionError(f"moves[{i}]: {exc}") from None
-        g._moves.append(Move(step, seat, action))
+        g._moves.append((step, seat, action))
     problems = state_problems(g)
     if problems:
         raise PositionError("inconsistent game state: " + "; ".join(problems[:5]))
