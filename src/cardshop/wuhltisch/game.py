@@ -234,7 +234,7 @@ class WuhltischGame(Engine):
         self.n = n
         self.seed = seed
         self.setup_events = []
-        self._moves: list[Move] = []
+        self._moves: list[tuple[int, int, Action]] = []  # Move's fields, plain tuples
         self._from_setup = True  # false for a game set up from a position
         self._steps = 0
         self._chance = 0
@@ -298,7 +298,7 @@ class WuhltischGame(Engine):
     @property
     def moves(self) -> list[Move]:
         """Every action applied: ``Move(step, seat, action)``; one step per tick."""
-        return self._moves.copy()
+        return [_new(Move, m) for m in self._moves]
 
     @property
     def round_scores(self) -> tuple[tuple[int, ...], ...]:
@@ -517,7 +517,7 @@ class WuhltischGame(Engine):
         if back:
             self._throw_back(back)
         step = self._steps
-        self._moves += [_new(Move, (step, s, chosen[s])) for s in range(n)]
+        self._moves += [(step, s, chosen[s]) for s in range(n)]
         self._steps = step + 1
         self._tick += 1
         self._ticks += 1
@@ -761,7 +761,7 @@ class WuhltischGame(Engine):
             "seed": self.seed,
             "from_setup": self._from_setup,
             "steps": self._steps,
-            "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
+            "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
             "state": self._state_dict(),
         }
 

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop.core import (
     Action,
-    Move,
     PositionError,
     VariantError,
     format_path,
@@ -144,7 +143,7 @@ def game_from_data(
         raise PositionError(f"game JSON: a per-seat list does not have {n} entries")
     game = cls._empty(variant, n, doc.seed)
     by_text = rules.actions_by_text
-    moves: list[Move] = []
+    moves: list[tuple[int, int, Action]] = []
     last = -1
     for move in doc.moves:
         if len(move) != 3:
@@ -161,7 +160,7 @@ def game_from_data(
         ):
             raise PositionError(f"game JSON: the move {[step, seat, text]} cannot be in this game")
         last = step
-        moves.append(Move(step, seat, action))
+        moves.append((step, seat, action))
     game._moves = moves
     game._from_setup = doc.from_setup
     game._steps = doc.steps
