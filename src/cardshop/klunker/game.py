@@ -241,7 +241,10 @@ class Game(Engine):
     variant: Variant
     n: int
     seed: int
-    _from_setup: bool  # written out: a compiled class keeps only its own annotated fields
+    # Written out: a compiled class keeps only its own annotated fields (the core's Engine
+    # annotates these too), others in a dict.
+    _from_setup: bool
+    _termination: int
     first_player: Seat
     history: list[Action]
 
