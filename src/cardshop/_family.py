@@ -25,8 +25,9 @@ from typing import Any, Protocol
 
 from cardshop._core import Action, Seat
 from cardshop._errors import CardshopError, IllegalActionError, SetupError
+from cardshop._events import EventCodec
 from cardshop._factored import ActionFactors
-from cardshop._game import Dynamics, Event, Game
+from cardshop._game import Dynamics, Engine, Event, Game
 from cardshop._variant import VariantBase
 
 __all__ = [
@@ -268,6 +269,21 @@ class Family:
     (bots, games, check interval, cap policy): :class:`AuditDefaults`; the defaults
     are uniform random bots, 1,000 games, thorough checks every 10 steps and no
     capped game allowed."""
+
+    @classmethod
+    def for_engine(cls, engine: type[Engine], events: EventCodec, **members: Any) -> Family:
+        """The record of a family whose games are ``engine``'s and whose events
+        ``events`` writes: :attr:`game_from_dict` is ``engine.from_json`` (which takes
+        game JSON or its data), :attr:`game_from_position` is ``engine.from_position``
+        and :attr:`event_to_dict` and :attr:`event_from_dict` are the codec's;
+        ``members`` are the other members, by name."""
+        return cls(
+            game_from_dict=engine.from_json,
+            game_from_position=engine.from_position,
+            event_to_dict=events.to_dict,
+            event_from_dict=events.from_dict,
+            **members,
+        )
 
     def __repr__(self) -> str:
         return f"<Family {self.name!r} ({self.dynamics.value})>"

@@ -23,12 +23,14 @@ hide; and it is the shape of OpenSpiel's ``apply_actions`` and PettingZoo's Para
 
 from __future__ import annotations
 
+import importlib
 import json
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._checked import Checked
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from cardshop._variant import VariantBase
 
 __all__ = [
+    "BLANK",
     "Copy",
     "Dynamics",
     "Engine",
@@ -166,6 +169,25 @@ def _copy_lists3(value: list[list[list[Any]]]) -> list[list[list[Any]]]:
 
 
 _COPIERS: tuple[Any, ...] = (None, list.copy, _copy_lists, _copy_lists3)
+
+
+class _Blank:
+    """The type of :data:`BLANK`, for its text form."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "BLANK"
+
+
+BLANK: Any = _Blank()
+"""What :meth:`Engine._blank` passes as the number of players to an engine compiled by
+mypyc, which makes its instances only by a call: ``cls(variant, BLANK)``. The engine's
+``__init__`` returns at once for it (``if players is BLANK: return``), leaving every
+field unset for the caller to fill (a clone, an unpickled game, a game read back)."""
+
+_TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
+"""A game's ``termination`` by the code an engine keeps (:attr:`Engine.termination`)."""
 
 
 def _restore(cls: type[Game], variant: Any, values: tuple[Any, ...]) -> Game:
@@ -420,8 +442,8 @@ class Game(ABC):
     def _blank(cls, variant: Any) -> Self:
         """An instance with no field set, for :meth:`derived_clone` and unpickling.
 
-        The default is ``cls.__new__(cls)``; a class compiled by mypyc, which makes its
-        instances only by a call, overrides it."""
+        The default is ``cls.__new__(cls)``; :class:`Engine`'s also makes a class
+        compiled by mypyc, which makes its instances only by a call (:data:`BLANK`)."""
         return cls.__new__(cls)
 
     @classmethod
@@ -540,8 +562,14 @@ class Engine(Game):
       :func:`rank_seats`), once :attr:`is_over`: the :meth:`scores`, the
       :attr:`termination`, :meth:`progress` as the result's ``rounds`` and the
       :meth:`_result_details`.
+    * :meth:`progress` is the field :attr:`PROGRESS` names (the round or turn
+      counter), and :attr:`termination` is read from the field ``_termination`` (0
+      while the game runs, 1 finished, 2 capped) unless the subclass says otherwise.
     * :meth:`from_json` reads game JSON with the family's :meth:`from_dict`, which
       checks everything, and takes no options.
+    * :meth:`from_dict`, :meth:`from_position` and :meth:`to_position` hand off to the
+      family's readers and writers, in the modules :attr:`SERIAL` and
+      :attr:`POSITIONS` name.
 
     It adds no field (its ``__slots__`` are empty), so a subclass compiled by mypyc
     declares all its own.
@@ -565,8 +593,24 @@ class Engine(Game):
     players ``n``, the ``seed`` and ``_from_setup`` (whether ``new_game`` dealt the game;
     not compared)."""
 
+    PROGRESS: ClassVar[str] = ""
+    """The field that counts how far the game has come in its family's unit
+    (``"_round"``, ``"_turn"``): what :meth:`progress` returns. Empty: no such counter."""
+
+    SERIAL: ClassVar[str] = ""
+    """The module, by name, that reads the engine's game JSON
+    (``"cardshop.wuhltisch.serial"``): its ``game_from_data(cls, data)`` is
+    :meth:`from_dict`. Named rather than imported, as it imports the engine's module;
+    it is imported on first use."""
+
+    POSITIONS: ClassVar[str] = ""
+    """The module, by name, of the engine's positions: its ``game_from_position(cls,
+    position, variant)`` is :meth:`from_position` and its ``position_of(game)`` is
+    :meth:`to_position` (imported on first use, as :attr:`SERIAL`)."""
+
     n: int
     _from_setup: bool
+    _termination: int
 
     __hash__ = None  # as Game's: a game changes, it is not hashable
 
@@ -576,9 +620,19 @@ class Engine(Game):
         return self.n
 
     @property
-    @abstractmethod
     def termination(self) -> Termination | None:
-        """How the game ended; ``None`` while it runs."""
+        """How the game ended; ``None`` while it runs. By default the field
+        ``_termination`` says: 0 while the game runs, 1 finished, 2 capped."""
+        return _TERMINATIONS[self._termination]
+
+    def progress(self) -> int | None:
+        """How far the game has come (see :meth:`Game.progress`): the field
+        :attr:`PROGRESS` names; ``None`` where it names none."""
+        name = type(self).PROGRESS
+        if not name:
+            return None
+        count: int = getattr(self, name)
+        return count
 
     def setup_options(self) -> dict[str, Any] | None:
         """The options of ``new_game`` that dealt this game (:attr:`SETUP_OPTIONS`), such
@@ -613,10 +667,45 @@ class Engine(Game):
         return Result(scores, ranks, winners, termination, rounds, self._result_details())
 
     @classmethod
+    def _module(cls, name: str, what: str) -> Any:
+        """The family's module ``name`` (:attr:`SERIAL` or :attr:`POSITIONS`), imported."""
+        if not name:
+            raise NotImplementedError(f"{cls.__name__} names no {what} module")
+        return importlib.import_module(name)
+
+    @classmethod
     def from_dict(cls, data: Checked[Mapping[str, Any]]) -> Self:
         """A game from :meth:`to_dict` data (or its JSON text), every field checked; a
-        :class:`~cardshop.PositionError` otherwise."""
-        raise NotImplementedError(f"{cls.__name__} has no from_dict")
+        :class:`~cardshop.PositionError` otherwise: ``game_from_data(cls, data)`` of the
+        module :attr:`SERIAL` names."""
+        game: Self = cls._module(cls.SERIAL, "SERIAL").game_from_data(cls, data)
+        return game
+
+    @classmethod
+    def from_position(cls, position: Checked[Any], variant: Checked[Any] = None) -> Self:
+        """A game of this engine set up from a position (a mapping or YAML/JSON text) and
+        an optional variant, which the reader checks: ``game_from_position(cls,
+        position, variant)`` of the module :attr:`POSITIONS` names."""
+        reader = cls._module(cls.POSITIONS, "POSITIONS").game_from_position
+        game: Self = reader(cls, position, variant)
+        return game
+
+    @classmethod
+    def _blank(cls, variant: Any) -> Self:
+        """An instance with no field set (see :meth:`Game._blank`): ``cls.__new__(cls)``
+        for a class Python made; ``cls(variant, BLANK)`` for a class compiled by mypyc,
+        whose ``__init__`` returns at once for :data:`BLANK`. A clone on a hot path
+        makes its instance the same way inline."""
+        init = cls.__init__
+        if isinstance(init, FunctionType) or init is object.__init__:
+            return cls.__new__(cls)
+        return cls(variant, BLANK)  # type: ignore[call-arg]
+
+    def to_position(self) -> dict[str, Any]:
+        """This game as a position (the family's format): ``position_of(game)`` of the
+        module :attr:`POSITIONS` names."""
+        position: dict[str, Any] = self._module(self.POSITIONS, "POSITIONS").position_of(self)
+        return position
 
     @classmethod
     def from_json(cls, text: Checked[str | bytes | Mapping[str, Any]], **options: Any) -> Self:

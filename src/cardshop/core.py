@@ -28,7 +28,9 @@ What is here, by concern:
 * **Games**: :class:`Game` (the protocol every engine implements; its fields declared
   once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
   :class:`Engine` (a game that keeps its setup in fields and ranks its seats by keys,
-  from which ``players``, ``setup_options``, ``result`` and ``from_json`` follow),
+  from which ``players``, ``setup_options``, ``result``, ``progress``, ``termination``,
+  ``from_json`` and the hand-offs to its readers follow; :data:`BLANK` lets it make an
+  instance of a class compiled by mypyc with no field set),
   :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`check_setup` and :func:`check_players` (what a new game is set up with),
@@ -112,6 +114,7 @@ from cardshop._family import (
     register_family,
 )
 from cardshop._game import (
+    BLANK,
     MAX_GAME_JSON_BYTES,
     MAX_GAME_JSON_DEPTH,
     MAX_GAME_JSON_INT,
@@ -161,6 +164,7 @@ from cardshop._variant import (
 )
 
 __all__ = [
+    "BLANK",
     "MAX_ACTION_TEXT",
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",

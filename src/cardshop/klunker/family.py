@@ -13,7 +13,7 @@ from typing import Any
 from cardshop.core import Dynamics, Family, VariantBase
 from cardshop.klunker import spaces
 from cardshop.klunker.bots import SEARCH, make_greedy, make_thrifty
-from cardshop.klunker.events import event_from_dict, event_to_dict
+from cardshop.klunker.events import CODEC
 from cardshop.klunker.game import Game, new_game
 from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
@@ -33,17 +33,15 @@ def _determinizer(
     return Determinizer(observation, as_klunker(variant), rng).sample
 
 
-FAMILY = Family(
+FAMILY = Family.for_engine(
+    Game,  # reads game JSON (Game.from_json) and positions (the reader checks the family)
+    CODEC,
     name="klunker",
     dynamics=Dynamics.SEQUENTIAL,
     variant_model=Variant,
     new_game=new_game,  # checks that the variant is a Klunker one
-    game_from_dict=Game.from_json,
-    game_from_position=Game.from_position,  # the reader checks the variant's family
     action_space=spaces.action_space,
     observation_encoder=spaces.Encoder,
-    event_to_dict=event_to_dict,
-    event_from_dict=event_from_dict,
     render=spaces.render,
     table_view=table_view,
     invariants=FAMILY_INVARIANTS,

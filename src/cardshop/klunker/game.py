@@ -23,6 +23,7 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
+    BLANK,
     Action,
     ActionError,
     ActionParseError,
@@ -38,7 +39,6 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
-    VariantBase,
     check_setup,
     derive_rng,
     derive_seed,
@@ -89,7 +89,6 @@ S_PURCHASE: Final = 2
 S_TAX: Final = 3
 S_RESHUFFLE: Final = 4
 S_REFILL: Final = 5
-_TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
 _ENDINGS: Final = ("", Termination.FINISHED.value, Termination.CAPPED.value)
 
 # Events on the hot path are built with tuple.__new__ directly: the same named tuples,
@@ -100,10 +99,6 @@ _new: Final = tuple.__new__
 # Python, so an Action("buy", True) compares equal to Action("buy", 1); apply() and
 # is_legal() look at the argument's type to refuse it.
 _ARG_TYPES: Final = frozenset({int, str, type(None)})
-
-_BLANK: Any = object()
-"""``Game(variant, _BLANK)`` is an empty game (no card placed) for :meth:`Game.clone` and
-:meth:`Game._empty` in the compiled build, whose classes make instances only by a call."""
 
 DONE: Final = Action("done")
 PASS: Final = Action("pass")
@@ -238,11 +233,18 @@ class Game(Engine):
 
     family = "klunker"
     SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
+    PROGRESS: ClassVar[str] = "_round"
+    # Positions (docs/positions.md; card identities are not kept) and game JSON.
+    POSITIONS: ClassVar[str] = "cardshop.klunker.position"
+    SERIAL: ClassVar[str] = "cardshop.klunker.serial"
     rules: Rules
     variant: Variant
     n: int
     seed: int
-    _from_setup: bool  # written out: a compiled class keeps only its own annotated fields
+    # Written out: a compiled class keeps only its own annotated fields (the core's Engine
+    # annotates these too), others in a dict.
+    _from_setup: bool
+    _termination: int
     first_player: Seat
     history: list[Action]
 
@@ -255,7 +257,7 @@ class Game(Engine):
         seed: Checked[int | None] = None,
         first_player: Checked[Seat | None] = None,
     ) -> None:
-        if players is _BLANK:
+        if players is BLANK:  # an instance with no field set (Engine._blank)
             return
         seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
@@ -342,11 +344,8 @@ class Game(Engine):
 
     @property
     def round(self) -> int:
-        """The current round, from 1."""
-        return self._round
-
-    def progress(self) -> int:
-        """The current round, from 1 (the family counts its length in rounds)."""
+        """The current round, from 1 (:meth:`progress`: the family counts its length in
+        rounds)."""
         return self._round
 
     @property
@@ -357,10 +356,6 @@ class Game(Engine):
     def purchase_cards(self) -> tuple[int, ...]:
         """The purchase card each seat holds (0 = none)."""
         return tuple(self._held)
-
-    @property
-    def termination(self) -> Termination | None:
-        return _TERMINATIONS[self._termination]
 
     def cash(self, seat: Seat) -> int:
         """Number of cash cards in ``seat``'s bank: its score. [SCORE-1]"""
@@ -1039,7 +1034,7 @@ class Game(Engine):
     def clone(self) -> Game:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = Game.__new__(Game) if _PURE else Game(self.variant, _BLANK)
+        g = Game.__new__(Game) if _PURE else Game(self.variant, BLANK)  # Engine._blank
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -1067,11 +1062,6 @@ class Game(Engine):
         g._step = self._step
         g._legal = self._legal  # never mutated in place, so it can be shared
         return g
-
-    @classmethod
-    def _blank(cls, variant: Any) -> Game:
-        # The compiled class makes its instances only by a call (see _BLANK).
-        return Game.__new__(Game) if _PURE else Game(variant, _BLANK)
 
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
@@ -1155,23 +1145,6 @@ class Game(Engine):
         if options:
             raise SetupError(f"Game.from_json takes no option {', '.join(map(repr, options))}")
         return game_from_data(cls, text, check_history=check_history)
-
-    @classmethod
-    def from_position(
-        cls,
-        position: Checked[Mapping[str, Any] | str],
-        variant: Checked[VariantBase | str | None] = None,
-    ) -> Game:
-        """Set up a game from a position (docs/positions.md): a mapping or YAML/JSON text."""
-        from cardshop.klunker.position import game_from_position
-
-        return game_from_position(cls, position, variant)
-
-    def to_position(self) -> dict[str, Any]:
-        """This game as a position (docs/positions.md); card identities are not kept."""
-        from cardshop.klunker.position import position_of
-
-        return position_of(self)
 
     def _check_counts(self) -> None:
         """Rebuild counts and totals from ``where`` (after a raw restore)."""

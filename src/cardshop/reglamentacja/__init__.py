@@ -21,7 +21,7 @@ from cardshop.reglamentacja.bots import (
     hand_value,
     sample,
 )
-from cardshop.reglamentacja.events import Event, event_from_dict, event_to_dict
+from cardshop.reglamentacja.events import CODEC, Event, event_from_dict, event_to_dict
 from cardshop.reglamentacja.game import Observation, ReglamentacjaGame, new_game
 from cardshop.reglamentacja.invariants import INVARIANTS
 from cardshop.reglamentacja.search import SEARCH
@@ -57,17 +57,15 @@ __all__ = [
 ]
 
 
-FAMILY = Family(
+FAMILY = Family.for_engine(
+    ReglamentacjaGame,  # its readers check that a variant is a Reglamentacja one
+    CODEC,
     name="reglamentacja",
     dynamics=Dynamics.SEQUENTIAL,
     variant_model=ReglamentacjaVariant,
     new_game=new_game,  # checks that the variant is a Reglamentacja one
-    game_from_dict=ReglamentacjaGame.from_dict,
-    game_from_position=ReglamentacjaGame.from_position,  # the reader checks the variant
     action_space=action_space,
     observation_encoder=observation_encoder,
-    event_to_dict=event_to_dict,
-    event_from_dict=event_from_dict,
     render=render,
     table_view=table_view,
     invariants=INVARIANTS,

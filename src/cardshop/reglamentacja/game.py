@@ -19,11 +19,12 @@ docs/reglamentacja-rules.md):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
+    BLANK,
     Action,
     ActionParseError,
     Checked,
@@ -37,8 +38,6 @@ from cardshop.core import (
     Seat,
     SetupError,
     StateField,
-    Termination,
-    VariantBase,
     action_number,
     action_words,
     check_setup,
@@ -163,11 +162,6 @@ _Reshuffled: Final = Reshuffled
 _SpeculatorBought: Final = SpeculatorBought
 _Speculated: Final = Speculated
 
-_BLANK: Any = object()
-"""``ReglamentacjaGame(variant, _BLANK)`` is an empty game (nothing dealt) for
-:meth:`ReglamentacjaGame.clone` and :meth:`ReglamentacjaGame._empty` in the compiled
-build, whose classes make instances only by a call."""
-
 # A decoded action: (verb code, a, b, c, d).
 V_OFFER: Final = OFFER  # as the offer turn's view decodes the offers it lists
 V_ACCEPT: Final = 1
@@ -226,6 +220,10 @@ class ReglamentacjaGame(Engine):
     family: ClassVar[str] = "reglamentacja"
     FORMAT: ClassVar[str] = "cardshop-reglamentacja-game/1"
     SETUP_OPTIONS: ClassVar[tuple[str, ...]] = ("first_player",)
+    PROGRESS: ClassVar[str] = "_turn"
+    # Game JSON, and positions (docs/reglamentacja-rules.md, section Positions).
+    SERIAL: ClassVar[str] = "cardshop.reglamentacja.serial"
+    POSITIONS: ClassVar[str] = "cardshop.reglamentacja.position"
 
     __slots__ = (
         "_active",
@@ -348,7 +346,7 @@ class ReglamentacjaGame(Engine):
         seed: Checked[int | None] = None,
         first_player: Checked[Seat | None] = None,
     ) -> None:
-        if players is _BLANK:
+        if players is BLANK:  # an instance with no field set (Engine._blank)
             return
         seed = check_setup(variant, players, seed, first_player)
         rules = variant.rules
@@ -458,11 +456,8 @@ class ReglamentacjaGame(Engine):
 
     @property
     def turn(self) -> int:
-        """The current turn, from 1 (the final turn counts as one)."""
-        return self._turn
-
-    def progress(self) -> int:
-        """The current turn, from 1 (the family counts its length in turns)."""
+        """The current turn, from 1 (the final turn counts as one; :meth:`progress`:
+        the family counts its length in turns)."""
         return self._turn
 
     @property
@@ -480,10 +475,6 @@ class ReglamentacjaGame(Engine):
         """Names of the row's cards, position 1 first."""
         names = self.rules.card_names
         return tuple(names[c] for c in self._row)
-
-    @property
-    def termination(self) -> Termination | None:
-        return (None, Termination.FINISHED, Termination.CAPPED)[self._termination]
 
     @property
     def moves(self) -> list[Move]:
@@ -1323,7 +1314,11 @@ class ReglamentacjaGame(Engine):
     def clone(self) -> ReglamentacjaGame:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = ReglamentacjaGame._blank(self.variant)
+        g = (  # as Engine._blank, inline
+            ReglamentacjaGame.__new__(ReglamentacjaGame)
+            if _PURE
+            else ReglamentacjaGame(self.variant, BLANK)
+        )
         g.variant = self.variant
         g.rules = self.rules
         g._table = self._table
@@ -1357,15 +1352,6 @@ class ReglamentacjaGame(Engine):
         g._step = self._step
         g._legal = self._legal  # never mutated in place
         return g
-
-    @classmethod
-    def _blank(cls, variant: Any) -> ReglamentacjaGame:
-        # The compiled class makes its instances only by a call (see _BLANK).
-        return (
-            ReglamentacjaGame.__new__(ReglamentacjaGame)
-            if _PURE
-            else ReglamentacjaGame(variant, _BLANK)
-        )
 
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
@@ -1432,33 +1418,6 @@ class ReglamentacjaGame(Engine):
         """The whole game as compact JSON; :meth:`from_json` reads it back."""
         plain = json.dumps(self._plain_dict(), separators=(",", ":"))
         return f'{plain[:-1]},"variant":{self.rules.variant_json}}}'
-
-    @classmethod
-    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> ReglamentacjaGame:
-        """Rebuild a game from :meth:`to_dict` data, validating everything.
-
-        Raises :class:`PositionError` for anything malformed or inconsistent.
-        """
-        from cardshop.reglamentacja.serial import game_from_data
-
-        return game_from_data(cls, data)
-
-    def to_position(self) -> dict[str, Any]:
-        """This game as a position (docs/reglamentacja-rules.md, section Positions)."""
-        from cardshop.reglamentacja.position import position_of
-
-        return position_of(self)
-
-    @classmethod
-    def from_position(
-        cls,
-        position: Checked[Mapping[str, Any] | str],
-        variant: Checked[VariantBase | str | None] = None,
-    ) -> ReglamentacjaGame:
-        """Set up a game from a position: a mapping or YAML/JSON text."""
-        from cardshop.reglamentacja.position import game_from_position
-
-        return game_from_position(cls, position, variant)
 
     # ------------------------------------------------------------ consistency
 

@@ -19,6 +19,7 @@ from cardshop.core import (
 )
 from cardshop.wuhltisch.bots import WuhltischGreedyBot
 from cardshop.wuhltisch.events import (
+    CODEC,
     WuhltischEvent,
     describe_event,
     event_from_dict,
@@ -72,17 +73,15 @@ def game_from_position(position: Any, variant: VariantBase | None = None) -> Wuh
     return WuhltischGame.from_position(position, variant)
 
 
-FAMILY = Family(
+FAMILY = Family.for_engine(
+    WuhltischGame,
+    CODEC,
     name="wuhltisch",
     dynamics=Dynamics.SIMULTANEOUS,
     variant_model=WuhltischVariant,
     new_game=new_game,
-    game_from_dict=game_from_dict,
-    game_from_position=game_from_position,
     action_space=action_space,
     observation_encoder=observation_encoder,
-    event_to_dict=event_to_dict,
-    event_from_dict=event_from_dict,
     render=render,
     table_view=table_view,
     describe_event=describe_event,

@@ -25,6 +25,7 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
+    BLANK,
     Action,
     ActionParseError,
     Checked,
@@ -39,7 +40,6 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
-    VariantBase,
     check_setup,
     derive_rng,
     derive_seed,
@@ -100,11 +100,6 @@ a float equal to a legal argument is read through its text, and refused)."""
 # named tuples, without the generated __new__, which runs as Python (on the compiled
 # build about a tenth of a decision's instructions).
 _new: Final = tuple.__new__
-
-_BLANK: Any = object()
-"""``WuhltischGame(variant, _BLANK)`` is an empty game (nothing dealt) for
-:meth:`WuhltischGame.clone` and :meth:`WuhltischGame._empty` in the compiled build,
-whose classes make instances only by a call."""
 
 
 class WuhltischObservation(NamedTuple):
@@ -178,6 +173,10 @@ class WuhltischGame(Engine):
     )
 
     family: ClassVar[str] = "wuhltisch"
+    PROGRESS: ClassVar[str] = "_round"
+    # Game JSON, and positions (docs/wuhltisch-rules.md, "Positions").
+    SERIAL: ClassVar[str] = "cardshop.wuhltisch.serial"
+    POSITIONS: ClassVar[str] = "cardshop.wuhltisch.position"
 
     # Every field, declared once: clone, ==, pickling and the slots follow from it; the
     # setup's fields first, as the core's Engine declares them. Not compared by ==: the
@@ -220,7 +219,7 @@ class WuhltischGame(Engine):
         players: Checked[int],
         seed: Checked[int | None] = None,
     ) -> None:
-        if players is _BLANK:
+        if players is BLANK:  # an instance with no field set (Engine._blank)
             return
         seed = check_setup(variant, players, seed)
         self._init_empty(variant, players, seed)
@@ -279,10 +278,8 @@ class WuhltischGame(Engine):
 
     @property
     def round(self) -> int:
-        return self._round
-
-    def progress(self) -> int:
-        """The current round, from 1 (the family counts its length in rounds)."""
+        """The current round, from 1 (:meth:`progress`: the family counts its length in
+        rounds)."""
         return self._round
 
     @property
@@ -691,7 +688,9 @@ class WuhltischGame(Engine):
     def clone(self) -> WuhltischGame:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = WuhltischGame._blank(self.variant)
+        g = (  # as Engine._blank, inline
+            WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(self.variant, BLANK)
+        )
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -720,11 +719,6 @@ class WuhltischGame(Engine):
         g._capped = self._capped.copy()
         g._in_front = self._in_front.copy()
         return g
-
-    @classmethod
-    def _blank(cls, variant: Any) -> WuhltischGame:
-        # The compiled class makes its instances only by a call (see _BLANK).
-        return WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(variant, _BLANK)
 
     def __eq__(self, other: object) -> bool:
         # Written out: a class compiled by mypyc fills its comparison slot itself and
@@ -764,29 +758,6 @@ class WuhltischGame(Engine):
             "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
             "state": self._state_dict(),
         }
-
-    @classmethod
-    def from_dict(cls, data: Checked[Mapping[str, Any]]) -> WuhltischGame:
-        """Rebuild a game from :meth:`to_dict` data, checking everything (PositionError)."""
-        from cardshop.wuhltisch.serial import game_from_data
-
-        return game_from_data(cls, data)
-
-    def to_position(self) -> dict[str, Any]:
-        """This game as a position (docs/wuhltisch-rules.md, "Positions")."""
-        from cardshop.wuhltisch.position import position_of
-
-        return position_of(self)
-
-    @classmethod
-    def from_position(
-        cls,
-        position: Checked[Mapping[str, Any] | str],
-        variant: Checked[VariantBase | str | None] = None,
-    ) -> WuhltischGame:
-        from cardshop.wuhltisch.position import game_from_position
-
-        return game_from_position(cls, position, variant)
 
 
 _PURE: Final = isinstance(WuhltischGame.clone, FunctionType)
