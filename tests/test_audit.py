@@ -549,3 +549,33 @@ def test_the_first_signal_stops_an_audit_with_a_partial_report(
     assert not saved.exists()
     if page.exists():
         assert "Partial report:" in page.read_text()
+
+
+@pytest.mark.pure_only
+def test_an_audit_reads_a_games_moves_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A game builds its moves anew at each reading: an audit that read them at every
+    step made a long game quadratic (a Wühltisch round played to its tick cap took a
+    minute). The checks read them at doubling intervals and once at the end."""
+    from cardshop.wuhltisch.game import WuhltischGame
+
+    counts = {"moves": 0, "steps": 0}
+    moves, apply_joint = WuhltischGame.moves, WuhltischGame.apply_joint
+
+    def read(game: WuhltischGame) -> Any:
+        counts["moves"] += 1
+        return moves.fget(game)  # type: ignore[attr-defined]
+
+    def step(game: WuhltischGame, actions: Any) -> Any:
+        counts["steps"] += 1
+        return apply_joint(game, actions)
+
+    monkeypatch.setattr(WuhltischGame, "moves", property(read))
+    monkeypatch.setattr(WuhltischGame, "apply_joint", step)
+    report = run_audit(
+        cardshop.load_variant("wuhltisch"), games=2, players=[2], examples=0, workers=1
+    )
+    assert report.ok, report.to_text()
+    assert counts["steps"] > 200
+    assert counts["moves"] < counts["steps"] / 10, counts

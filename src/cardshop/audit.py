@@ -637,7 +637,9 @@ def _audit_game(
             violation = exc
     turn_based = game.dynamics is Dynamics.SEQUENTIAL
     while not game.is_over:
-        played = len(game.moves)
+        # The checked steps so far (not len(game.moves): a game's moves are built anew
+        # on each reading, which on every step made long games quadratic).
+        played = 0 if checked is None else checked.steps
         try:
             actions = driver.choose(game, bots)
             if checked is None:
@@ -648,8 +650,9 @@ def _audit_game(
             else:
                 checked.apply_joint(actions)
         except InvariantViolation as exc:
+            failed = checked is not None and checked.steps == played  # the step itself
             violation, checked = exc, None
-            if len(game.moves) == played:  # the step itself failed
+            if failed:
                 break
         except Exception:  # an engine fault that no invariant still checked reports
             break
