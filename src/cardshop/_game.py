@@ -311,7 +311,9 @@ class Game(ABC):
     @property
     @abstractmethod
     def moves(self) -> list[Move]:
-        """Every action applied so far, in order."""
+        """Every action applied so far, in order: a new list at each reading, its
+        :class:`Move` records built from what the game keeps (a loop that needs the
+        count at every step keeps its own)."""
 
     # ---------------------------------------------------------------- acting
 
