@@ -381,17 +381,27 @@ def new_game(
     if first_player is not None:
         given["first_player"] = first_player
     family = get_family(loaded.family)
-    unknown = sorted(set(given) - set(game_options(family))) if given else []
-    if unknown:
-        raise SetupError(
-            f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
-            f"(its options: {', '.join(game_options(family)) or 'none'})"
-        )
+    if given:
+        check_options(family, given)
     if loaded.match is not None:
         from cardshop._series import new_series
 
         return new_series(loaded, players, seed, **given)
     return family.new_game(loaded, players, seed, **given)
+
+
+def check_options(family: Family, options: Iterable[str]) -> tuple[str, ...]:
+    """The options the family's ``new_game`` takes (:func:`game_options`); a
+    :class:`~cardshop.SetupError` naming those of ``options`` it does not take (refused
+    here, not by a ``TypeError`` of the family's ``new_game``)."""
+    known = game_options(family)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise SetupError(
+            f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
+            f"(its options: {', '.join(known) or 'none'})"
+        )
+    return known
 
 
 def game_options(family: Family) -> tuple[str, ...]:

@@ -38,7 +38,13 @@ from typing import Any, ClassVar, NamedTuple, Self, cast
 from cardshop._core import Action, LegalActions, Seat, derive_seed
 from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
 from cardshop._events import EventCodec
-from cardshop._family import Family, Invariant, ObservationEncoder, game_options, get_family
+from cardshop._family import (
+    Family,
+    Invariant,
+    ObservationEncoder,
+    check_options,
+    get_family,
+)
 from cardshop._game import (
     Dynamics,
     Event,
@@ -515,14 +521,7 @@ def new_series(
     family = get_family(variant.family)
     players = check_players(variant, players)
     seed = new_seed(seed)
-    known = game_options(family)
-    unknown = sorted(set(options) - set(known))
-    if unknown:  # refused here, not by a TypeError of the family's new_game
-        raise SetupError(
-            f"a {family.name} game takes no option {', '.join(map(repr, unknown))} "
-            f"(its options: {', '.join(known) or 'none'})"
-        )
-    takes_first = "first_player" in known
+    takes_first = "first_player" in check_options(family, options)
     if first_player is not None:
         if not takes_first:
             raise SetupError(f"a {family.name} game takes no option 'first_player'")
