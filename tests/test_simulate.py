@@ -580,6 +580,36 @@ def test_a_killed_worker_is_reported_with_the_games_lost(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []
 
 
+_FORKED_INSIDE_A_STOP = """
+import multiprocessing, os, signal, sys, time
+from cardshop.cli._stop import signals_stop
+
+def child(sig):
+    os.kill(os.getpid(), sig)
+    time.sleep(0.2)  # an ignored SIGINT: the child goes on and ends normally
+
+with signals_stop():
+    process = multiprocessing.get_context("fork").Process(target=child, args=(int(sys.argv[1]),))
+    process.start()
+    process.join()
+print(process.exitcode)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_process_forked_during_a_stoppable_command_acts_as_a_worker(sig: int) -> None:
+    """A pool's worker receives the pool's SIGTERM before its own setup has run (the
+    fork's first steps): the handler it inherited lets it die of SIGTERM quietly and
+    ignores SIGINT, instead of raising the command's stop inside the worker."""
+    run = subprocess.run(
+        [sys.executable, "-c", _FORKED_INSIDE_A_STOP, str(int(sig))],
+        capture_output=True, text=True, timeout=STOP_GUARD,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    assert run.stdout.split() == [str(-sig if sig == signal.SIGTERM else 0)]
+
+
 # ------------------------------------------------------------ any family
 
 

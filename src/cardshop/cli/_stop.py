@@ -7,11 +7,16 @@ hook) is raised again a moment later (a timer) and at the command's next check
 (:func:`raise_if_stopped`). A second signal is ignored: it cannot cut the clean-up
 short or kill the process half-way.
 The command then exits with ``128 + signal`` (130 for SIGINT, 143 for SIGTERM).
+
+A process forked while the block runs (a worker of a process pool) inherits the
+handler before its own setup can replace it; there the handler does what a worker
+does: it ignores SIGINT (its parent handles Ctrl-C) and dies of SIGTERM, quietly.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -49,6 +54,11 @@ def signals_stop() -> Iterator[None]:
     """Turn SIGTERM and SIGINT into :class:`Stopped` while the block runs."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != owner:  # a forked child that has not set its own handlers yet
+            if signum != signal.SIGINT:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            return
         # Once is enough: a second signal must not cut the clean-up short.
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
@@ -68,6 +78,7 @@ def signals_stop() -> Iterator[None]:
         raise_if_stopped()
 
     _caught.clear()
+    owner = os.getpid()
     hook = sys.unraisablehook
     sys.unraisablehook = unraisable
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
