@@ -348,7 +348,7 @@ def test_a_fault_of_a_simultaneous_family_is_caught_with_ticks_that_replay(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tinyfamily.register()
-    original = tinyfamily.TinyGame._resolve
+    original = tinyfamily.TinyGame._play
 
     def losing(self: tinyfamily.TinyGame, actions: dict[int, Any]) -> list[Any]:
         events = original(self, actions)
@@ -356,7 +356,7 @@ def test_a_fault_of_a_simultaneous_family_is_caught_with_ticks_that_replay(
             self.discard.pop()
         return events
 
-    monkeypatch.setattr(tinyfamily.TinyGame, "_resolve", losing)
+    monkeypatch.setattr(tinyfamily.TinyGame, "_play", losing)
     path = str(TINY / "tiny-sim.yaml")
     report = run_audit(path, games=30, players=[3], examples=0, seed=1)
     assert not report.ok

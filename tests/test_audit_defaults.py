@@ -155,7 +155,7 @@ def test_workers_give_the_same_report() -> None:
 def test_a_fault_is_found_by_workers_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each worker checks its games: a planted fault is reported, and it replays."""
     tinyfamily.register()
-    original = tinyfamily.TinyGame._resolve
+    original = tinyfamily.TinyGame._play
 
     def losing(self: tinyfamily.TinyGame, actions: dict[int, Any]) -> list[Any]:
         events = original(self, actions)
@@ -163,7 +163,7 @@ def test_a_fault_is_found_by_workers_too(monkeypatch: pytest.MonkeyPatch) -> Non
             self.discard.pop()
         return events
 
-    monkeypatch.setattr(tinyfamily.TinyGame, "_resolve", losing)
+    monkeypatch.setattr(tinyfamily.TinyGame, "_play", losing)
     path = str(Path(tinyfamily.__file__).parent / "tiny-sim.yaml")
     report = run_audit(path, games=30, players=[3], examples=0, seed=1, workers=2)
     assert not report.ok

@@ -250,7 +250,7 @@ def test_the_machine_shrinks_a_fault_of_a_simultaneous_family(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A clash that loses its card (instead of discarding it) breaks conservation."""
-    original = tinyfamily.TinyGame._resolve
+    original = tinyfamily.TinyGame._play
 
     def losing(self: tinyfamily.TinyGame, actions: dict[int, Any]) -> list[Any]:
         events = original(self, actions)
@@ -258,7 +258,7 @@ def test_the_machine_shrinks_a_fault_of_a_simultaneous_family(
             self.discard.pop()
         return events
 
-    monkeypatch.setattr(tinyfamily.TinyGame, "_resolve", losing)
+    monkeypatch.setattr(tinyfamily.TinyGame, "_play", losing)
     machine = game_machine(TINY_SIM, checks=["conservation"])
     with pytest.raises(InvariantViolation) as info:
         run_state_machine_as_test(
@@ -324,7 +324,7 @@ def test_the_conformance_suite_catches_an_illegal_action_that_plays(
     suite = _Leaky()
     suite.setup_method()
     suite.test_illegal_actions_change_nothing()
-    monkeypatch.setattr(tinyfamily.TinyGame, "_checked", lambda self, action, seat: PASS)
+    monkeypatch.setattr(tinyfamily.TinyGame, "checked_action", lambda self, action, seat: PASS)
     with pytest.raises(AssertionError, match="was accepted"):
         suite.test_illegal_actions_change_nothing()
 

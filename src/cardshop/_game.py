@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._checked import Checked
 from cardshop._core import Action, LegalActions, Seat, is_seed
-from cardshop._errors import GameStateError, PositionError, SetupError, format_value
+from cardshop._errors import (
+    GameStateError,
+    IllegalActionError,
+    PositionError,
+    SetupError,
+    format_value,
+)
 
 if TYPE_CHECKING:
     from cardshop._variant import VariantBase
@@ -264,8 +270,10 @@ class Game(ABC):
 
     Subclasses set :attr:`family`, declare their fields in :attr:`STATE` (from which
     ``clone``, ``==`` and pickling follow), override :attr:`dynamics` if their seats
-    act together, and implement the abstract members. Seats are ``0 .. players-1``.
-    See the module docstring for the protocol.
+    act together, implement the abstract members and write :meth:`_play`, the rules of
+    one step: the core's :meth:`apply` and :meth:`apply_joint` check the seats and the
+    actions and record the moves first. Seats are ``0 .. players-1``. See the module
+    docstring for the protocol.
     """
 
     __slots__ = ()
@@ -309,11 +317,15 @@ class Game(ABC):
         """Whether the game has ended."""
 
     @property
-    @abstractmethod
     def moves(self) -> list[Move]:
         """Every action applied so far, in order: a new list at each reading, its
         :class:`Move` records built from what the game keeps (a loop that needs the
-        count at every step keeps its own)."""
+        count at every step keeps its own).
+
+        By default, the ``(step, seat, action)`` tuples of the field ``_moves`` that
+        :meth:`_record` keeps (:attr:`MOVES_STATE`)."""
+        fields: Any = self  # the family's, not declared here (mypyc: a subclass's own)
+        return [Move._make(m) for m in fields._moves]
 
     # ---------------------------------------------------------------- acting
 
@@ -335,29 +347,104 @@ class Game(ABC):
         this variant; legality is checked by :meth:`apply`.
         """
 
-    @abstractmethod
     def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
         """Apply the action of the one acting seat; return the events it caused.
 
         Raises :class:`~cardshop.IllegalActionError` (changing nothing) for an action
         the rules forbid, and :class:`~cardshop.GameStateError` when several seats
-        must act together (use :meth:`apply_joint`).
+        must act together (use :meth:`apply_joint`) or none acts.
+
+        The core does the bookkeeping: it checks the seat (:meth:`require_seat`) and
+        the action (:meth:`checked_action`), records the move (:meth:`_record`) and
+        then calls the family's own step, :meth:`_play`. A family may write a faster
+        ``apply`` by hand; the conformance battery holds it to this one.
         """
+        acting = self.acting
+        if len(acting) > 1:
+            raise GameStateError(
+                f"seats {list(acting)} act together: use apply_joint({{seat: action}})"
+            )
+        seat = self.require_seat(seat)
+        actions = {seat: self.checked_action(action, seat)}
+        self._record(actions)
+        return self._play(actions)
 
     def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Event]:
         """Apply one action from each acting seat together; return the events.
 
-        Every acting seat must appear exactly once. This default serves turn-based
-        families, where one seat acts; simultaneous families override it.
+        Every acting seat must appear exactly once (a
+        :class:`~cardshop.GameStateError` otherwise); every action is checked before
+        any changes the game. Where one seat acts, this is :meth:`apply`; else the core
+        does the bookkeeping as :meth:`apply` does, for all the seats at once.
         """
+        if not isinstance(actions, Mapping):
+            raise GameStateError(
+                f"a joint action is a mapping of seat to action, not {format_value(actions)}"
+            )
         acting = self.acting
-        if sorted(actions) != list(acting):
+        if not acting:
+            raise GameStateError("the game is over: no seat acts")
+        if len(actions) != len(acting) or any(
+            type(s) is not int or s not in acting for s in actions
+        ):
             raise GameStateError(
                 f"a joint action needs exactly the acting seats {list(acting)}, "
-                f"got seats {sorted(actions)}"
+                f"got seats {sorted(map(repr, actions))}"
             )
-        (seat,) = acting
-        return self.apply(actions[seat], seat)
+        if len(acting) == 1:
+            return self.apply(actions[acting[0]], acting[0])
+        checked = {s: self.checked_action(actions[s], s) for s in acting}
+        self._record(checked)
+        return self._play(checked)
+
+    def checked_action(self, action: Action | str, seat: Seat) -> Action:
+        """``action`` as a legal :class:`~cardshop.core.Action` of ``seat`` now.
+
+        A text is read with :meth:`parse_action` (an
+        :class:`~cardshop.ActionParseError` if it names no action); anything else must
+        be an ``Action`` whose argument is a ``str``, an ``int`` or ``None`` of exactly
+        that type (``buy True`` is no ``buy 1``). An action not among
+        :meth:`legal_actions` raises :class:`~cardshop.IllegalActionError`.
+        """
+        if isinstance(action, str):
+            action = self.parse_action(action, seat)
+        elif not (
+            type(action) is Action
+            and type(action[0]) is str
+            and (action[1] is None or type(action[1]) in (str, int))
+        ):
+            raise IllegalActionError(
+                f"seat {seat}: {format_value(action)} is not an action of this game"
+            )
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(f"seat {seat} may not {action} now")
+        return action
+
+    MOVES_STATE: ClassVar[tuple[StateField, ...]] = (
+        StateField("_moves", Copy.LIST, compared=False),
+        StateField("_step", compared=False),
+    )
+    """The fields of the moves that the default :meth:`_record` keeps, for a family's
+    :attr:`STATE` (``STATE = (..., *Game.MOVES_STATE)``): ``_moves``, a list of
+    ``(step, seat, action)`` tuples, and ``_step``, the steps played (neither compared
+    by ``==``). Set ``_moves = []`` and ``_step = 0`` at the deal."""
+
+    def _record(self, actions: Mapping[Seat, Action]) -> None:
+        """Record one step's checked actions as moves, before :meth:`_play` runs them:
+        by default ``(step, seat, action)`` tuples, seat by seat, on the field
+        ``_moves``, the step counted by the field ``_step`` (declare both with
+        :attr:`MOVES_STATE`). A family that keeps its moves otherwise overrides it and
+        :attr:`moves`."""
+        fields: Any = self  # the family's, not declared here (mypyc: a subclass's own)
+        step = fields._step
+        fields._moves += [(step, s, actions[s]) for s in sorted(actions)]
+        fields._step = step + 1
+
+    def _play(self, actions: Mapping[Seat, Action]) -> list[Event]:
+        """The family's own step: carry out the legal ``actions`` (one per acting seat,
+        checked and recorded by :meth:`apply` and :meth:`apply_joint`) and return the
+        events they caused, the automatic steps that followed included."""
+        raise NotImplementedError(f"{type(self).__name__} writes neither apply nor _play")
 
     def require_seat(self, seat: Seat | None) -> Seat:
         """The seat an action is for: ``seat`` if it acts now, else the one acting seat.

@@ -29,10 +29,8 @@ from cardshop.core import (
     Family,
     Game,
     GameStateError,
-    IllegalActionError,
     Invariant,
     LegalActions,
-    Move,
     PositionError,
     Result,
     Seat,
@@ -118,9 +116,8 @@ class TinyGame(Game):
         StateField("discard", Copy.LIST),
         StateField("turn"),
         StateField("passes"),
-        StateField("step"),
         StateField("over"),
-        StateField("_moves", Copy.LIST, compared=False),
+        *Game.MOVES_STATE,  # the moves, which the core's apply records
     )
 
     def __init__(self, variant: TinyVariant, players: int, seed: int) -> None:
@@ -136,9 +133,9 @@ class TinyGame(Game):
         self.discard: list[int] = []
         self.turn = 0
         self.passes = 0
-        self.step = 0
         self.over: Termination | None = None
-        self._moves: list[Move] = []
+        self._moves: list[tuple[int, Seat, Action]] = []
+        self._step = 0
 
     @property
     def dynamics(self) -> Dynamics:
@@ -160,10 +157,6 @@ class TinyGame(Game):
     def is_over(self) -> bool:
         return self.over is not None
 
-    @property
-    def moves(self) -> list[Move]:
-        return list(self._moves)
-
     def legal_actions(self, seat: Seat | None = None) -> LegalActions:
         self.require_seat(seat)
         return LegalActions(
@@ -180,32 +173,13 @@ class TinyGame(Game):
             return Action("take", int(words[1]))
         raise ActionParseError(f"cannot parse action {text!r}: expected 'take I' or 'pass'")
 
-    def _checked(self, action: Action | str, seat: Seat) -> Action:
-        if isinstance(action, str):
-            action = self.parse_action(action)
-        if not isinstance(action, Action) or action not in self.legal_actions(seat):
-            raise IllegalActionError(f"{action!r} is not legal for seat {seat} now")
-        if isinstance(action.arg, bool):
-            raise IllegalActionError(f"{action!r}: a market position is a number")
-        return action
-
-    def apply(self, action: Action | str, seat: Seat | None = None) -> list[Any]:
-        if self.dynamics is Dynamics.SIMULTANEOUS and self.n > 1:
-            raise GameStateError("every seat acts together: use apply_joint")
-        seat = self.require_seat(seat)
-        return self._resolve({seat: self._checked(action, seat)})
-
-    def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Any]:
-        if sorted(actions) != list(self.acting):
-            raise GameStateError(f"a joint action needs exactly seats {list(self.acting)}")
-        return self._resolve({s: self._checked(a, s) for s, a in sorted(actions.items())})
-
-    def _resolve(self, actions: dict[Seat, Action]) -> list[Any]:
+    def _play(self, actions: Mapping[Seat, Action]) -> list[Any]:
+        # The core's apply and apply_joint have checked the seats and the actions and
+        # recorded the moves (counting the step): only the rules are left.
         events: list[Any] = []
         values = self.variant.cards
         claims: dict[int, list[Seat]] = {}
         for seat, action in actions.items():
-            self._moves.append(Move(self.step, seat, action))
             if action.verb == "take":
                 claims.setdefault(int(action.arg), []).append(seat)  # type: ignore[arg-type]
         for slot, seats in sorted(claims.items()):
@@ -218,11 +192,10 @@ class TinyGame(Game):
                 events.append(Clashed(tuple(seats), card))
             self.market[slot] = self.deck.pop() if self.deck else -1
         self.passes = 0 if claims else self.passes + len(actions)
-        self.step += 1
         self.turn = (self.turn + 1) % self.n
         if all(c < 0 for c in self.market) or self.passes >= self.n:
             self.over = Termination.FINISHED
-        elif self.step >= self.variant.step_cap:
+        elif self._step >= self.variant.step_cap:
             self.over = Termination.CAPPED
         if self.over is not None:
             events.append(Ended(self.scores()))
@@ -235,14 +208,14 @@ class TinyGame(Game):
         )
 
     def progress(self) -> int:
-        return self.step  # a tiny game's length is counted in steps
+        return self._step  # a tiny game's length is counted in steps
 
     def result(self) -> Result:
         if self.over is None:
             raise GameStateError("the game is not over")
         scores = self.scores()
         ranks, winners = rank_seats([(s,) for s in scores])
-        return Result(scores, ranks, winners, self.over, self.step)
+        return Result(scores, ranks, winners, self.over, self._step)
 
     def observation(self, seat: Seat) -> Observation:
         values = self.variant.cards
@@ -271,9 +244,9 @@ class TinyGame(Game):
             "discard": self.discard.copy(),
             "turn": self.turn,
             "passes": self.passes,
-            "step": self.step,
+            "step": self._step,
             "over": self.over.value if self.over else None,
-            "moves": [[m.step, m.seat, str(m.action)] for m in self._moves],
+            "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
         }
 
     def to_position(self) -> dict[str, Any]:
@@ -287,9 +260,9 @@ class TinyGame(Game):
             for key in ("deck", "secrets", "market", "discard"):
                 setattr(game, key, [int(c) for c in data[key]])
             game.piles = [[int(c) for c in pile] for pile in data["piles"]]
-            game.turn, game.passes, game.step = data["turn"], data["passes"], data["step"]
+            game.turn, game.passes, game._step = data["turn"], data["passes"], data["step"]
             game.over = Termination(data["over"]) if data["over"] else None
-            game._moves = [Move(s, seat, game.parse_action(t)) for s, seat, t in data["moves"]]
+            game._moves = [(s, seat, game.parse_action(t)) for s, seat, t in data["moves"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise PositionError(f"not a tinymarket game: {exc}") from None
         problem = conservation(game)
@@ -346,7 +319,7 @@ def render(game: Game, seat: Seat | None) -> str:
     assert isinstance(game, TinyGame)
     values = game.variant.cards
     market = " ".join(str(values[c]) if c >= 0 else "-" for c in game.market)
-    return f"market: {market}   taken: {list(game.observation(0).taken)}   step {game.step}"
+    return f"market: {market}   taken: {list(game.observation(0).taken)}   step {game._step}"
 
 
 def from_position(position: object, variant: VariantBase | None) -> TinyGame:

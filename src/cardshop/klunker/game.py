@@ -574,9 +574,24 @@ class Game(Engine):
             checked = cast(Action, action)
         self._legal = None
         events: list[Event] = []
-        self._seats.append(self._turn)
+        self._seats.append(self._turn)  # the core's bookkeeping (_record), written out
         self._do(checked, events)
         self.history.append(checked)
+        return events
+
+    def _record(self, actions: Mapping[Seat, Action]) -> None:
+        """The move of the one acting seat, kept as Klunker keeps its moves: the action
+        on :attr:`history`, the seat on ``_seats`` (the core's apply)."""
+        ((seat, action),) = actions.items()
+        self._seats.append(seat)
+        self.history.append(action)
+
+    def _play(self, actions: Mapping[Seat, Action]) -> list[Event]:
+        """The checked and recorded action of the one acting seat (the core's apply)."""
+        ((_, action),) = actions.items()
+        self._legal = None
+        events: list[Event] = []
+        self._do(action, events)
         return events
 
     def _why_illegal(self, action: Action) -> str | None:

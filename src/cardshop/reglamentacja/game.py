@@ -19,7 +19,7 @@ docs/reglamentacja-rules.md):
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -34,7 +34,6 @@ from cardshop.core import (
     GameStateError,
     IllegalActionError,
     LegalActions,
-    Move,
     Seat,
     SetupError,
     StateField,
@@ -138,13 +137,12 @@ VERBS = {
     "buy": "buy POSITION  (buy the row's card at that position, 1 = nearest the board)",
 }
 
-# Events and moves are built with tuple.__new__ directly, as Klunker's are: the same
+# Events are built with tuple.__new__ directly, as Klunker's are: the same
 # named tuples, without the generated __new__, which runs as Python (on the compiled
 # build about a tenth of a decision's instructions).
 _new: Final = tuple.__new__
 # The classes built on every move, as Final names: the compiled build reads those as
 # constants, an imported name from the module's dictionary on every use.
-_Move: Final = Move
 _Offered: Final = Offered
 _Rejected: Final = Rejected
 _Accepted: Final = Accepted
@@ -296,8 +294,7 @@ class ReglamentacjaGame(Engine):
         StateField("_fs"),
         StateField("_termination"),
         StateField("_stats", Copy.LIST),
-        StateField("_moves", Copy.LIST, compared=False),
-        StateField("_step", compared=False),
+        *Engine.MOVES_STATE,
         StateField("_legal", compared=False),  # replaced whole, never changed in place
     )
 
@@ -475,11 +472,6 @@ class ReglamentacjaGame(Engine):
         """Names of the row's cards, position 1 first."""
         names = self.rules.card_names
         return tuple(names[c] for c in self._row)
-
-    @property
-    def moves(self) -> list[Move]:
-        """Every action applied: step (index of the apply call), seat and action."""
-        return [_new(_Move, m) for m in self._moves]
 
     @property
     def stats(self) -> dict[str, int]:
@@ -960,10 +952,18 @@ class ReglamentacjaGame(Engine):
             if why is not None:
                 raise IllegalActionError(f"{act!s} is not legal now: {why}")
         events: list[Event] = []
-        self._moves.append((self._step, who, act))
+        self._moves.append((self._step, who, act))  # the core's bookkeeping, written out
         self._step += 1
         self._legal = None
         self._do(who, d, events)
+        return events
+
+    def _play(self, actions: Mapping[Seat, Action]) -> list[Event]:
+        """The checked and recorded action of the one acting seat (the core's apply)."""
+        ((who, action),) = actions.items()
+        self._legal = None
+        events: list[Event] = []
+        self._do(who, self._read(action)[0], events)
         return events
 
     def _do(self, seat: int, d: tuple[int, int, int, int, int], events: list[Event]) -> None:

@@ -189,27 +189,28 @@ class FamilyTests:
             yield family, last.clone()
 
     @staticmethod
-    def _refused(game: Game, before: str, step: dict[Seat, Action | str], what: str) -> None:
-        """``step`` must raise a :class:`~cardshop.CardshopError` and change nothing."""
+    def _refused(
+        game: Game, before: str, step: dict[Seat, Action | str], what: str, core: bool = False
+    ) -> None:
+        """``step`` must raise a :class:`~cardshop.CardshopError` and change nothing
+        (played by the core's ``apply`` and ``apply_joint`` where ``core`` is true)."""
         try:
-            if len(step) == 1 and game.dynamics is Dynamics.SEQUENTIAL:
-                ((seat, action),) = step.items()
-                game.apply(action, seat)
-            else:
-                game.apply_joint(step)
+            FamilyTests._step(game, step, core)
         except CardshopError:
             pass
         else:
-            raise AssertionError(f"{what} was accepted")
+            raise AssertionError(f"{what} was accepted" + (" by the core" if core else ""))
         assert game.to_json() == before, f"{what} changed the game"
 
     @staticmethod
-    def _step(game: Game, actions: dict[Seat, Action]) -> None:
+    def _step(game: Game, actions: dict[Seat, Action | str], core: bool = False) -> list[Any]:
+        """Play one step by the game's ``apply`` (one seat of a turn-based game) or
+        ``apply_joint``; by the core's (:class:`Game`'s) where ``core`` is true."""
+        cls = Game if core else type(game)
         if game.dynamics is Dynamics.SEQUENTIAL and len(actions) == 1:
             ((seat, action),) = actions.items()
-            game.apply(action, seat)
-        else:
-            game.apply_joint(actions)
+            return cls.apply(game, action, seat)
+        return cls.apply_joint(game, actions)
 
     # ------------------------------------------------------------------ tests
 
@@ -352,6 +353,38 @@ class FamilyTests:
                     {s: legal[s][0] for s in game.acting if s != seat},
                     f"a tick without seat {seat}'s action",
                 )
+
+    def test_apply_agrees_with_the_cores_bookkeeping(self) -> None:
+        """A family's own ``apply`` and ``apply_joint``, where it writes them (for
+        speed), do what the core's do with its ``_record`` and ``_play``: the same
+        events, state and moves after a legal step, by action or by text, and the same
+        refusals, which change nothing."""
+        rng = random.Random(13)
+        for _, outer in self.positions():
+            game = current_game(outer)
+            before = game.to_json()
+            if game.is_over:
+                self._refused(game, before, {0: "pass"}, "an action after the end", core=True)
+                continue
+            legal = {s: game.legal_actions(s) for s in game.acting}
+            chosen = {s: rng.choice(v) for s, v in legal.items()}
+            steps: list[dict[Seat, Action | str]] = [
+                {**chosen},
+                {s: str(a) for s, a in chosen.items()},
+            ]
+            for step in steps:
+                mine, core = game.clone(), game.clone()
+                events = self._step(mine, step)
+                assert self._step(core, step, core=True) == events, (
+                    f"{step}: the family's apply and the core's give other events"
+                )
+                assert core.to_json() == mine.to_json(), f"{step}: the states differ"
+                assert core.moves == mine.moves, f"{step}: the moves differ"
+            seat = game.acting[0]
+            bad: list[Any] = [*_GARBAGE[:4], Action(chosen[seat].verb, True), None]
+            for action in bad:
+                wrong: dict[Seat, Any] = {**chosen, seat: action}
+                self._refused(game, before, wrong, f"{action!r} for seat {seat}", core=True)
 
     def test_hidden_information(self) -> None:
         rng = random.Random(11)

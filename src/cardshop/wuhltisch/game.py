@@ -35,7 +35,6 @@ from cardshop.core import (
     GameStateError,
     IllegalActionError,
     LegalActions,
-    Move,
     Seat,
     SetupError,
     StateField,
@@ -161,7 +160,7 @@ class WuhltischGame(Engine):
         "_round_scores",
         "_sets",
         "_stacks",
-        "_steps",
+        "_step",
         "_tick",
         "_ticks",
         "_view",
@@ -184,8 +183,7 @@ class WuhltischGame(Engine):
     STATE: ClassVar[tuple[StateField, ...]] = (
         *Engine.SETUP_STATE,
         StateField("setup_events", Copy.LIST, compared=False),
-        StateField("_moves", Copy.LIST, compared=False),
-        StateField("_steps", compared=False),
+        *Engine.MOVES_STATE,
         StateField("_chance"),
         StateField("_round"),
         StateField("_tick"),
@@ -235,7 +233,7 @@ class WuhltischGame(Engine):
         self.setup_events = []
         self._moves: list[tuple[int, int, Action]] = []  # Move's fields, plain tuples
         self._from_setup = True  # false for a game set up from a position
-        self._steps = 0
+        self._step = 0
         self._chance = 0
         self._round = 1
         self._tick = 0
@@ -291,11 +289,6 @@ class WuhltischGame(Engine):
     def ticks(self) -> int:
         """Ticks played in the whole game."""
         return self._ticks
-
-    @property
-    def moves(self) -> list[Move]:
-        """Every action applied: ``Move(step, seat, action)``; one step per tick."""
-        return [_new(Move, m) for m in self._moves]
 
     @property
     def round_scores(self) -> tuple[tuple[int, ...], ...]:
@@ -449,7 +442,14 @@ class WuhltischGame(Engine):
                     f"seat {s} may not {action} now: {self._why_illegal(s, action)}"
                 )
             chosen.append(action)
+        step = self._step  # the core's bookkeeping (Game._record), written out
+        self._moves += [(step, s, chosen[s]) for s in range(n)]
+        self._step = step + 1
         return self._resolve(chosen)
+
+    def _play(self, actions: Mapping[Seat, Action]) -> list[WuhltischEvent]:
+        """One tick's checked and recorded actions, resolved (the core's apply_joint)."""
+        return self._resolve([actions[s] for s in range(self.n)])
 
     def _resolve(self, chosen: list[Action]) -> list[WuhltischEvent]:
         rules = self.rules
@@ -513,9 +513,6 @@ class WuhltischGame(Engine):
                     callers.append(s)  # WT-END-1
         if back:
             self._throw_back(back)
-        step = self._steps
-        self._moves += [(step, s, chosen[s]) for s in range(n)]
-        self._steps = step + 1
         self._tick += 1
         self._ticks += 1
         if callers:
@@ -698,7 +695,7 @@ class WuhltischGame(Engine):
         g.setup_events = self.setup_events.copy()
         g._moves = self._moves.copy()
         g._from_setup = self._from_setup
-        g._steps = self._steps
+        g._step = self._step
         g._chance = self._chance
         g._round = self._round
         g._tick = self._tick
@@ -754,7 +751,7 @@ class WuhltischGame(Engine):
             "players": self.n,
             "seed": self.seed,
             "from_setup": self._from_setup,
-            "steps": self._steps,
+            "steps": self._step,
             "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
             "state": self._state_dict(),
         }

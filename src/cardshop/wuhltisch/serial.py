@@ -163,7 +163,7 @@ def game_from_data(
         moves.append((step, seat, action))
     game._moves = moves
     game._from_setup = doc.from_setup
-    game._steps = doc.steps
+    game._step = doc.steps
     game._chance = st.chance
     game._round = st.round
     game._tick = st.tick
