@@ -238,8 +238,11 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             command.ensure_finalized()
             command.run()
         except SystemExit:  # mypy reports type errors by exiting
-            errors = [line for line in report.getvalue().splitlines() if "error:" in line]
-            reason = "; ".join(errors[:5] or ["no reason given"])
+            lines = report.getvalue().strip().splitlines()
+            errors = [line for line in lines if "error:" in line]
+            # An internal error of mypyc prints a traceback and no "error:" line: its
+            # last line (the file, line and exception) is the reason.
+            reason = "; ".join(errors[:5] or lines[-2:-1] or ["no reason given"])
             raise RuntimeError(f"mypyc stopped: {reason}") from None
         finally:
             os.chdir(here)
