@@ -12,11 +12,12 @@ from typing import Any
 
 from cardshop.core import Dynamics, Family, VariantBase
 from cardshop.klunker import spaces
-from cardshop.klunker.bots import SEARCH, make_greedy, make_thrifty
+from cardshop.klunker.bots import make_greedy, make_thrifty
 from cardshop.klunker.events import CODEC
 from cardshop.klunker.game import Game, new_game
 from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
+from cardshop.klunker.search import SEARCH
 from cardshop.klunker.variant import Variant, as_klunker
 from cardshop.klunker.view import table_view
 
