@@ -20,7 +20,8 @@ from cardshop._loader import load_variant
 from cardshop.bots import ISMCTSBot, make_bot
 from cardshop.invariants import CheckedGame
 from cardshop.reglamentacja import FAMILY, ReglamentacjaGame, ReglamentacjaVariant
-from cardshop.reglamentacja.bots import determinizer, hand_value
+from cardshop.reglamentacja.bots import hand_value
+from cardshop.reglamentacja.sampling import determinizer
 from cardshop.reglamentacja.search import (
     SEARCH,
     candidate_policy,

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cardshop.core import Slug, VariantBase
+from cardshop.core import SetupError, Slug, VariantBase
 from cardshop.reglamentacja.rules import Rules
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "Speculator",
     "Spin",
     "Visit",
+    "as_reglamentacja",
 ]
 
 MAX_ACTION_SPACE = 2_000_000
@@ -284,3 +285,14 @@ class ReglamentacjaVariant(VariantBase):
     def rules(self) -> Rules:
         """The compiled rules that the engine runs (built once, then cached)."""
         return Rules.compile(self)
+
+
+def as_reglamentacja(variant: VariantBase) -> ReglamentacjaVariant:
+    """``variant`` if it is a Reglamentacja variant; :class:`~cardshop.SetupError`
+    otherwise."""
+    if not isinstance(variant, ReglamentacjaVariant):
+        raise SetupError(
+            f"{variant.name!r} is a variant of the {variant.family!r} family, "
+            "not of 'reglamentacja'"
+        )
+    return variant

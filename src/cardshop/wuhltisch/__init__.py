@@ -10,25 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop.core import (
-    AuditDefaults,
-    Dynamics,
-    Family,
-    VariantBase,
-    optionless_bot,
-)
+from cardshop.core import VariantBase
 from cardshop.wuhltisch.bots import WuhltischGreedyBot
-from cardshop.wuhltisch.events import (
-    CODEC,
-    WuhltischEvent,
-    describe_event,
-    event_from_dict,
-    event_to_dict,
-)
+from cardshop.wuhltisch.events import WuhltischEvent, event_from_dict, event_to_dict
+from cardshop.wuhltisch.family import FAMILY
 from cardshop.wuhltisch.game import WuhltischGame, WuhltischObservation, new_game
 from cardshop.wuhltisch.invariants import INVARIANTS, state_problems
 from cardshop.wuhltisch.sampling import sample
-from cardshop.wuhltisch.search import SEARCH
 from cardshop.wuhltisch.spaces import action_space, observation_encoder, render
 from cardshop.wuhltisch.variant import (
     WuhltischRules,
@@ -36,7 +24,6 @@ from cardshop.wuhltisch.variant import (
     load_wuhltisch,
     parse_wuhltisch,
 )
-from cardshop.wuhltisch.view import table_view
 
 __all__ = [
     "FAMILY",
@@ -71,33 +58,3 @@ def game_from_position(position: Any, variant: VariantBase | None = None) -> Wuh
     """A game from a position (mapping or YAML/JSON text) and an optional variant (a
     Wühltisch one: the position's reader checks it)."""
     return WuhltischGame.from_position(position, variant)
-
-
-FAMILY = Family.for_engine(
-    WuhltischGame,
-    CODEC,
-    name="wuhltisch",
-    dynamics=Dynamics.SIMULTANEOUS,
-    variant_model=WuhltischVariant,
-    new_game=new_game,
-    action_space=action_space,
-    observation_encoder=observation_encoder,
-    render=render,
-    table_view=table_view,
-    describe_event=describe_event,
-    invariants=INVARIANTS,
-    bots={"greedy": optionless_bot("greedy", WuhltischGreedyBot)},
-    sampler=sample,
-    search=SEARCH,
-    digest="wuhltisch-rules.md",
-    variant_strategy="cardshop.wuhltisch.strategies:variants",
-    description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
-    audit=AuditDefaults(
-        bots=("greedy",),
-        games=100,
-        cap_policy="report",
-        note="its greedy bots call rounds as players do, where uniform random ones play "
-        "some ten thousand ticks a game into the tick cap; a round that reaches the cap "
-        "ends as if called by nobody, which the rules allow, so capped games are reported",
-    ),
-)
