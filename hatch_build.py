@@ -48,13 +48,15 @@ COMPILED = (
     "src/cardshop/_core.py",
     "src/cardshop/klunker/rules.py",
     "src/cardshop/klunker/game.py",
+    "src/cardshop/wuhltisch/rules.py",
     "src/cardshop/wuhltisch/game.py",
     "src/cardshop/reglamentacja/rules.py",
     "src/cardshop/reglamentacja/offers.py",
     "src/cardshop/reglamentacja/game.py",
 )
-"""The modules compiled: the engines' hot path (actions and chance, the Klunker game's
-compiled rules and the three families' games; docs/performance.md says why these)."""
+"""The modules compiled: the engines' hot path (actions and chance, the three families'
+compiled rules and games, Reglamentacja's offer tables; docs/performance.md says why
+these)."""
 
 BUILD_REQUIRES = ["mypy>=1.10", "setuptools>=65", "pydantic>=2.6,<3", "PyYAML>=6.0", "types-PyYAML"]
 """What compiling needs in the build environment: mypyc, setuptools to drive the C

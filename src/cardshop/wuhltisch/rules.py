@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
-from cardshop.core import Action
+from cardshop.core import Action, VariantBase
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.variant import WuhltischVariant
@@ -24,7 +24,7 @@ __all__ = ["WuhltischRules"]
 class WuhltischRules:
     """A variant compiled for the engine: every card as plain numbers."""
 
-    variant: WuhltischVariant
+    variant: VariantBase  # the WuhltischVariant compiled (a name the build resolves)
     name: str
     attributes: tuple[str, ...]
     values: tuple[tuple[str, ...], ...]
@@ -209,6 +209,11 @@ class WuhltischRules:
         if all(lux[s] for s in shirts):
             score += self.luxury_bonus
         return score
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled by its fields, remade by a call (the compiled class is frozen: it
+        cannot be filled in after it is made, as pickle's default does)."""
+        return (WuhltischRules, tuple(getattr(self, f.name) for f in fields(self)))
 
     def describe(self, card: int) -> str:
         """A card in words: ``dots/blue/s/long@20``, ``lost:3``, ``list:*/red/s/long``."""
