@@ -299,24 +299,17 @@ STOP: Final = Action("stop")
 _ZERO_ONE: Final = bytes.maketrans(b"01", b"\x00\x01")
 
 _TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
-_BY_RULES: dict[int, tuple[Rules, OfferTable]] = {}  # id(rules) -> (rules, its table)
 
 
 def offer_table(rules: Rules) -> OfferTable:
     """The offer table of ``rules``, shared by variants with the same stamp kinds,
     ``max_trade`` and speculator price (which decide the offers and the turns' tails)."""
-    hit = _BY_RULES.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
     key = (rules.kinds, rules.max_trade, rules.spec_price)
     table = _TABLES.get(key)
     if table is None:
         if len(_TABLES) >= MAX_TABLES:
             _TABLES.clear()
         table = _TABLES[key] = OfferTable(rules)
-    if len(_BY_RULES) >= 4 * MAX_TABLES:
-        _BY_RULES.clear()
-    _BY_RULES[id(rules)] = (rules, table)
     return table
 
 

@@ -69,16 +69,6 @@ __all__ = ["FORMAT", "VERBS", "WuhltischGame", "WuhltischObservation", "new_game
 FORMAT = "cardshop-wuhltisch-game/1"
 MAX_ACTION_TEXT = 40
 _NO_ACTIONS = LegalActions(())
-_VIEWS: dict[int, tuple[WuhltischRules, tuple[tuple[LegalActions, ...], ...]]] = {}
-
-
-def _views(rules: WuhltischRules) -> tuple[WuhltischRules, tuple[tuple[LegalActions, ...], ...]]:
-    """The views of ``rules.legal_table``, made once per rules (kept by its identity)."""
-    if len(_VIEWS) >= 64:
-        _VIEWS.clear()
-    views = tuple(tuple(LegalActions(t) for t in row) for row in rules.legal_table)
-    found = _VIEWS[id(rules)] = (rules, views)
-    return found
 
 
 VERBS = {
@@ -342,11 +332,7 @@ class WuhltischGame(Engine):
         s = self._seat_arg(seat)
         if self._over:
             return _NO_ACTIONS
-        rules = self.rules
-        found = _VIEWS.get(id(rules))
-        if found is None or found[0] is not rules:
-            found = _views(rules)
-        return found[1][self._view[s] >= 0][len(self._hands[s])]
+        return self.rules.legal_views[self._view[s] >= 0][len(self._hands[s])]
 
     def parse_action(self, text: Checked[str], seat: Checked[Seat | None] = None) -> Action:
         """Parse an action text (``look``, ``swap 2``); legality is for apply to check."""

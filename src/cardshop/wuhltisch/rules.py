@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from cardshop.core import Action, VariantBase
+from cardshop.core import Action, LegalActions, VariantBase
 
 if TYPE_CHECKING:
     from cardshop.wuhltisch.variant import WuhltischVariant
@@ -60,6 +61,7 @@ class WuhltischRules:
     actions: tuple[Action, ...]  # the action space, in its fixed order
     actions_by_text: dict[str, Action]
     legal_table: tuple[tuple[tuple[Action, ...], ...], ...]  # [has view][held] -> sorted
+    legal_views: tuple[tuple[LegalActions, ...], ...]  # the same, as what legal_actions gives
     content_hash: str
     # The canonical JSON that content_hash hashes (generated shirts as {prices, copies}).
     variant_json: str
@@ -167,6 +169,7 @@ class WuhltischRules:
             actions=space,
             actions_by_text={str(a): a for a in space},
             legal_table=tuple(table),
+            legal_views=_views(table),
             content_hash=digest,
             variant_json=canonical,
         )
@@ -211,10 +214,24 @@ class WuhltischRules:
         return score
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled by its fields, remade by a call (the compiled class is frozen: it
-        cannot be filled in after it is made, as pickle's default does)."""
-        return (WuhltischRules, tuple(getattr(self, f.name) for f in fields(self)))
+        """Pickled by its fields but the views, remade by a call (the compiled class is
+        frozen: it cannot be filled in after it is made, as pickle's default does; the
+        views do not pickle, and are made again from the table)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "legal_views"}
+        return (_remade, (values,))
 
     def describe(self, card: int) -> str:
         """A card in words: ``dots/blue/s/long@20``, ``lost:3``, ``list:*/red/s/long``."""
         return self.card_name[card]
+
+
+def _views(
+    table: Sequence[tuple[tuple[Action, ...], ...]],
+) -> tuple[tuple[LegalActions, ...], ...]:
+    """The legal-action views of a table of action sets (what legal_actions gives)."""
+    return tuple(tuple(LegalActions(t) for t in row) for row in table)
+
+
+def _remade(values: dict[str, Any]) -> WuhltischRules:
+    """Rules read back from pickled fields (see :meth:`WuhltischRules.__reduce__`)."""
+    return WuhltischRules(**values, legal_views=_views(values["legal_table"]))
