@@ -596,7 +596,7 @@ def _from_dict(data: Mapping[str, Any], reader_options: Mapping[str, Any]) -> Se
             f"'game' is not game {series.game_index + 1} of the series: its seed or "
             "player count differ"
         )
-    if getattr(game, "first_player", None) != getattr(expected, "first_player", None):
+    if game.setup_options() != expected.setup_options():
         raise _fail(f"'game' is not game {series.game_index + 1}: another seat started it")
     if game.variant.content_hash != variant.content_hash:
         raise _fail("'game' plays another variant than the series")

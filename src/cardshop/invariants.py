@@ -75,7 +75,7 @@ from typing import Any, Protocol, TypeVar
 from cardshop import driver
 from cardshop._core import Action, Seat
 from cardshop._errors import CardshopError, Counterexample, GameStateError, InvariantViolation
-from cardshop._family import Invariant, game_options, get_family
+from cardshop._family import Invariant, get_family
 from cardshop._family import new_game as _new_game
 from cardshop._game import Dynamics, Event, Game, Termination
 from cardshop._series import Series, family_for
@@ -617,9 +617,9 @@ def steps_of(game: Game) -> list[Step]:
 
 def game_setup(game: Game) -> dict[str, Any]:
     """The options ``new_game`` needs besides variant, players and seed to set ``game``
-    up again (those of the family's ``new_game`` that the game keeps as attributes)."""
-    family = get_family(game.variant.family)
-    return {name: getattr(game, name) for name in game_options(family) if hasattr(game, name)}
+    up again: its :meth:`~cardshop.Game.setup_options`, empty for a game set up from a
+    position (whose moves do not start at a setup)."""
+    return dict(game.setup_options() or {})
 
 
 def _fresh(game: Game) -> Game:
