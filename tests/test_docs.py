@@ -285,6 +285,12 @@ def test_family_api_reference_shows_the_members_a_family_writes(site: Path) -> N
     """The underscored members that the core calls on a family's game class are on the
     family API's page, though the site leaves other underscored names out."""
     html = (site / "reference" / "core.html").read_text(encoding="utf-8")
-    for member in ("Game._play", "Game._record", "Game._init_empty", "Engine._rank_key"):
+    for member in (
+        "Game._play",
+        "Game._record",
+        "Game._init_empty",
+        "Engine._setup",
+        "Engine._rank_key",
+    ):
         assert f'id="cardshop.core.{member}"' in html, member
     assert "carry out the legal" in html  # _play's docstring

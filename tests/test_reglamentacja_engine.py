@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardshop import ActionParseError, GameStateError, IllegalActionError, PositionError
+from cardshop import (
+    ActionParseError,
+    GameStateError,
+    IllegalActionError,
+    PositionError,
+    SetupError,
+)
 from cardshop._core import Action
 from cardshop._family import get_family
 from cardshop._game import Dynamics
@@ -489,6 +495,14 @@ def test_first_player_through_new_game_and_replay() -> None:
         assert again == game
     with pytest.raises(cardshop.SetupError):
         cardshop.new_game("reglamentacja", players=4, seed=9, first_player=4)
+
+
+def test_new_game_takes_a_name_and_refuses_another_familys_variant() -> None:
+    """The family's new_game takes a built-in name, as Klunker's does, and refuses a
+    variant of another family by name (SetupError, through VariantBase.of_family)."""
+    assert new_game("reglamentacja", 4, seed=9, first_player=2) == new_game(V, 4, 9, 2)
+    with pytest.raises(SetupError, match=r"'wuhltisch' is a variant of the 'wuhltisch'"):
+        new_game("wuhltisch", 4, seed=9)
 
 
 def test_a_position_beyond_the_turn_cap_is_refused() -> None:

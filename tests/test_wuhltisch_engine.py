@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardshop import GameStateError, IllegalActionError, PositionError
+from cardshop import GameStateError, IllegalActionError, PositionError, SetupError
 from cardshop._family import get_family
 from cardshop.wuhltisch import (
     FAMILY,
@@ -278,3 +278,17 @@ def test_events_in_words_hide_other_seats_private_cards() -> None:
                 assert "#" not in text, text
             else:
                 assert text == everything
+
+
+def test_new_game_takes_a_name_and_refuses_a_first_player() -> None:
+    """The family's new_game takes a built-in name as Klunker's does, and the core's
+    Engine.new refuses a first player for a family that names none (no seat starts)."""
+    game = new_game("wuhltisch", 3, 7)
+    assert game.to_dict() == new_game(V, 3, 7).to_dict()
+    assert game.setup_options() == {}
+    with pytest.raises(SetupError, match="takes no option 'first_player'"):
+        WuhltischGame.new(V, 3, 7, first_player=1)
+    with pytest.raises(SetupError, match=r"'klunker-en' is a variant of the 'klunker' family"):
+        new_game("klunker-en", 3, 7)
+    with pytest.raises(SetupError, match="not a variant of the 'wuhltisch' family: dict"):
+        WuhltischVariant.of_family({"family": "wuhltisch"})

@@ -30,7 +30,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
-from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._checked import Checked
@@ -47,7 +46,6 @@ if TYPE_CHECKING:
     from cardshop._variant import VariantBase
 
 __all__ = [
-    "BLANK",
     "Copy",
     "Dynamics",
     "Engine",
@@ -176,21 +174,6 @@ def _copy_lists3(value: list[list[list[Any]]]) -> list[list[list[Any]]]:
 
 _COPIERS: tuple[Any, ...] = (None, list.copy, _copy_lists, _copy_lists3)
 
-
-class _Blank:
-    """The type of :data:`BLANK`, for its text form."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "BLANK"
-
-
-BLANK: Any = _Blank()
-"""What :meth:`Engine._blank` passes as the number of players to an engine compiled by
-mypyc, which makes its instances only by a call: ``cls(variant, BLANK)``. The engine's
-``__init__`` returns at once for it (``if players is BLANK: return``), leaving every
-field unset for the caller to fill (a clone, an unpickled game, a game read back)."""
 
 _TERMINATIONS = (None, Termination.FINISHED, Termination.CAPPED)
 """A game's ``termination`` by the code an engine keeps (:attr:`Engine.termination`)."""
@@ -531,8 +514,9 @@ class Game(ABC):
     def _blank(cls, variant: Any) -> Self:
         """An instance with no field set, for :meth:`derived_clone` and unpickling.
 
-        The default is ``cls.__new__(cls)``; :class:`Engine`'s also makes a class
-        compiled by mypyc, which makes its instances only by a call (:data:`BLANK`)."""
+        ``cls.__new__(cls)``: no ``__init__`` runs. An engine compiled by mypyc must
+        therefore not write an ``__init__`` (mypyc's ``__new__`` would call it): it is set
+        up by :meth:`Engine.new` and ``_init_empty``."""
         return cls.__new__(cls)
 
     @classmethod
@@ -642,6 +626,8 @@ class Engine(Game):
 
     * :attr:`SETUP_STATE` declares the fields of its setup (``variant``, ``rules``,
       ``n``, ``seed``, ``_from_setup``) for its :attr:`STATE`.
+    * :meth:`new` sets a game up: the setup checked, every field set by the family's
+      ``_init_empty``, then dealt by its :meth:`_setup`.
     * :attr:`players` is the field ``n``.
     * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
       options of ``new_game``, such as ``first_player``) for a game dealt by
@@ -661,7 +647,7 @@ class Engine(Game):
       :attr:`POSITIONS` name.
 
     It adds no field (its ``__slots__`` are empty), so a subclass compiled by mypyc
-    declares all its own.
+    declares all its own; such a subclass writes no ``__init__`` (see :meth:`_blank`).
     """
 
     __slots__ = ()
@@ -780,15 +766,35 @@ class Engine(Game):
         return game
 
     @classmethod
-    def _blank(cls, variant: Any) -> Self:
-        """An instance with no field set (see :meth:`Game._blank`): ``cls.__new__(cls)``
-        for a class Python made; ``cls(variant, BLANK)`` for a class compiled by mypyc,
-        whose ``__init__`` returns at once for :data:`BLANK`. A clone on a hot path
-        makes its instance the same way inline."""
-        init = cls.__init__
-        if isinstance(init, FunctionType) or init is object.__init__:
-            return cls.__new__(cls)
-        return cls(variant, BLANK)  # type: ignore[call-arg]
+    def new(
+        cls,
+        variant: Checked[VariantBase],
+        players: Checked[int],
+        seed: Checked[int | None] = None,
+        first_player: Checked[Seat | None] = None,
+    ) -> Self:
+        """A new game of this engine, dealt: what the family's ``new_game`` returns.
+
+        The setup is checked by :func:`check_setup` (a fresh seed for ``None``;
+        ``first_player`` only where :attr:`SETUP_OPTIONS` has it), the game made by
+        :meth:`_empty` (every field as before the deal) and dealt by the family's
+        :meth:`_setup`. ``variant`` must be of the family: its ``new_game`` checks that
+        (:meth:`~cardshop.core.VariantBase.of_family`). Raises
+        :class:`~cardshop.SetupError`.
+        """
+        if first_player is not None and "first_player" not in cls.SETUP_OPTIONS:
+            raise SetupError(f"a {cls.family} game takes no option 'first_player'")
+        seed = check_setup(variant, players, seed, first_player)
+        game = cls._empty(variant, players, seed)
+        game._setup(first_player)
+        return game
+
+    def _setup(self, first_player: Seat | None) -> None:
+        """The family's setup, for :meth:`new`: deal the game that
+        ``_init_empty`` set up (``variant``, ``n`` and ``seed`` set) to its first
+        decision, with ``first_player`` starting (``None``: drawn with the seed, where
+        the family names a first player; a family without that option never gets one)."""
+        raise NotImplementedError(f"{type(self).__name__} has no _setup")
 
     def to_position(self) -> dict[str, Any]:
         """This game as a position (the family's format): ``position_of(game)`` of the

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Self, get_args
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import models_json_schema
 
+from cardshop._errors import SetupError
+
 __all__ = [
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",
@@ -193,6 +195,20 @@ class VariantBase(BaseModel):
         if self.players.max < self.players.min:
             return [(("players", "max"), "max is smaller than min")]
         return []
+
+    @classmethod
+    def of_family(cls, variant: object) -> Self:
+        """``variant`` if it is a variant of this class (a family's variant model); a
+        :class:`~cardshop.SetupError` that names both families otherwise. A family's
+        ``new_game``, bots and samplers check the variant they are given so."""
+        if isinstance(variant, cls):
+            return variant
+        (family,) = get_args(cls.model_fields["family"].annotation) or ("?",)
+        if isinstance(variant, VariantBase):
+            raise SetupError(
+                f"{variant.name!r} is a variant of the {variant.family!r} family, not of {family!r}"
+            )
+        raise SetupError(f"not a variant of the {family!r} family: {type(variant).__name__}")
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy of the variant, with ``update``'s fields changed.

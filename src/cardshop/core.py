@@ -29,8 +29,8 @@ What is here, by concern:
   once as :class:`StateField` entries of ``Game.STATE``, copied as :class:`Copy` says),
   :class:`Engine` (a game that keeps its setup in fields and ranks its seats by keys,
   from which ``players``, ``setup_options``, ``result``, ``progress``, ``termination``,
-  ``from_json`` and the hand-offs to its readers follow; :data:`BLANK` lets it make an
-  instance of a class compiled by mypyc with no field set),
+  ``from_json`` and the hand-offs to its readers follow, and ``Engine.new`` sets up a
+  game from the family's ``_init_empty`` and ``_setup``),
   :class:`Dynamics`,
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`check_setup` and :func:`check_players` (what a new game is set up with),
@@ -114,7 +114,6 @@ from cardshop._family import (
     register_family,
 )
 from cardshop._game import (
-    BLANK,
     MAX_GAME_JSON_BYTES,
     MAX_GAME_JSON_DEPTH,
     MAX_GAME_JSON_INT,
@@ -164,7 +163,6 @@ from cardshop._variant import (
 )
 
 __all__ = [
-    "BLANK",
     "MAX_ACTION_TEXT",
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",

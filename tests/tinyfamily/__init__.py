@@ -283,7 +283,7 @@ def conservation(game: Game) -> str | None:
 
 
 def new_game(variant: VariantBase, players: int, seed: int | None = None) -> TinyGame:
-    assert isinstance(variant, TinyVariant)
+    variant = TinyVariant.of_family(variant)  # a SetupError for another family's
     return TinyGame(variant, players, random.randrange(2**63) if seed is None else seed)
 
 

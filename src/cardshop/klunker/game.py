@@ -23,7 +23,6 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
-    BLANK,
     Action,
     ActionError,
     ActionParseError,
@@ -39,7 +38,6 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
-    check_setup,
     derive_rng,
     derive_seed,
     format_value,
@@ -250,18 +248,12 @@ class Game(Engine):
 
     # ------------------------------------------------------------------ creation
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: Checked[int],
-        seed: Checked[int | None] = None,
-        first_player: Checked[Seat | None] = None,
-    ) -> None:
-        if players is BLANK:  # an instance with no field set (Engine._blank)
-            return
-        seed = check_setup(variant, players, seed, first_player)
-        rules = variant.rules
-        self._init_empty(variant, players, seed)
+    def _setup(self, first_player: Seat | None) -> None:
+        """SETUP-2 to SETUP-4, for :meth:`Engine.new`: the first player drawn (unless
+        named), the deck shuffled, starting cash and hands dealt."""
+        rules = self.rules
+        players = self.n
+        seed = self.seed
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
         if first_player is None:
@@ -1049,7 +1041,7 @@ class Game(Engine):
     def clone(self) -> Game:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = Game.__new__(Game) if _PURE else Game(self.variant, BLANK)  # Engine._blank
+        g = Game()  # a blank game: the class has no __init__
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -1176,8 +1168,7 @@ class Game(Engine):
 
 
 _PURE: Final = isinstance(Game.clone, FunctionType)
-"""Whether this module runs as Python source (not compiled): ``Game.__new__`` then
-makes an empty game without calling ``__init__``, the fastest way. The hot path also
+"""Whether this module runs as Python source (not compiled). The hot path
 branches on it where the fastest code differs: C-level library calls (``list.index``,
 ``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
 branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
@@ -1199,7 +1190,7 @@ def new_game(
     """
     from cardshop.core import load_variant
 
-    return Game(as_klunker(load_variant(variant)), players, seed, first_player)
+    return Game.new(as_klunker(load_variant(variant)), players, seed, first_player)
 
 
 def replay(

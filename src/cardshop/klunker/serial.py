@@ -296,7 +296,7 @@ def game_from_data(
 
 def _check_history(cls: type[Game], game: Game) -> None:
     """Replay the history from the setup; it must lead to the stated state exactly."""
-    again = cls(game.variant, game.n, game.seed, game.first_player)
+    again = cls.new(game.variant, game.n, game.seed, game.first_player)
     for i, action in enumerate(game.history):
         try:
             again.apply(action)

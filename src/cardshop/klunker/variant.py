@@ -21,7 +21,6 @@ from cardshop.core import (
     Match,
     Players,
     Section,
-    SetupError,
     Slug,
     VariantBase,
 )
@@ -302,9 +301,6 @@ LIMITS: dict[str, int] = Variant.limits()
 
 
 def as_klunker(variant: VariantBase) -> Variant:
-    """``variant`` if it is a Klunker-family variant; :class:`SetupError` otherwise."""
-    if not isinstance(variant, Variant):
-        raise SetupError(
-            f"{variant.name!r} is a variant of the {variant.family!r} family, not of 'klunker'"
-        )
-    return variant
+    """``variant`` if it is a Klunker-family variant; :class:`SetupError` otherwise
+    (:meth:`~cardshop.core.VariantBase.of_family`)."""
+    return Variant.of_family(variant)

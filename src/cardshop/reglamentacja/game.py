@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
-    BLANK,
     Action,
     ActionParseError,
     Checked,
@@ -35,11 +33,9 @@ from cardshop.core import (
     IllegalActionError,
     LegalActions,
     Seat,
-    SetupError,
     StateField,
     action_number,
     action_words,
-    check_setup,
     derive_below,
     derive_shuffle,
     own_abc_caches,
@@ -336,19 +332,12 @@ class ReglamentacjaGame(Engine):
 
     # ------------------------------------------------------------------ creation
 
-    def __init__(
-        self,
-        variant: ReglamentacjaVariant,
-        players: Checked[int],
-        seed: Checked[int | None] = None,
-        first_player: Checked[Seat | None] = None,
-    ) -> None:
-        if players is BLANK:  # an instance with no field set (Engine._blank)
-            return
-        seed = check_setup(variant, players, seed, first_player)
-        rules = variant.rules
-        self._init_empty(variant, players, seed)
-        n = players
+    def _setup(self, first_player: Seat | None) -> None:
+        """RG-SETUP-1 to RG-SETUP-4, for :meth:`Engine.new`: the row, the stamps, the
+        visits and the queue, from the first player (drawn unless named)."""
+        rules = self.rules
+        n = self.n
+        seed = self.seed
         events: list[Event] = []
         # RG-SETUP-1: the shopping cards are shuffled and the row laid out.
         cards = list(range(rules.n_cards))
@@ -1314,11 +1303,7 @@ class ReglamentacjaGame(Engine):
     def clone(self) -> ReglamentacjaGame:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = (  # as Engine._blank, inline
-            ReglamentacjaGame.__new__(ReglamentacjaGame)
-            if _PURE
-            else ReglamentacjaGame(self.variant, BLANK)
-        )
+        g = ReglamentacjaGame()  # a blank game: the class has no __init__
         g.variant = self.variant
         g.rules = self.rules
         g._table = self._table
@@ -1444,23 +1429,23 @@ class ReglamentacjaGame(Engine):
         return state_problems(self)
 
 
-_PURE: Final = isinstance(ReglamentacjaGame.clone, FunctionType)
-"""Whether this module runs as Python source (not compiled): ``ReglamentacjaGame.__new__``
-then makes an empty game without calling ``__init__``, the fastest way."""
 own_abc_caches(ReglamentacjaGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(
-    variant: Checked[ReglamentacjaVariant],
+    variant: Checked[ReglamentacjaVariant | str],
     players: Checked[int],
     seed: Checked[int | None] = None,
     first_player: Checked[Seat | None] = None,
 ) -> ReglamentacjaGame:
     """Start a game: lay out the row, deal stamps and visits, form the queue, allocate.
 
-    ``seed`` makes every chance event reproducible (a fresh random seed if None).
-    [RG-SETUP-1..RG-SETUP-4]
+    ``variant`` is a :class:`ReglamentacjaVariant` or anything
+    :func:`cardshop.load_variant` takes; ``seed`` makes every chance event reproducible
+    (a fresh random seed if None); ``first_player`` heads the queue (drawn with the
+    seed if None). [RG-SETUP-1..RG-SETUP-4]
     """
-    if not isinstance(variant, ReglamentacjaVariant):
-        raise SetupError(f"not a Reglamentacja variant: {type(variant).__name__}")
-    return ReglamentacjaGame(variant, players, seed, first_player)
+    from cardshop.core import load_variant
+
+    variant = ReglamentacjaVariant.of_family(load_variant(variant))
+    return ReglamentacjaGame.new(variant, players, seed, first_player)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cardshop.core import SetupError, Slug, VariantBase
+from cardshop.core import Slug, VariantBase
 from cardshop.reglamentacja.rules import Rules
 
 __all__ = [
@@ -290,9 +290,4 @@ class ReglamentacjaVariant(VariantBase):
 def as_reglamentacja(variant: VariantBase) -> ReglamentacjaVariant:
     """``variant`` if it is a Reglamentacja variant; :class:`~cardshop.SetupError`
     otherwise."""
-    if not isinstance(variant, ReglamentacjaVariant):
-        raise SetupError(
-            f"{variant.name!r} is a variant of the {variant.family!r} family, "
-            "not of 'reglamentacja'"
-        )
-    return variant
+    return ReglamentacjaVariant.of_family(variant)

@@ -35,7 +35,9 @@ through :mod:`cardshop.driver`) at the smallest and largest player counts:
   variant is refused (whether the file exists or not) and never opened; event dicts
   round-trip, and every malformed one raises :class:`~cardshop.RecordError`; an action
   text with digits other than ASCII ones raises :class:`~cardshop.ActionParseError`;
-  a new game states its setup (:meth:`~cardshop.Game.setup_options`), and a game JSON
+  a family's ``new_game`` refuses another family's variant with a
+  :class:`~cardshop.SetupError`; a new game states its setup
+  (:meth:`~cardshop.Game.setup_options`), and a game JSON
   whose history was tampered with (any one key of it taken from the game one step
   earlier), or that is out of the core's bounds, is refused.
 
@@ -57,7 +59,13 @@ from typing import Any, ClassVar
 
 from cardshop import driver
 from cardshop._core import Action, LegalActions, Seat, derive_seed
-from cardshop._errors import ActionParseError, CardshopError, PositionError, RecordError
+from cardshop._errors import (
+    ActionParseError,
+    CardshopError,
+    PositionError,
+    RecordError,
+    SetupError,
+)
 from cardshop._family import Family, new_game
 from cardshop._game import Copy, Dynamics, Game
 from cardshop._loader import load_variant
@@ -649,6 +657,22 @@ class FamilyTests:
                     except PositionError:
                         continue
                     raise AssertionError(f"an out-of-bounds game JSON was read ({read})")
+
+    def test_new_game_refuses_another_familys_variant(self) -> None:
+        """The family's own ``new_game``, given a variant of another family, raises
+        :class:`~cardshop.SetupError` (the core's
+        :meth:`~cardshop.core.VariantBase.of_family` says so), not an assertion or a
+        ``TypeError`` from inside the engine."""
+        for variant, players, seed in self._setups():
+            family = family_for(variant)
+            other = load_variant("wuhltisch" if family.name == "klunker" else "klunker-en")
+            refusal = ""
+            try:
+                family.new_game(other, players, seed)
+            except SetupError as exc:
+                refusal = str(exc)
+            assert refusal, f"{family.name}'s new_game took a {other.family} variant"
+            assert other.name in refusal, f"the refusal does not name the variant: {refusal}"
 
     def test_first_player_through_new_game_and_replay(self) -> None:
         """A family whose games take a first player takes it through

@@ -21,11 +21,9 @@ from __future__ import annotations
 import _random
 from bisect import insort
 from collections.abc import Mapping
-from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple
 
 from cardshop.core import (
-    BLANK,
     Action,
     ActionParseError,
     Checked,
@@ -36,10 +34,8 @@ from cardshop.core import (
     IllegalActionError,
     LegalActions,
     Seat,
-    SetupError,
     StateField,
     Termination,
-    check_setup,
     derive_rng,
     derive_seed,
     own_abc_caches,
@@ -201,17 +197,9 @@ class WuhltischGame(Engine):
     n: int
     _from_setup: bool  # written out: a compiled class keeps only its own annotated fields
 
-    def __init__(
-        self,
-        variant: WuhltischVariant,
-        players: Checked[int],
-        seed: Checked[int | None] = None,
-    ) -> None:
-        if players is BLANK:  # an instance with no field set (Engine._blank)
-            return
-        seed = check_setup(variant, players, seed)
-        self._init_empty(variant, players, seed)
-        self.setup_events: list[WuhltischEvent] = []
+    def _setup(self, first_player: Seat | None) -> None:
+        """WT-SETUP-1/2, for :meth:`Engine.new`: the heap shuffled and the lists of
+        round 1 dealt (no seat starts: ``first_player`` is never given)."""
         self._start_round(self.setup_events)
 
     def _init_empty(self, variant: WuhltischVariant, players: int, seed: int) -> None:
@@ -220,7 +208,7 @@ class WuhltischGame(Engine):
         self.rules = variant.rules
         self.n = n
         self.seed = seed
-        self.setup_events = []
+        self.setup_events: list[WuhltischEvent] = []
         self._moves: list[tuple[int, int, Action]] = []  # Move's fields, plain tuples
         self._from_setup = True  # false for a game set up from a position
         self._step = 0
@@ -671,9 +659,7 @@ class WuhltischGame(Engine):
     def clone(self) -> WuhltischGame:
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
-        g = (  # as Engine._blank, inline
-            WuhltischGame.__new__(WuhltischGame) if _PURE else WuhltischGame(self.variant, BLANK)
-        )
+        g = WuhltischGame()  # a blank game: the class has no __init__
         g.variant = self.variant
         g.rules = self.rules
         g.n = self.n
@@ -743,21 +729,20 @@ class WuhltischGame(Engine):
         }
 
 
-_PURE: Final = isinstance(WuhltischGame.clone, FunctionType)
-"""Whether this module runs as Python source (not compiled): ``WuhltischGame.__new__``
-then makes an empty game without calling ``__init__``, the fastest way."""
 own_abc_caches(WuhltischGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(
-    variant: Checked[WuhltischVariant],
+    variant: Checked[WuhltischVariant | str],
     players: Checked[int],
     seed: Checked[int | None] = None,
-    **options: Any,
 ) -> WuhltischGame:
-    """Start a game: shuffle the heap and deal the lists of round 1. [WT-SETUP-1/2]"""
-    if options:
-        raise SetupError(f"Wühltisch games take no options (got {', '.join(options)})")
-    if not isinstance(variant, WuhltischVariant):
-        raise SetupError(f"not a Wühltisch variant: {variant!r}")
-    return WuhltischGame(variant, players, seed)
+    """Start a game: shuffle the heap and deal the lists of round 1. [WT-SETUP-1/2]
+
+    ``variant`` is a :class:`WuhltischVariant` or anything
+    :func:`cardshop.load_variant` takes; ``seed`` makes every chance event
+    reproducible (a fresh random seed if None).
+    """
+    from cardshop.core import load_variant
+
+    return WuhltischGame.new(WuhltischVariant.of_family(load_variant(variant)), players, seed)
