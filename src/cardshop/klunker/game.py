@@ -1042,15 +1042,13 @@ class Game(Engine):
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = Game()  # a blank game: the class has no __init__
-        g.variant = self.variant
-        g.rules = self.rules
-        g.n = self.n
+        # The setup (Engine.SETUP_STATE) is shared: it never changes once the game is set up.
+        g.variant, g.rules, g.n, g.seed = self.variant, self.rules, self.n, self.seed
+        g._from_setup = self._from_setup
         g._hands = self._hands
-        g.seed = self.seed
         g.first_player = self.first_player
         g.history = self.history.copy()
         g._seats = self._seats.copy()
-        g._from_setup = self._from_setup
         g._chance = self._chance
         g._where = self._where.copy()
         g._counts = self._counts.copy()

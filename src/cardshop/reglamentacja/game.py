@@ -1304,13 +1304,11 @@ class ReglamentacjaGame(Engine):
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = ReglamentacjaGame()  # a blank game: the class has no __init__
-        g.variant = self.variant
-        g.rules = self.rules
-        g._table = self._table
-        g.n = self.n
-        g.seed = self.seed
-        g.first_player = self.first_player
+        # The setup (Engine.SETUP_STATE) is shared: it never changes once the game is set up.
+        g.variant, g.rules, g.n, g.seed = self.variant, self.rules, self.n, self.seed
         g._from_setup = self._from_setup
+        g._table = self._table
+        g.first_player = self.first_player
         g._chance = self._chance
         g._swhere = self._swhere.copy()
         g._stack = self._stack.copy()

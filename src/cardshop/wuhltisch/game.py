@@ -660,13 +660,11 @@ class WuhltischGame(Engine):
         """An independent copy: playing on it never changes this game (written out for
         speed; the conformance battery checks it against :meth:`derived_clone`)."""
         g = WuhltischGame()  # a blank game: the class has no __init__
-        g.variant = self.variant
-        g.rules = self.rules
-        g.n = self.n
-        g.seed = self.seed
+        # The setup (Engine.SETUP_STATE) is shared: it never changes once the game is set up.
+        g.variant, g.rules, g.n, g.seed = self.variant, self.rules, self.n, self.seed
+        g._from_setup = self._from_setup
         g.setup_events = self.setup_events.copy()
         g._moves = self._moves.copy()
-        g._from_setup = self._from_setup
         g._step = self._step
         g._chance = self._chance
         g._round = self._round
