@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
-from cardshop._checked import Checked
+from cardshop._checked import Checked, own_abc_caches
 from cardshop._core import Action, LegalActions, Seat, is_seed
 from cardshop._errors import (
     GameStateError,
@@ -262,6 +262,13 @@ class Game(ABC):
     __slots__ = ()
 
     family: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Gives every game class ABC caches of its own (:func:`own_abc_caches`), one
+        compiled by mypyc too, which Python makes without ``ABCMeta.__new__``: a family
+        need not call it."""
+        super().__init_subclass__(**kwargs)
+        own_abc_caches(cls)
 
     STATE: ClassVar[tuple[StateField, ...]] = ()
     """Every field of the game, declared once: ``clone``, ``==`` and pickling derive

@@ -61,7 +61,7 @@ What is here, by concern:
 
 ``Checked[T]`` marks an argument that a function checks at run time itself (see
 :data:`Checked`); :func:`own_abc_caches` gives a class compiled by mypyc the ABC caches
-Python would have given it.
+Python would have given it (``Game`` calls it for each game class itself).
 """
 
 from cardshop._core import (

@@ -41,7 +41,6 @@ from cardshop.core import (
     derive_rng,
     derive_seed,
     format_value,
-    own_abc_caches,
     shuffle,
 )
 from cardshop.klunker.events import (
@@ -1170,7 +1169,6 @@ _PURE: Final = isinstance(Game.clone, FunctionType)
 branches on it where the fastest code differs: C-level library calls (``list.index``,
 ``itemgetter``, ``compress``, ``max``) as Python source, native loops compiled. Both
 branches make the same games (tests/test_packaging.py runs the compiled ones as source)."""
-own_abc_caches(Game)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(

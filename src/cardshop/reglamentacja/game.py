@@ -38,7 +38,6 @@ from cardshop.core import (
     action_words,
     derive_below,
     derive_shuffle,
-    own_abc_caches,
 )
 from cardshop.reglamentacja.events import (
     Accepted,
@@ -1425,9 +1424,6 @@ class ReglamentacjaGame(Engine):
         from cardshop.reglamentacja.serial import state_problems
 
         return state_problems(self)
-
-
-own_abc_caches(ReglamentacjaGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(

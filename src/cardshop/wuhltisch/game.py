@@ -38,7 +38,6 @@ from cardshop.core import (
     Termination,
     derive_rng,
     derive_seed,
-    own_abc_caches,
     shuffle,
 )
 from cardshop.wuhltisch.events import (
@@ -725,9 +724,6 @@ class WuhltischGame(Engine):
             "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
             "state": self._state_dict(),
         }
-
-
-own_abc_caches(WuhltischGame)  # compiled by mypyc, it would share the core Game's
 
 
 def new_game(
