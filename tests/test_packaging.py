@@ -33,6 +33,10 @@ import cardshop
 # Its module-scoped fixtures (the sdist and wheel) are built once: under pytest -n one
 # worker runs the module.
 pytestmark = pytest.mark.xdist_group("packaging")
+CHECKOUT_BUILD = pytest.mark.source_only
+"""A test of what the checkout builds (its sdist and wheels, made without a C compiler
+or failing for want of one), whichever build runs pytest: the compiled stage of
+``.ci/run`` leaves it out, as the pure stage has checked the same files."""
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = sorted(p.name for p in (ROOT / "variants").glob("*.yaml"))
@@ -86,6 +90,7 @@ def test_version_is_one_in_pyproject_package_and_changelog() -> None:
     assert re.search(rf"^## \[{re.escape(cardshop.__version__)}\]", changelog, re.MULTILINE)
 
 
+@CHECKOUT_BUILD
 def test_wheel_ships_variants_and_typing_marker(dist: Path) -> None:
     wheel = only(dist, f"cardshop-{cardshop.__version__}-py3-none-any.whl")
     with zipfile.ZipFile(wheel) as zf:
@@ -107,6 +112,7 @@ def test_wheel_ships_variants_and_typing_marker(dist: Path) -> None:
     assert names == ["pydantic", "pyyaml"]
 
 
+@CHECKOUT_BUILD
 def test_without_a_compiler_the_wheel_is_pure_python_with_a_warning(dist: Path) -> None:
     only(dist, f"cardshop-{cardshop.__version__}-py3-none-any.whl")
     (log,) = BUILD_LOG
@@ -115,6 +121,7 @@ def test_without_a_compiler_the_wheel_is_pure_python_with_a_warning(dist: Path) 
     assert "/bin/false" in log
 
 
+@CHECKOUT_BUILD
 def test_a_required_compiled_build_fails_without_a_compiler(tmp_path: Path) -> None:
     """CARDSHOP_REQUIRE_COMPILED=1: no silent fallback (the probe fails before mypyc)."""
     isolation = ["--no-isolation"] if importlib.util.find_spec("hatchling") else []
@@ -380,6 +387,7 @@ def test_the_compiled_builds_code_paths_play_the_recorded_games(
     assert again.apply(first) == events
 
 
+@CHECKOUT_BUILD
 def test_sdist_holds_sources_variants_and_docs(dist: Path) -> None:
     sdist = only(dist, f"cardshop-{cardshop.__version__}.tar.gz")
     top = f"cardshop-{cardshop.__version__}"
@@ -423,6 +431,7 @@ QUICKSTART = textwrap.dedent(
 )
 
 
+@CHECKOUT_BUILD
 def test_wheel_installs_in_a_fresh_venv_and_runs_the_quickstart(dist: Path, tmp_path: Path) -> None:
     wheel = only(dist, "*.whl")
     venv = tmp_path / "venv"
@@ -440,6 +449,7 @@ def test_wheel_installs_in_a_fresh_venv_and_runs_the_quickstart(dist: Path, tmp_
     assert 'python -m pip install ".[rl]" in a clone of cardshop' in out[2]
 
 
+@CHECKOUT_BUILD
 def test_wheel_with_the_cli_extra_alone_gives_a_working_command(dist: Path, tmp_path: Path) -> None:
     """`pip install "cardshop[cli]"` into a fresh venv: the command works without click."""
     wheel = only(dist, "*.whl")

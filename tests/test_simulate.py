@@ -475,6 +475,11 @@ def test_a_signal_stops_long_games_and_their_workers_at_once(
     assert list(tmp_path.iterdir()) == []  # no output file, no temporary file
 
 
+KERNEL_CACHE = pytest.mark.xdist_group("kernel-cache")
+"""The tests that share one compile of the kernel (:func:`kernel_runs`, about 40 s of
+CPU): on one worker, so that it is compiled once."""
+
+
 @pytest.fixture(scope="module")
 def kernel_runs(
     tmp_path_factory: pytest.TempPathFactory,
@@ -511,6 +516,7 @@ def kernel_cache(
     return kernel_runs[0]
 
 
+@KERNEL_CACHE
 def test_the_first_compile_is_logged_and_cached_for_the_next_process(
     kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]],
 ) -> None:
@@ -546,6 +552,7 @@ def test_a_signal_during_the_first_compile_stops_cleanly(
     assert list((tmp_path / "out").iterdir()) == []
 
 
+@KERNEL_CACHE
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_a_kernel_simulation_and_its_threads(
     sig: signal.Signals, tmp_path: Path, kernel_cache: dict[str, str]
