@@ -203,12 +203,13 @@ class VariantBase(BaseModel):
         ``new_game``, bots and samplers check the variant they are given so."""
         if isinstance(variant, cls):
             return variant
-        (family,) = get_args(cls.model_fields["family"].annotation) or ("?",)
+        names = get_args(cls.model_fields["family"].annotation)  # Literal["klunker"]
+        family = repr(names[0]) if len(names) == 1 else cls.__name__
         if isinstance(variant, VariantBase):
             raise SetupError(
-                f"{variant.name!r} is a variant of the {variant.family!r} family, not of {family!r}"
+                f"{variant.name!r} is a variant of the {variant.family!r} family, not of {family}"
             )
-        raise SetupError(f"not a variant of the {family!r} family: {type(variant).__name__}")
+        raise SetupError(f"not a variant of the {family} family: {type(variant).__name__}")
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy of the variant, with ``update``'s fields changed.
