@@ -335,13 +335,21 @@ def test_the_writer_refuses_other_kinds_of_file(kind: str, tmp_path: Path) -> No
 
 
 def test_ctrl_c_in_play_exits_130_after_writing_the_record(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cardshop", "play", "klunker-en", "--players", "3", "--seed",
-         "1", "--bot", "random", "--record", str(tmp_path / "r.jsonl")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
+    # Python turns SIGINT into KeyboardInterrupt only in a process that does not start
+    # with it ignored, and a child inherits an ignored SIGINT (this run may be a
+    # script's background job, or under nohup), where a handled one is reset to its
+    # default at exec: handled here while the child starts.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cardshop", "play", "klunker-en", "--players", "3",
+             "--seed", "1", "--bot", "random", "--record", str(tmp_path / "r.jsonl")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         assert proc.stdout is not None
         seen = b""
