@@ -206,14 +206,10 @@ def test_harness_runs_console_commands_and_checks_their_output(tmp_path: Path) -
 
 
 def SITE(test: Any) -> Any:
-    """The docs site's tests: one build of the checkout's docs (a module fixture on one
-    worker); the same whichever build runs pytest, so ``.ci/run``'s compiled stage
-    leaves them out (source_only)."""
+    """A test of the built site: under pytest -n one worker runs them all, so the site
+    is built once (a module fixture); the same whichever build runs pytest, so
+    ``.ci/run``'s compiled stage leaves them out (source_only)."""
     return pytest.mark.source_only(pytest.mark.xdist_group("docs-site")(test))
-
-
-"""The tests of the built site: under pytest -n one worker runs them all, so the site
-is built once."""
 
 
 @pytest.fixture(scope="module")
