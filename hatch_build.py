@@ -16,7 +16,7 @@ Environment variables:
   (for CI and for packagers who want the fast engine or nothing).
 * ``CARDSHOP_PURE=1``: build the pure-Python wheel, whatever else is set.
 
-mypyc compiles a copy of ``src/`` in which ``cardshop/_checked.pyi`` makes
+mypyc compiles a copy of ``src/`` in which ``cardshop/core/checked.pyi`` makes
 ``Checked[T]`` admit any object (see that module): the engine's entry points check
 hostile arguments themselves, so both builds raise the same errors.
 
@@ -45,7 +45,8 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 COMPILED = (
-    "src/cardshop/_core.py",
+    "src/cardshop/core/actions.py",
+    "src/cardshop/core/chance.py",
     "src/cardshop/klunker/rules.py",
     "src/cardshop/klunker/game.py",
     "src/cardshop/wuhltisch/rules.py",
@@ -69,7 +70,7 @@ Checked = Union[T, Any]
 
 def own_abc_caches(cls: type[Any]) -> None: ...
 """
-"""What mypyc sees of ``cardshop._checked``: ``Checked[T]`` admits any object, so that
+"""What mypyc sees of ``cardshop.core.checked``: ``Checked[T]`` admits any object, so that
 compiled functions leave the checking of such arguments to their own code (which raises
 the library's errors) instead of raising ``TypeError`` on entry."""
 
@@ -211,10 +212,10 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         root = Path(self.root)
         self._tmp = tempfile.mkdtemp(prefix="cardshop-mypyc-")
         tmp = Path(self._tmp)
-        # Compile a copy of the sources, with the stub of cardshop._checked beside it.
+        # Compile a copy of the sources, with the stub of cardshop.core.checked beside it.
         junk = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd")
         shutil.copytree(root / "src", tmp / "src", ignore=junk)
-        (tmp / "src" / "cardshop" / "_checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
+        (tmp / "src" / "cardshop" / "core" / "checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
         here = Path.cwd()
         os.chdir(tmp)  # mypyc names modules by their paths below src/
         report = io.StringIO()  # mypy's messages: the reason if it stops

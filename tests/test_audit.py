@@ -55,10 +55,10 @@ def audit_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dic
 
 
 def test_one_interval_function_serves_audit_and_simulation() -> None:
-    import cardshop._stats
     import cardshop.simulation
+    import cardshop.support.stats
 
-    assert wilson is cardshop._stats.wilson
+    assert wilson is cardshop.support.stats.wilson
     assert cardshop.simulation.wilson is wilson
     assert "cardshop.audit" not in cardshop.simulation.__dict__
 

@@ -16,10 +16,10 @@ import pytest
 import cardshop
 import tinyfamily
 from cardshop import driver, invariants
-from cardshop._family import get_family
 from cardshop.audit import AuditError, run_audit
 from cardshop.bots import make_bot
 from cardshop.core import AuditDefaults, SetupError
+from cardshop.core.registry import get_family
 from cardshop.invariants import (
     CheckedGame,
     InvariantViolation,

@@ -401,9 +401,11 @@ def _root_visits(bot: ISMCTSBot, obs: Any) -> list[tuple[int, str, int]]:
 
 
 def test_a_candidates_hook_limits_the_tree_to_its_candidates() -> None:
-    from cardshop._family import (
+    from cardshop.core.family import (
         CandidatePolicy,
         SearchHooks,
+    )
+    from cardshop.core.registry import (
         get_family,
         register_family,
     )

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cardshop import new_game
-from cardshop._family import get_family
 from cardshop.cli import app
+from cardshop.core.registry import get_family
 from cardshop.records import read_record, replay_record
 from cardshop.simulation import simulate
 

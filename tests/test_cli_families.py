@@ -4,7 +4,7 @@ real subprocesses) and the built-in Wühltisch (simultaneous) and Reglamentacja
 (turn-based, with thousands of negotiation actions).
 
 Every transcript is checked against the engine: the steps the command printed are
-replayed with :func:`cardshop._family.replay` and must give the result it printed.
+replayed with :func:`cardshop.core.frontdoor.replay` and must give the result it printed.
 """
 
 from __future__ import annotations
@@ -20,11 +20,21 @@ import pytest
 from typer.testing import CliRunner
 
 import tinyfamily
-from cardshop._core import Action, Seat
-from cardshop._family import get_family, replay, unregister_family
-from cardshop._game import Dynamics, Game
-from cardshop._loader import load_variant
 from cardshop.cli import _basic, app
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.frontdoor import replay
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.registry import (
+    get_family,
+    unregister_family,
+)
 from cardshop.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[1]

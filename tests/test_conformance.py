@@ -11,8 +11,8 @@ import random
 from pathlib import Path
 
 import tinyfamily
-from cardshop._game import Game
 from cardshop.core import LegalActions
+from cardshop.core.game import Game
 from cardshop.reglamentacja import ReglamentacjaGame
 from cardshop.testing import FamilyTests
 

@@ -11,9 +11,12 @@ import pytest
 import yaml
 
 from cardshop import driver
-from cardshop._core import Action
-from cardshop._errors import GameStateError, IllegalActionError
-from cardshop._game import Dynamics
+from cardshop.core.actions import Action
+from cardshop.core.errors import (
+    GameStateError,
+    IllegalActionError,
+)
+from cardshop.core.game import Dynamics
 from tinyfamily import TinyGame, TinyVariant, new_game
 
 HERE = Path(__file__).parent / "tinyfamily"

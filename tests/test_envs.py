@@ -27,9 +27,12 @@ import cardshop
 import cardshop.klunker
 import tinyfamily
 from cardshop import Action, ActionParseError, GameStateError, IllegalActionError, SetupError
-from cardshop._family import get_family, unregister_family
-from cardshop._game import Dynamics
-from cardshop._series import Series
+from cardshop.core.game import Dynamics
+from cardshop.core.registry import (
+    get_family,
+    unregister_family,
+)
+from cardshop.core.series import Series
 from cardshop.envs import (
     GYM_ID,
     SHOP_GYM_ID,

@@ -22,7 +22,11 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 import cardshop
 import tinyfamily
 from cardshop import Action, Game, IllegalActionError, Seat, SetupError
-from cardshop._family import get_family, register_family, unregister_family
+from cardshop.core.registry import (
+    get_family,
+    register_family,
+    unregister_family,
+)
 from cardshop.envs import ShopAECEnv, ShopGymEnv, ShopParallelEnv, env, parallel_env
 from cardshop.reglamentacja.spaces import ReglamentacjaFactors, action_factors
 from cardshop.reglamentacja.strategies import variants as reglamentacja_variants
@@ -349,7 +353,7 @@ def test_parallel_factored_agents_wait_until_every_choice_is_whole() -> None:
 def test_factored_actions_play_on_across_the_games_of_a_match() -> None:
     import yaml
 
-    from cardshop._series import Series
+    from cardshop.core.series import Series
     from cardshop.reglamentacja import ReglamentacjaVariant
 
     data = yaml.safe_load((REGL_FILE).read_text())

@@ -12,7 +12,7 @@ import pytest
 
 import cardshop
 from cardshop import Action, PositionError
-from cardshop._series import current_game
+from cardshop.core.series import current_game
 from cardshop.invariants import (
     CheckedGame,
     Counterexample,

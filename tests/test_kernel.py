@@ -27,11 +27,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardshop import load_variant
-from cardshop._core import Action
-from cardshop._errors import SetupError
-from cardshop._family import get_family
-from cardshop._variant import VariantBase
 from cardshop.bots import make_bot
+from cardshop.core.actions import Action
+from cardshop.core.errors import SetupError
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 from cardshop.klunker import kernel
 from cardshop.simulation import (
     AUTO_KERNEL_GAMES,

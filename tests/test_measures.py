@@ -16,7 +16,6 @@ import pytest
 
 import cardshop
 from cardshop import driver
-from cardshop._stats import Z95, wilson
 from cardshop.bots import make_bot
 from cardshop.measures import (
     GamesFileError,
@@ -34,6 +33,10 @@ from cardshop.measures import (
     write_games,
 )
 from cardshop.records import Recorder
+from cardshop.support.stats import (
+    Z95,
+    wilson,
+)
 
 
 def game(

@@ -162,7 +162,7 @@ def test_only_a_compiled_wheel_build_asks_for_mypyc() -> None:
 
 
 COMPILED_MODULES = (
-    "cardshop._core",
+    "cardshop.core.actions",
     "cardshop.klunker.rules",
     "cardshop.klunker.game",
     "cardshop.wuhltisch.game",

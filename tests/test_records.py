@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 import cardshop
 import tinyfamily
 from cardshop import Game, RecordError, driver, load_variant, new_game
-from cardshop._family import unregister_family
 from cardshop.bots import RandomBot, make_bot
 from cardshop.cli import app
+from cardshop.core.registry import unregister_family
 from cardshop.klunker import event_to_dict
 from cardshop.records import (
     MAX_STEPS,

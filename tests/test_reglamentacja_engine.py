@@ -19,10 +19,10 @@ from cardshop import (
     PositionError,
     SetupError,
 )
-from cardshop._core import Action
-from cardshop._family import get_family
-from cardshop._game import Dynamics
-from cardshop._source import load_yaml
+from cardshop.core.actions import Action
+from cardshop.core.game import Dynamics
+from cardshop.core.registry import get_family
+from cardshop.core.source import load_yaml
 from cardshop.driver import play
 from cardshop.reglamentacja import (
     FAMILY,

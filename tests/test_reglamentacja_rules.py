@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from cardshop import ActionParseError, IllegalActionError, PositionError, SetupError
-from cardshop._core import Action
-from cardshop._source import load_yaml
-from cardshop._variant import VariantBase
+from cardshop.core.actions import Action
+from cardshop.core.source import load_yaml
+from cardshop.core.variant import VariantBase
 from cardshop.reglamentacja import ReglamentacjaGame, ReglamentacjaVariant, action_space, new_game
 from cardshop.reglamentacja import events as ev
 

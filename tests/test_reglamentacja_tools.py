@@ -14,10 +14,14 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardshop._core import Action
-from cardshop._family import get_family, new_game, replay
-from cardshop._loader import load_variant
 from cardshop.bots import ISMCTSBot, make_bot
+from cardshop.core.actions import Action
+from cardshop.core.frontdoor import (
+    new_game,
+    replay,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.registry import get_family
 from cardshop.invariants import CheckedGame
 from cardshop.reglamentacja import FAMILY, ReglamentacjaGame, ReglamentacjaVariant
 from cardshop.reglamentacja.bots import hand_value
@@ -95,7 +99,7 @@ def test_the_family_names_its_variant_strategy_and_the_package_does_not_import_i
     assert FAMILY.variant_strategy == "cardshop.reglamentacja.strategies:variants"
     code = (
         "import sys, cardshop, cardshop.reglamentacja; "
-        "from cardshop._family import get_family; get_family('reglamentacja'); "
+        "from cardshop.core.registry import get_family; get_family('reglamentacja'); "
         "print(sorted(m for m in sys.modules if m.startswith(('hypothesis', "
         "'cardshop.reglamentacja.strategies'))))"
     )

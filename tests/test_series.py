@@ -1,4 +1,4 @@
-"""Matches played as one game (cardshop._series): the tiny family's turn-based and
+"""Matches played as one game (cardshop.core.series): the tiny family's turn-based and
 simultaneous variants with a ``match`` key, and klunker-zh (MATCH-1) through
 ``cardshop.new_game``."""
 
@@ -17,10 +17,18 @@ import yaml
 import cardshop
 import tinyfamily
 from cardshop import GameStateError, PositionError, RecordError, SetupError, driver
-from cardshop._core import derive_seed
-from cardshop._family import get_family, unregister_family
-from cardshop._game import Dynamics, Game, Termination
-from cardshop._series import (
+from cardshop.bots import RandomBot, make_bot
+from cardshop.core.chance import derive_seed
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+    Termination,
+)
+from cardshop.core.registry import (
+    get_family,
+    unregister_family,
+)
+from cardshop.core.series import (
     SERIES_LABELS,
     Series,
     SeriesGameEnded,
@@ -32,7 +40,6 @@ from cardshop._series import (
     render,
     series_encoder,
 )
-from cardshop.bots import RandomBot, make_bot
 from tinyfamily import TinyGame, TinyVariant
 
 TINY = Path(__file__).parent / "tinyfamily"

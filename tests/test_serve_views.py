@@ -14,7 +14,7 @@ import random
 import pytest
 
 import cardshop
-from cardshop._family import get_family
+from cardshop.core.registry import get_family
 
 GAMES = [("klunker-en", 3), ("wuhltisch", 3), ("reglamentacja", 3)]
 

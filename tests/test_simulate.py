@@ -25,12 +25,15 @@ from typer.testing import CliRunner
 import tinyfamily
 from cardshop import SetupError, derive_seed, load_variant, new_game
 from cardshop import simulation as simulation_module
-from cardshop._core import Action
-from cardshop._family import ENTRY_POINT_GROUP, families, unregister_family
-from cardshop._loader import builtin_variants
-from cardshop._stats import mean_ci, wilson
 from cardshop.bots import RandomBot, make_bot
 from cardshop.cli import app
+from cardshop.core.actions import Action
+from cardshop.core.loader import builtin_variants
+from cardshop.core.registry import (
+    ENTRY_POINT_GROUP,
+    families,
+    unregister_family,
+)
 from cardshop.driver import Step
 from cardshop.klunker.bots import GreedyBot
 from cardshop.klunker.variant import Variant
@@ -42,6 +45,10 @@ from cardshop.simulation import (
     play_game,
     seat_specs,
     simulate,
+)
+from cardshop.support.stats import (
+    mean_ci,
+    wilson,
 )
 
 BOTS = ["greedy", "random", "random", "random"]

@@ -21,8 +21,8 @@ from hypothesis.stateful import run_state_machine_as_test
 import cardshop
 import tinyfamily
 from cardshop import Game
-from cardshop._family import get_family
-from cardshop._variant import VariantBase
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.klunker.events import Sold
 from cardshop.testing import (
@@ -340,7 +340,10 @@ def test_family_variants_dispatch_to_the_family_strategy(variant: VariantBase) -
 def test_family_variants_name_a_family_without_a_strategy() -> None:
     from dataclasses import replace
 
-    from cardshop._family import register_family, unregister_family
+    from cardshop.core.registry import (
+        register_family,
+        unregister_family,
+    )
 
     bare = replace(get_family("klunker"), name="bare-test", variant_strategy="")
     register_family(bare)

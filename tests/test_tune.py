@@ -402,7 +402,7 @@ def test_command_writes_the_tuned_variant_json_and_html(tmp_path: Path) -> None:
 
 def test_audit_plays_until_the_precision_is_reached() -> None:
     from cardshop.audit import run_audit
-    from cardshop.tuning.precision import audit_to_precision, half_widths, precision_reached
+    from cardshop.audit.precision import audit_to_precision, half_widths, precision_reached
 
     quick = {"players": [3], "examples": 0, "check_every": 1000}
     report = audit_to_precision("klunker-en", 0.12, max_games=1000, first_games=40, **quick)

@@ -13,7 +13,7 @@ import pytest
 import cardshop
 import cardshop.klunker
 from cardshop import VariantError, load_variant, parse_variant
-from cardshop._loader import variant_from_data
+from cardshop.core.loader import variant_from_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -503,7 +503,7 @@ def test_read_text_refuses_a_file_swapped_for_a_fifo(
     # open from hanging and the fstat of the opened file refuses it.
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this system")
-    from cardshop import _source
+    from cardshop.core import source as _source
 
     regular = tmp_path / "regular.yaml"
     regular.write_text(MINIMAL)

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardshop import GameStateError, IllegalActionError, PositionError, SetupError
-from cardshop._family import get_family
+from cardshop.core.registry import get_family
 from cardshop.wuhltisch import (
     FAMILY,
     INVARIANTS,

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import cardshop
-from cardshop._family import get_family
-from cardshop._game import Dynamics
-from cardshop._variant import VariantBase
+from cardshop.core.game import Dynamics
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 from cardshop.invariants import CheckedGame, InvariantViolation, invariant_names, invariants_of
 from cardshop.testing import Playthrough, action_sequences, draw_step, family_variants, games
 from cardshop.wuhltisch import WuhltischGame, WuhltischVariant
@@ -43,7 +43,7 @@ def _wuhltisch(game: Any) -> WuhltischGame:
 def test_the_family_names_its_strategy_and_the_library_does_not_import_hypothesis() -> None:
     assert get_family("wuhltisch").variant_strategy == "cardshop.wuhltisch.strategies:variants"
     code = (
-        "import sys, cardshop; from cardshop._family import get_family; "
+        "import sys, cardshop; from cardshop.core.registry import get_family; "
         "get_family('wuhltisch'); cardshop.new_game('wuhltisch', 2, seed=1); "
         "print(sorted(m for m in sys.modules if m.startswith(('hypothesis', 'cardshop.testing', "
         "'cardshop.wuhltisch.strategies'))))"

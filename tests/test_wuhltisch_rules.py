@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from cardshop import ActionParseError, GameStateError, IllegalActionError, SetupError
-from cardshop._game import Termination
+from cardshop.core.game import Termination
 from cardshop.wuhltisch import (
     WuhltischGame,
     WuhltischVariant,

@@ -13,8 +13,8 @@ import yaml
 
 import cardshop
 from cardshop import driver
-from cardshop._family import get_family
 from cardshop.bots import ISMCTSBot, RandomBot, make_bot
+from cardshop.core.registry import get_family
 from cardshop.wuhltisch import WuhltischGame, WuhltischVariant, parse_wuhltisch
 from cardshop.wuhltisch.search import STRIDE, estimates, evaluate, progress
 

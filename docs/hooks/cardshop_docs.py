@@ -183,7 +183,7 @@ def _nested_models(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
 
 def variant_reference() -> str:
     """The Markdown of the variant format reference, from the model itself."""
-    from cardshop._loader import builtin_variants
+    from cardshop.core.loader import builtin_variants
     from cardshop.klunker.variant import Variant
 
     schema = Variant.model_json_schema()

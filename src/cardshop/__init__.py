@@ -14,13 +14,18 @@ A family's own names (its observation, phases, events) live in its package, e.g.
 """
 
 import importlib
+import sys
 import warnings
-from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
-from cardshop import _core, bots
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import (
+from cardshop import bots
+from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
     ActionError,
     ActionParseError,
     CardshopError,
@@ -31,22 +36,38 @@ from cardshop._errors import (
     SetupError,
     VariantError,
 )
-from cardshop._family import Family, families, get_family, new_game, register_family, replay
-from cardshop._game import Dynamics, Game, Move, Result, Termination
-from cardshop._loader import builtin_variants, check_variant, load_variant, parse_variant
-from cardshop._loader import schema as variant_schema
-from cardshop._series import Series
-from cardshop._variant import VariantBase as Variant
-from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
+from cardshop.core.family import Family
+from cardshop.core.frontdoor import (
+    new_game,
+    replay,
+)
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+    Move,
+    Result,
+    Termination,
+)
+from cardshop.core.loader import (
+    builtin_variants,
+    check_variant,
+    load_variant,
+    parse_variant,
+)
+from cardshop.core.loader import schema as variant_schema
+from cardshop.core.registry import (
+    families,
+    get_family,
+    register_family,
+)
+from cardshop.core.series import Series
+from cardshop.core.variant import VariantBase as Variant
 from cardshop.records import GameRecord, Recorder, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
+from cardshop.support.about import VERSION, compiled
 from cardshop.tuning import TuneError, TuneResult, tune
 
-__version__ = "0.1.0"
-
-compiled: bool = _core.__file__.endswith(tuple(EXTENSION_SUFFIXES))
-"""Whether the compiled build of the engine is in use (its hot modules built by mypyc
-into C extensions), rather than pure Python; see docs/performance.md."""
+__version__ = VERSION
 
 __all__ = [
     "Action",
@@ -125,3 +146,21 @@ def __getattr__(name: str) -> Any:
         stacklevel=2,
     )
     return getattr(importlib.import_module(home), name)
+
+
+_OLD_MODULES = {
+    "cardshop._core": "cardshop.core.actions",
+    "cardshop._errors": "cardshop.core.errors",
+    "cardshop._events": "cardshop.core.events",
+    "cardshop._family": "cardshop.core.family",
+    "cardshop._game": "cardshop.core.game",
+    "cardshop._series": "cardshop.core.series",
+    "cardshop._variant": "cardshop.core.variant",
+}
+"""Where the classes that pickles name by the core's old module paths live now (the core
+was modules at the package root before it was the package :mod:`cardshop.core`): the
+old paths are names of the new modules, so that games pickled before still load. No
+code imports them; ``cardshop.core`` is the API."""
+
+for _old, _new in _OLD_MODULES.items():
+    sys.modules.setdefault(_old, importlib.import_module(_new))

@@ -32,13 +32,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from cardshop._core import Action, Seat, choose_by_verb
-from cardshop._errors import SetupError
-from cardshop._family import CandidatePolicy, RolloutPolicy, get_family, optionless_bot
-from cardshop._game import Game
-from cardshop._loader import load_variant
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
+from cardshop.core.actions import (
+    Action,
+    Seat,
+    choose_by_verb,
+)
+from cardshop.core.errors import SetupError
+from cardshop.core.family import (
+    CandidatePolicy,
+    RolloutPolicy,
+    optionless_bot,
+)
+from cardshop.core.frontdoor import Resolved, resolve
+from cardshop.core.game import Game
+from cardshop.core.loader import load_variant
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "BOTS",
@@ -460,19 +469,19 @@ def register_bot(name: str, factory: BotFactory) -> None:
     BOTS[name] = factory
 
 
-def _factories(variant: VariantBase | None) -> dict[str, BotFactory]:
+def _factories(subject: Resolved | None) -> dict[str, BotFactory]:
     found = dict(BOTS)
-    if variant is not None:
-        found.update(get_family(variant.family).bots)
+    if subject is not None:
+        found.update(subject.family.bots)
     return found
 
 
-def bot_names(variant: VariantBase | str | Path | None = None) -> list[str]:
+def bot_names(variant: VariantBase | str | Path | Resolved | None = None) -> list[str]:
     """The bot names: for every family, or those that can play ``variant``."""
-    return sorted(_factories(None if variant is None else load_variant(variant)))
+    return sorted(_factories(None if variant is None else resolve(variant)))
 
 
-def make_bot(name: str, variant: VariantBase | str | Path, seed: int = 0) -> Bot:
+def make_bot(name: str, variant: VariantBase | str | Path | Resolved, seed: int = 0) -> Bot:
     """A bot by name: ``"random"``, ``"ismcts"``, one of the variant's family or a
     registered one.
 
@@ -480,15 +489,16 @@ def make_bot(name: str, variant: VariantBase | str | Path, seed: int = 0) -> Bot
     ``"ismcts:0.5s"`` half a second. Raises :class:`~cardshop.SetupError` for an
     unknown name.
     """
-    loaded = load_variant(variant)
+    subject = resolve(variant)
     base, option = parse_bot_spec(name)
-    factories = _factories(loaded)
+    factories = _factories(subject)
     factory = factories.get(base)
     if factory is None:
         raise SetupError(
-            f"unknown bot {name!r} for {loaded.name}; bots are: {', '.join(sorted(factories))}"
+            f"unknown bot {name!r} for {subject.variant.name}; bots are: "
+            f"{', '.join(sorted(factories))}"
         )
-    return factory(loaded, seed, option)
+    return factory(subject.variant, seed, option)
 
 
 def parse_bot_spec(spec: str) -> tuple[str, str | None]:

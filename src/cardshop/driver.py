@@ -21,9 +21,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from cardshop._core import Action, Seat
-from cardshop._errors import GameStateError, IllegalActionError
-from cardshop._game import Event, Game
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.errors import (
+    GameStateError,
+    IllegalActionError,
+)
+from cardshop.core.game import (
+    Event,
+    Game,
+)
 
 __all__ = ["Player", "Step", "TickBuffer", "choose", "play", "run_until", "step"]
 

@@ -6,7 +6,7 @@ Two sets of invariants are checked together, for a game of any family:
   must pass because the core's protocol promises them (``acting``,
   ``legal_actions``, ``determinism``, ``result``; see the table below);
 * the **family's own** (``Family.invariants``): properties of its rules, each an
-  :class:`~cardshop._family.Invariant` whose ``check(game)`` returns ``None`` or what
+  :class:`~cardshop.core.family.Invariant` whose ``check(game)`` returns ``None`` or what
   is wrong. Several checks may share a name (a state check and an account of what
   happened between states, say); a family may add to a generic name too.
 
@@ -73,12 +73,29 @@ from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 from cardshop import driver
-from cardshop._core import Action, Seat
-from cardshop._errors import CardshopError, Counterexample, GameStateError, InvariantViolation
-from cardshop._family import Invariant, get_family
-from cardshop._family import new_game as _new_game
-from cardshop._game import Dynamics, Event, Game, Termination
-from cardshop._series import Series, family_for
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.errors import (
+    CardshopError,
+    Counterexample,
+    GameStateError,
+    InvariantViolation,
+)
+from cardshop.core.family import Invariant
+from cardshop.core.frontdoor import new_game as _new_game
+from cardshop.core.game import (
+    Dynamics,
+    Event,
+    Game,
+    Termination,
+)
+from cardshop.core.registry import get_family
+from cardshop.core.series import (
+    Series,
+    family_for,
+)
 
 __all__ = [
     "GENERIC_INVARIANTS",

@@ -12,7 +12,7 @@ Each measure comes back as a :class:`Measure`: a value with its 95% interval, a 
 and a one-line meaning (docs/measures.md explains them all). The intervals:
 
 * shares (win shares, ties, capped games, drama): the Wilson score interval
-  (:func:`cardshop._stats.wilson`);
+  (:func:`cardshop.support.stats.wilson`);
 * means over games (rounds, lead changes, score spread, ...): the mean plus or minus
   1.96 standard errors (normal approximation);
 * ratios pooled over decisions (branching factor, forced decisions): the same, with a
@@ -45,11 +45,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardshop._core import Action, derive_seed
-from cardshop._errors import CardshopError
-from cardshop._files import read_text_bounded, write_text_atomic
-from cardshop._game import Game
-from cardshop._stats import Z95, wilson
+from cardshop.core.actions import Action
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import CardshopError
+from cardshop.core.game import Game
+from cardshop.support.files import (
+    read_text_bounded,
+    write_text_atomic,
+)
+from cardshop.support.stats import (
+    Z95,
+    wilson,
+)
 
 __all__ = [
     "CHART_BINS",
@@ -365,8 +372,8 @@ def summary_from_record(record: Any) -> GameSummary:
     recorded events too.)
     """
     from cardshop import driver
-    from cardshop._errors import RecordError
-    from cardshop._family import new_game
+    from cardshop.core.errors import RecordError
+    from cardshop.core.frontdoor import new_game
 
     game = new_game(record.variant, record.players, record.seed, **record.options)
     tracker = Tracker(game, [], record.bots)
@@ -1127,7 +1134,7 @@ def dump_games(sections: Iterable[GamesSection]) -> str:
 def write_games(sections: Iterable[GamesSection], path: str | Path) -> None:
     """Write sections of summaries to ``path`` (:func:`dump_games`); raises ``OSError``.
 
-    The file is written whole or not at all (:func:`cardshop._files.write_text_atomic`):
+    The file is written whole or not at all (:func:`cardshop.support.files.write_text_atomic`):
     a failure half-way leaves the old file, never a truncated one."""
     write_text_atomic(path, dump_games(sections))
 

@@ -34,14 +34,38 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from cardshop import driver
-from cardshop._core import Action, Seat, is_seed
-from cardshop._errors import ActionError, CardshopError, GameStateError, RecordError
-from cardshop._family import Family, game_options, get_family, new_game
-from cardshop._files import read_text_bounded, write_text_atomic
-from cardshop._game import Event, Game
-from cardshop._loader import builtin_variants, load_variant, variant_from_data
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import is_seed
+from cardshop.core.errors import (
+    ActionError,
+    CardshopError,
+    GameStateError,
+    RecordError,
+)
+from cardshop.core.family import (
+    Family,
+    game_options,
+)
+from cardshop.core.frontdoor import new_game
+from cardshop.core.game import (
+    Event,
+    Game,
+)
+from cardshop.core.loader import (
+    builtin_variants,
+    load_variant,
+    variant_from_data,
+)
+from cardshop.core.registry import get_family
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
+from cardshop.support.files import (
+    read_text_bounded,
+    write_text_atomic,
+)
 
 __all__ = [
     "OLD_FORMATS",

@@ -10,7 +10,7 @@
 
 Any family plays here, turn-based or simultaneous: games advance only through
 :mod:`cardshop.driver`, bots come from :func:`cardshop.bots.make_bot` (or a factory),
-and outcomes are read from the core :class:`~cardshop._game.Result`.
+and outcomes are read from the core :class:`~cardshop.core.game.Result`.
 
 Game ``i`` is set up with the seed ``derive_seed(seed, "game", i)`` and the bot in
 seat ``s`` with ``derive_seed(seed, "bot", i, s)``. Each game depends on nothing
@@ -40,14 +40,32 @@ from pathlib import Path
 from typing import Any, overload
 
 from cardshop import driver
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError, SetupError
-from cardshop._family import get_family, new_game
-from cardshop._game import Event, Game, check_players
-from cardshop._loader import load_variant, variant_from_data
-from cardshop._stats import mean_ci, wilson
-from cardshop._variant import VariantBase
 from cardshop.bots import Bot, make_bot, seat_bots
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    CardshopError,
+    SetupError,
+)
+from cardshop.core.frontdoor import new_game
+from cardshop.core.game import (
+    Event,
+    Game,
+    check_players,
+)
+from cardshop.core.loader import (
+    load_variant,
+    variant_from_data,
+)
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
+from cardshop.support.stats import (
+    mean_ci,
+    wilson,
+)
 
 __all__ = [
     "AUTO_KERNEL_GAMES",
@@ -158,7 +176,7 @@ class GameOutcome:
 
     ``first_player`` is the seat that started, for families that choose one (Klunker),
     else ``None``. ``rounds``, ``termination``, ``scores``, ``ranks`` and ``winners``
-    are the game's :class:`~cardshop._game.Result`; ``details`` its further counts
+    are the game's :class:`~cardshop.core.game.Result`; ``details`` its further counts
     (ticks, trades, ...: the family's own). ``decisions`` counts the actions applied
     (``len(game.moves)``) and ``steps`` the driver's steps: equal in a turn-based
     game, while a simultaneous tick is one step of several decisions.

@@ -9,9 +9,9 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from cardshop import __version__, compiled
-from cardshop._errors import CardshopError
-from cardshop._files import atomic_output
+from cardshop.core.errors import CardshopError
+from cardshop.support.about import VERSION, compiled
+from cardshop.support.files import atomic_output
 
 __all__ = ["app", "atomic_output", "console", "err_console", "fail", "user_errors"]
 
@@ -33,7 +33,7 @@ R = TypeVar("R")
 def _show_version(value: bool) -> None:
     if value:
         build = "compiled" if compiled else "pure Python"
-        console.print(f"cardshop {__version__} ({build})", markup=False)
+        console.print(f"cardshop {VERSION} ({build})", markup=False)
         raise typer.Exit(0)
 
 

@@ -13,7 +13,6 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cardshop._files import check_writable
 from cardshop.audit import (
     AuditInterrupted,
     AuditReport,
@@ -25,6 +24,7 @@ from cardshop.audit import (
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.measures import MAX_GAMES, MAX_GAMES_BYTES, dump_games
+from cardshop.support.files import check_writable
 
 REPORT_EXTRA = 'python -m pip install ".[report]" in a clone of cardshop'
 
@@ -44,7 +44,7 @@ def _html_writer(path: Path) -> Any:
 
 def _check_writable(option: str, path: Path) -> None:
     """Fail now, before any game is played, if ``path`` cannot be written (as
-    :func:`cardshop._files.atomic_output` writes it: see there)."""
+    :func:`cardshop.support.files.atomic_output` writes it: see there)."""
     try:
         check_writable(path)
     except OSError as exc:
@@ -363,7 +363,7 @@ def audit(
         )
         raise typer.Exit(128 + stopped)
     if precision is not None and isinstance(report, AuditReport):
-        from cardshop.tuning.precision import precision_summary
+        from cardshop.audit.precision import precision_summary
 
         err_console.print(
             f"audit: {precision_summary(report, precision, precision_measures)}", markup=False

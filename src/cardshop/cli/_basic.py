@@ -2,7 +2,7 @@
 ``show``, ``schema``.
 
 Every command here works for any registered family: it finds the family of a variant
-with :func:`cardshop._family.get_family` and uses only the core's protocol (the
+with :func:`cardshop.core.registry.get_family` and uses only the core's protocol (the
 family's ``render``, the game's ``acting``, ``observation``, ``result``, the driver).
 """
 
@@ -17,17 +17,40 @@ from typing import Annotated, Any
 import typer
 import yaml
 
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError, SetupError
-from cardshop._family import ENTRY_POINT_GROUP, Family, event_text, families, game_options
-from cardshop._family import new_game as new_family_game
-from cardshop._game import Dynamics, Game, Result
-from cardshop._loader import builtin_variants, inspect_variant, load_variant
-from cardshop._loader import schema as variant_schema
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
 from cardshop.bots import RandomBot
 from cardshop.cli._app import app, console, err_console, paragraph, user_errors
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    CardshopError,
+    SetupError,
+)
+from cardshop.core.family import (
+    Family,
+    event_text,
+    game_options,
+)
+from cardshop.core.frontdoor import new_game as new_family_game
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+    Result,
+)
+from cardshop.core.loader import (
+    builtin_variants,
+    inspect_variant,
+    load_variant,
+)
+from cardshop.core.loader import schema as variant_schema
+from cardshop.core.registry import (
+    ENTRY_POINT_GROUP,
+    families,
+)
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
 from cardshop.driver import step as driver_step
 
 DEFAULT_PLAYERS = 4

@@ -24,16 +24,29 @@ from typing import Annotated
 
 import typer
 
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError, SetupError
-from cardshop._family import Family, event_text
-from cardshop._family import new_game as new_family_game
-from cardshop._game import Dynamics, Game
-from cardshop._loader import load_variant
-from cardshop._series import family_for
 from cardshop.bots import Bot, make_bot
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.cli._basic import first_player_option, result_lines, stage
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    CardshopError,
+    SetupError,
+)
+from cardshop.core.family import (
+    Family,
+    event_text,
+)
+from cardshop.core.frontdoor import new_game as new_family_game
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.series import family_for
 from cardshop.driver import Step
 from cardshop.driver import step as driver_step
 from cardshop.records import GameRecord, record_game

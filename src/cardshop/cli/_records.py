@@ -8,11 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from cardshop._family import Family, event_text
-from cardshop._game import Dynamics
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
 from cardshop.cli._app import app, console, user_errors
+from cardshop.core.family import (
+    Family,
+    event_text,
+)
+from cardshop.core.game import Dynamics
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
 from cardshop.records import GameRecord, RecordedStep
 
 

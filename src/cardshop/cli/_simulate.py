@@ -23,13 +23,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cardshop._errors import SetupError
-from cardshop._loader import load_variant
-from cardshop._series import family_for
-from cardshop._stats import Interval
 from cardshop.bots import seat_bots
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
+from cardshop.core.errors import SetupError
+from cardshop.core.loader import load_variant
+from cardshop.core.series import family_for
 from cardshop.simulation import (
     ENGINES,
     SimulationResult,
@@ -38,6 +37,7 @@ from cardshop.simulation import (
     kernel_note,
     simulate,
 )
+from cardshop.support.stats import Interval
 
 
 def score_text(mean: float, half: float) -> str:

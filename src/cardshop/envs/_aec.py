@@ -9,8 +9,8 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from cardshop import driver
-from cardshop._errors import GameStateError
-from cardshop._game import Termination
+from cardshop.core.errors import GameStateError
+from cardshop.core.game import Termination
 from cardshop.envs._base import SeatedEnv
 from cardshop.envs._rewards import Reward, render_table
 from cardshop.envs._spaces import Actions, ObsDict, VariantLike
@@ -48,7 +48,7 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
     * ``render()`` draws the whole table as text, every hand included (a spectator's
       view); render mode ``"human"`` prints it, ``"ansi"`` (and None) return it.
 
-    The game itself is ``env.game`` (a :class:`cardshop._game.Game`) after ``reset``.
+    The game itself is ``env.game`` (a :class:`cardshop.core.game.Game`) after ``reset``.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)

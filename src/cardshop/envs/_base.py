@@ -8,8 +8,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from cardshop._errors import GameStateError, SetupError
-from cardshop._game import Dynamics, Game
+from cardshop.core.errors import (
+    GameStateError,
+    SetupError,
+)
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+)
 from cardshop.envs._rewards import Reward, reward_function
 from cardshop.envs._spaces import Actions, Table, VariantLike
 

@@ -23,11 +23,17 @@ from typing import Any, SupportsIndex
 import numpy as np
 import numpy.typing as npt
 
-from cardshop._core import Action, Seat
-from cardshop._errors import ActionParseError, IllegalActionError
-from cardshop._factored import ActionFactors
-from cardshop._game import Game
-from cardshop._series import current_game
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.errors import (
+    ActionParseError,
+    IllegalActionError,
+)
+from cardshop.core.factored import ActionFactors
+from cardshop.core.game import Game
+from cardshop.core.series import current_game
 
 __all__ = ["Chooser", "FactoredChooser", "FlatChooser", "ObsDict"]
 

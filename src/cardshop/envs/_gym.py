@@ -11,9 +11,20 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from cardshop import driver
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import GameStateError, IllegalActionError, SetupError
-from cardshop._game import Game, Termination
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    GameStateError,
+    IllegalActionError,
+    SetupError,
+)
+from cardshop.core.game import (
+    Game,
+    Termination,
+)
 from cardshop.envs._rewards import Reward, render_table, reward_function
 from cardshop.envs._spaces import Actions, ObsDict, Table, VariantLike
 

@@ -8,9 +8,15 @@ from typing import Any
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
 from cardshop import driver
-from cardshop._core import Action, Seat
-from cardshop._errors import GameStateError, IllegalActionError
-from cardshop._game import Termination
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.errors import (
+    GameStateError,
+    IllegalActionError,
+)
+from cardshop.core.game import Termination
 from cardshop.envs._base import SeatedEnv
 from cardshop.envs._rewards import Reward, render_table
 from cardshop.envs._spaces import Actions, ObsDict, VariantLike

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, TypeAlias
 
-from cardshop._core import Seat
-from cardshop._errors import SetupError
-from cardshop._game import Result
-from cardshop._series import render
+from cardshop.core.actions import Seat
+from cardshop.core.errors import SetupError
+from cardshop.core.game import Result
+from cardshop.core.series import render
 
 __all__ = ["Reward", "RewardName", "reward_function", "table_text"]
 
@@ -40,7 +40,7 @@ _REWARDS: dict[str, Callable[[Result, Seat], float]] = {
 
 
 def reward_function(reward: Reward) -> Callable[[Result, Seat], float]:
-    """The function behind a reward rule, for a game's :class:`~cardshop._game.Result`.
+    """The function behind a reward rule, for a game's :class:`~cardshop.core.game.Result`.
 
     ``"score"``: the seat's final score. ``"rank"``: ``+1`` for rank 1 down to ``-1``
     for rank N, evenly spaced (tied seats share a rank and its reward). ``"win"``:

@@ -1,8 +1,8 @@
 """What every environment sets up first: the variant, its family and the two spaces.
 
 The action numbering and the observation vector come from the variant's family
-(:attr:`Family.action_space <cardshop._family.Family.action_space>` and
-:attr:`Family.observation_encoder <cardshop._family.Family.observation_encoder>`, plain
+(:attr:`Family.action_space <cardshop.core.family.Family.action_space>` and
+:attr:`Family.observation_encoder <cardshop.core.family.Family.observation_encoder>`, plain
 Python); this module only turns them into numpy arrays and Gymnasium spaces. Both
 depend on a variant and a player count only, so an agent trained on one game of a
 variant can play any other game of it with the same number of players.
@@ -21,12 +21,24 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from cardshop._core import Action
-from cardshop._errors import ActionParseError, GameStateError, SetupError
-from cardshop._family import Family, get_family
-from cardshop._game import Dynamics, Game, check_players
-from cardshop._series import new_series, series_encoder
-from cardshop._variant import VariantBase
+from cardshop.core.actions import Action
+from cardshop.core.errors import (
+    ActionParseError,
+    GameStateError,
+    SetupError,
+)
+from cardshop.core.family import Family
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+    check_players,
+)
+from cardshop.core.registry import get_family
+from cardshop.core.series import (
+    new_series,
+    series_encoder,
+)
+from cardshop.core.variant import VariantBase
 from cardshop.envs._choosers import Chooser, FactoredChooser, FlatChooser, ObsDict
 
 __all__ = [
@@ -45,7 +57,7 @@ VariantLike = VariantBase | str | Path
 Actions = Literal["flat", "factored"]
 """How actions are numbered: ``"flat"``, one number per action of the family's action
 space; ``"factored"``, one number per option of one step of the family's factored
-space (:attr:`Family.factored <cardshop._family.Family.factored>`)."""
+space (:attr:`Family.factored <cardshop.core.family.Family.factored>`)."""
 
 
 def resolve_variant(variant: object) -> VariantBase:
@@ -56,7 +68,7 @@ def resolve_variant(variant: object) -> VariantBase:
     """
     loaded: object
     if isinstance(variant, str | Path):
-        from cardshop._loader import load_variant
+        from cardshop.core.loader import load_variant
 
         loaded = load_variant(variant)
     else:
@@ -155,7 +167,7 @@ class ObservationEncoder:
     read, so the vector holds exactly what that seat may know. A variant played as a
     match (a ``match`` key) puts the match's counters first: the game being played,
     the games left and each seat's total so far
-    (:func:`cardshop._series.series_encoder`). :attr:`names` names every element and
+    (:func:`cardshop.core.series.series_encoder`). :attr:`names` names every element and
     :attr:`low` / :attr:`high` bound it, for a :class:`gymnasium.spaces.Box`.
     """
 

@@ -1,7 +1,7 @@
-"""The Klunker family's :class:`~cardshop._family.Family` object: what it gives the core.
+"""The Klunker family's :class:`~cardshop.core.family.Family` object: what it gives the core.
 
 Registered through the ``cardshop.families`` entry point (``pyproject.toml``), so tools
-find it with ``cardshop._family.get_family("klunker")`` and never import this package.
+find it with ``cardshop.core.registry.get_family("klunker")`` and never import this package.
 """
 
 from __future__ import annotations

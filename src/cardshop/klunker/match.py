@@ -2,7 +2,7 @@
 
 A variant with a ``match`` key is now played as one game of any family:
 ``cardshop.new_game("klunker-zh", players, seed)`` returns a
-:class:`cardshop._series.Series`, which simulation, audits, records and the
+:class:`cardshop.core.series.Series`, which simulation, audits, records and the
 environments play like any other game. :class:`Match` and :func:`new_match` wrap such
 a series in the old interface and warn (:class:`DeprecationWarning`) when used.
 """
@@ -22,7 +22,7 @@ __all__ = ["Match", "MatchResult", "new_match"]
 
 _NOTE = (
     "cardshop.klunker.Match and new_match are deprecated: cardshop.new_game on a variant "
-    "with a 'match' key returns the whole match as one game (cardshop._series.Series)"
+    "with a 'match' key returns the whole match as one game (cardshop.core.series.Series)"
 )
 
 
@@ -37,7 +37,7 @@ class MatchResult:
 
 
 class Match:
-    """Deprecated: a match in the old interface, over a :class:`~cardshop._series.Series`.
+    """Deprecated: a match in the old interface, over a :class:`~cardshop.core.series.Series`.
 
     ``players x games_per_player`` games, game ``i`` with seat ``i mod players`` as
     first start player. ``legal_actions``, ``apply``, ``current_player`` and

@@ -21,9 +21,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from cardshop._files import write_text_atomic
 from cardshop.report._html import INSTALL, page
 from cardshop.report._model import SCHEMAS, ReportError, read_report
+from cardshop.support.files import write_text_atomic
 
 __all__ = ["SCHEMAS", "ReportError", "check_available", "render_html", "write_html"]
 

@@ -15,7 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from cardshop._errors import CardshopError, format_path
+from cardshop.core.errors import (
+    CardshopError,
+    format_path,
+)
 
 __all__ = [
     "SCHEMAS",

@@ -39,11 +39,14 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cardshop._errors import CardshopError
-from cardshop._family import event_text
-from cardshop._loader import builtin_variants, load_variant
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
+from cardshop.core.errors import CardshopError
+from cardshop.core.family import event_text
+from cardshop.core.loader import (
+    builtin_variants,
+    load_variant,
+)
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
 from cardshop.records import GameRecord
 from cardshop.serve.protocol import (
     PROTOCOL,
@@ -384,7 +387,7 @@ def replay_frames(text: str, seat: int | None = None) -> dict[str, Any]:
     first (:meth:`GameRecord.replay`), then every state is drawn as ``seat`` would
     have seen it (``None``: the public view)."""
     from cardshop import driver
-    from cardshop._family import new_game
+    from cardshop.core.frontdoor import new_game
 
     record = GameRecord.loads(text, source="<uploaded record>")
     if len(record.steps) > MAX_REPLAY_STEPS:

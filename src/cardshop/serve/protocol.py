@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from cardshop._errors import CardshopError
+from cardshop.core.errors import CardshopError
 
 __all__ = [
     "MAX_ACTION_TEXT",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardshop._core import Seat
+from cardshop.core.actions import Seat
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoredTable"]
 

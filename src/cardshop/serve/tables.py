@@ -34,14 +34,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardshop import driver
-from cardshop._core import Action, Seat, derive_seed
-from cardshop._errors import CardshopError, GameStateError, IllegalActionError, SetupError
-from cardshop._family import Family, event_text, new_game
-from cardshop._game import Dynamics, Event, Game
-from cardshop._loader import variant_from_data
-from cardshop._series import family_for
-from cardshop._variant import VariantBase
 from cardshop.bots import Bot, bot_names, make_bot
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    CardshopError,
+    GameStateError,
+    IllegalActionError,
+    SetupError,
+)
+from cardshop.core.family import (
+    Family,
+    event_text,
+)
+from cardshop.core.frontdoor import new_game
+from cardshop.core.game import (
+    Dynamics,
+    Event,
+    Game,
+)
+from cardshop.core.loader import variant_from_data
+from cardshop.core.series import family_for
+from cardshop.core.variant import VariantBase
 from cardshop.records import record_game
 from cardshop.serve.protocol import Act, ProtocolError, TableSpec
 from cardshop.serve.store import Store, StoredTable
@@ -606,7 +623,7 @@ class Lobby:
         return table
 
     def _variant(self, request: TableSpec) -> VariantBase:
-        from cardshop._loader import parse_variant
+        from cardshop.core.loader import parse_variant
 
         if request.variant_yaml is not None:
             if not self.uploads:

@@ -58,20 +58,33 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from cardshop import driver
-from cardshop._core import Action, LegalActions, Seat, derive_seed
-from cardshop._errors import (
+from cardshop.bots import RandomBot
+from cardshop.core.actions import (
+    Action,
+    LegalActions,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
     ActionParseError,
     CardshopError,
     PositionError,
     RecordError,
     SetupError,
 )
-from cardshop._family import Family, new_game
-from cardshop._game import Copy, Dynamics, Game
-from cardshop._loader import load_variant
-from cardshop._series import current_game, family_for
-from cardshop._variant import VariantBase
-from cardshop.bots import RandomBot
+from cardshop.core.family import Family
+from cardshop.core.frontdoor import new_game
+from cardshop.core.game import (
+    Copy,
+    Dynamics,
+    Game,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.series import (
+    current_game,
+    family_for,
+)
+from cardshop.core.variant import VariantBase
 from cardshop.invariants import CheckedGame, check_result
 
 __all__ = ["FamilyTests"]
@@ -267,7 +280,7 @@ class FamilyTests:
                 assert again.to_json() == text
             if game.is_over:
                 continue  # a position is a game to continue from
-            # A match's position is that of its current game (cardshop._series).
+            # A match's position is that of its current game (cardshop.core.series).
             inner = current_game(game)
             position = inner.to_position()
             single = inner.variant.model_copy(update={"match": None})
@@ -614,7 +627,10 @@ class FamilyTests:
                     raise AssertionError(f"a malformed event {bad!r:.120} was read")
 
     def test_tampered_histories_and_json_out_of_bounds_are_refused(self) -> None:
-        from cardshop._game import MAX_GAME_JSON_BYTES, MAX_GAME_JSON_DEPTH
+        from cardshop.core.game import (
+            MAX_GAME_JSON_BYTES,
+            MAX_GAME_JSON_DEPTH,
+        )
 
         for variant, players, seed in self._setups():
             game = new_game(variant, players, derive_seed(seed, "conformance-history"))
@@ -678,7 +694,8 @@ class FamilyTests:
         """A family whose games take a first player takes it through
         :func:`cardshop.new_game` and :func:`cardshop.replay`, and states it in its
         setup."""
-        from cardshop._family import game_options, replay
+        from cardshop.core.family import game_options
+        from cardshop.core.frontdoor import replay
 
         for variant, players, seed in self._setups():
             family = family_for(variant)

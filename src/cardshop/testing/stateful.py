@@ -30,10 +30,12 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from cardshop._family import game_options, get_family, new_game
-from cardshop._game import Dynamics
-from cardshop._loader import load_variant
-from cardshop._variant import VariantBase
+from cardshop.core.family import game_options
+from cardshop.core.frontdoor import new_game
+from cardshop.core.game import Dynamics
+from cardshop.core.loader import load_variant
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 from cardshop.invariants import CheckedGame, invariant_names, invariants_of
 from cardshop.testing.strategies import draw_step
 

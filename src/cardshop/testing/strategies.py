@@ -35,11 +35,22 @@ from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
 from cardshop import driver
-from cardshop._core import Action, Seat
-from cardshop._family import game_options, get_family, new_game, replay
-from cardshop._game import Dynamics, Game
-from cardshop._loader import load_variant
-from cardshop._variant import VariantBase
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.family import game_options
+from cardshop.core.frontdoor import (
+    new_game,
+    replay,
+)
+from cardshop.core.game import (
+    Dynamics,
+    Game,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "Playthrough",

@@ -9,7 +9,7 @@
 :mod:`cardshop.tuning.spec` reads the spec, :mod:`cardshop.tuning.racing` holds the
 statistics, :mod:`cardshop.tuning.study` runs the search (optuna, the ``tune`` extra),
 :mod:`cardshop.tuning.output` writes the tuned variant, JSON and HTML, and
-:mod:`cardshop.tuning.precision` plays an audit until its intervals are narrow enough.
+:mod:`cardshop.audit.precision` plays an audit until its intervals are narrow enough.
 docs/tuning.md is the guide.
 """
 

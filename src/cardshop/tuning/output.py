@@ -17,11 +17,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cardshop._errors import format_path
-from cardshop._files import write_text_atomic
-from cardshop._loader import builtin_variants
-from cardshop._source import KeyPath
+from cardshop.core.errors import format_path
+from cardshop.core.loader import builtin_variants
+from cardshop.core.source import KeyPath
 from cardshop.measures import Measure
+from cardshop.support.files import write_text_atomic
 from cardshop.tuning.spec import apply_knobs
 from cardshop.tuning.study import Candidate, TuneResult
 

@@ -38,7 +38,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from cardshop._stats import wilson
 from cardshop.measures import (
     GameSummary,
     Measure,
@@ -49,6 +48,7 @@ from cardshop.measures import (
     measure_all,
     worst_deficit,
 )
+from cardshop.support.stats import wilson
 
 __all__ = ["Estimate", "Goal", "Race", "estimate", "loss", "loss_lower_bound", "z_of"]
 

@@ -14,7 +14,7 @@ A spec is a YAML file (docs/tuning.md)::
     budget: {games: 200000, cpu_seconds: 600, batch: 2000, batches: 5}
     seed: 1
 
-It is read like a variant file: the YAML reader of :mod:`cardshop._source` (bounded,
+It is read like a variant file: the YAML reader of :mod:`cardshop.core.source` (bounded,
 positions kept) and a pydantic model whose errors become :class:`TuneError` naming
 the file, line and key. The checks a schema cannot make (the knob path exists in the
 base variant and holds a number, the range is not empty, the measure is known and
@@ -33,11 +33,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardshop._errors import SetupError, VariantError, format_path
-from cardshop._loader import load_variant
-from cardshop._source import KeyPath, Sourced, load_yaml, read_text, validation_errors
-from cardshop._variant import VariantBase
 from cardshop.bots import make_bot
+from cardshop.core.errors import (
+    SetupError,
+    VariantError,
+    format_path,
+)
+from cardshop.core.loader import load_variant
+from cardshop.core.source import (
+    KeyPath,
+    Sourced,
+    load_yaml,
+    read_text,
+    validation_errors,
+)
+from cardshop.core.variant import VariantBase
 from cardshop.measures import MEASURE_IDS
 
 __all__ = [

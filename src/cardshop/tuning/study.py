@@ -42,13 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from cardshop import driver
-from cardshop._core import derive_seed
-from cardshop._errors import VariantError
-from cardshop._family import new_game
-from cardshop._loader import variant_from_data
-from cardshop._source import KeyPath
-from cardshop._variant import VariantBase
 from cardshop.bots import make_bot
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import VariantError
+from cardshop.core.frontdoor import new_game
+from cardshop.core.loader import variant_from_data
+from cardshop.core.source import KeyPath
+from cardshop.core.variant import VariantBase
 from cardshop.measures import GameSummary, Measure, Tracker
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.racing import (
@@ -596,7 +596,7 @@ def tune(
             except VariantError as exc:
                 c.state, c.reason = "rejected", exc.reason
                 if exc.path:
-                    from cardshop._errors import format_path
+                    from cardshop.core.errors import format_path
 
                     c.reason = f"{format_path(exc.path)}: {exc.reason}"
                 trial.set_user_attr("rejected", c.reason)

@@ -1,6 +1,6 @@
 """Invariants of a Wühltisch game, for the core harness and for loading states.
 
-``INVARIANTS`` is a tuple of the core's :class:`~cardshop._family.Invariant` (a name
+``INVARIANTS`` is a tuple of the core's :class:`~cardshop.core.family.Invariant` (a name
 and a check): each check takes a game and returns ``None`` when the property holds,
 else a short description of what is wrong.
 :func:`state_problems` is the full structural check that ``from_dict`` and

@@ -30,11 +30,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, Self
 
-from cardshop._checked import Checked, own_abc_caches
-from cardshop._core import Action, LegalActions, Seat, is_seed
-from cardshop._errors import (
+from cardshop.core.actions import (
+    Action,
+    LegalActions,
+    Seat,
+)
+from cardshop.core.chance import is_seed
+from cardshop.core.checked import (
+    Checked,
+    own_abc_caches,
+)
+from cardshop.core.errors import (
     GameStateError,
     IllegalActionError,
     PositionError,
@@ -43,9 +51,11 @@ from cardshop._errors import (
 )
 
 if TYPE_CHECKING:
-    from cardshop._variant import VariantBase
+    from cardshop.core.variant import VariantBase
 
 __all__ = [
+    "ANY_GAME",
+    "AnyGameReader",
     "Copy",
     "Dynamics",
     "Engine",
@@ -60,7 +70,6 @@ __all__ = [
     "check_setup",
     "rank_seats",
     "read_game_json",
-    "verify_history",
 ]
 
 Event = Any
@@ -598,14 +607,7 @@ class Game(ABC):
         (Klunker: ``check_history``). Families' game classes override this with their
         own reader.
         """
-        from cardshop._family import get_family
-
-        data = read_game_json(text)
-        if "series" in data:  # a match of several games, played as one (cardshop._series)
-            from cardshop._series import Series
-
-            return Series.from_json(data, **options)
-        return get_family(_family_of(data)).game_from_dict(data, **options)
+        return ANY_GAME.reader().from_json(text, **options)
 
     @classmethod
     def from_position(cls, position: Any, variant: Any = None) -> Game:
@@ -615,16 +617,42 @@ class Game(ABC):
         names the family; without it the position's own ``variant`` key must name a
         built-in variant or embed one.
         """
-        from cardshop._family import get_family
-        from cardshop._loader import load_variant
+        return ANY_GAME.reader().from_position(position, variant)
 
-        if variant is not None:
-            loaded = load_variant(variant)
-            return get_family(loaded.family).game_from_position(position, loaded)
-        from cardshop._positions import position_data
 
-        data = position_data(position)
-        return get_family(_family_of(data)).game_from_position(data, None)
+class AnyGameReader(Protocol):
+    """Reads a game of any family: what :meth:`Game.from_json` and
+    :meth:`Game.from_position` of the base class hand their work to."""
+
+    def from_json(self, text: str | bytes | Mapping[str, Any], **options: Any) -> Game: ...
+
+    def from_position(self, position: Any, variant: Any = None) -> Game: ...
+
+
+class _AnyGame:
+    """Where the reader of any family's games is installed.
+
+    Finding a game's family takes the registry and the variant loader, which sit above
+    this module (they know games; a game does not know them): the front door,
+    :mod:`cardshop.core.frontdoor`, installs its reader here when ``cardshop.core`` is
+    imported, which every import of a core module does first.
+    """
+
+    __slots__ = ("_reader",)
+
+    def __init__(self) -> None:
+        self._reader: AnyGameReader | None = None
+
+    def install(self, reader: AnyGameReader) -> None:
+        self._reader = reader
+
+    def reader(self) -> AnyGameReader:
+        if self._reader is None:  # pragma: no cover - cardshop.core installs it on import
+            raise GameStateError("no reader of games is installed: import cardshop.core")
+        return self._reader
+
+
+ANY_GAME = _AnyGame()
 
 
 class Engine(Game):
@@ -898,93 +926,3 @@ def _json_problem(root: Any) -> str | None:
             return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
         stack.extend((item, depth + 1) for item in items)
     return None
-
-
-def _family_of(data: Mapping[str, Any]) -> str:
-    """The family a game's data or a position names (directly or through its variant).
-
-    Data from anywhere never makes cardshop open a file: a variant named by a string
-    must be a built-in one.
-    """
-    family = data.get("family")
-    variant = data.get("variant")
-    if family is None and variant is None:
-        raise PositionError(
-            "the position names no variant; pass one with variant= or set 'variant'"
-        )
-    if family is None and isinstance(variant, Mapping):
-        family = variant.get("family")
-        if not isinstance(family, str):
-            raise PositionError(
-                "the variant embedded in the position is invalid: it names no family"
-            )
-    if family is None and isinstance(variant, str):
-        from cardshop._loader import builtin_variants, load_variant
-
-        names = builtin_variants()
-        if variant not in names:
-            raise PositionError(
-                f"variant {variant[:60]!r} is not a built-in variant ({', '.join(names)}); "
-                "a position never makes cardshop open a file: pass yours explicitly with "
-                "Game.from_position(position, variant=PATH), or embed the variant's "
-                "mapping under 'variant'"
-            )
-        family = load_variant(variant).family
-    if not isinstance(family, str):
-        raise PositionError(f"the family must be a name, not {family!r:.60}")
-    return family
-
-
-def verify_history(game: Game, what: str = "game JSON") -> None:
-    """Check that ``game.moves`` lead from its setup to its state, exactly.
-
-    A new game with the same variant, players, seed and :meth:`Game.setup_options` is
-    played through the moves (the moves of one step together); it must reach the same
-    :meth:`Game.to_dict`, so moves that were dropped, added or changed, and step
-    counters that were set by hand, are all found. A game set up from a position
-    (``setup_options()`` is ``None``) is not checked. Raises
-    :class:`~cardshop.PositionError` naming the first move that does not replay or the
-    parts of the state that differ.
-    """
-    from cardshop._errors import CardshopError
-    from cardshop._family import get_family, new_game
-    from cardshop._series import Series
-
-    setup = game.setup_options()
-    if setup is None:
-        return
-    # A match is set up by cardshop.new_game; a game of it (of a variant with a
-    # 'match' key too) by its family's own new_game.
-    deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
-    again = deal(game.variant, game.players, game.seed, **setup)
-    moves = game.moves
-    i = 0
-    while i < len(moves):
-        step = moves[i].step
-        j = i
-        while j < len(moves) and moves[j].step == step:
-            j += 1
-        group = moves[i:j]
-        try:
-            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
-                again.apply(group[0].action, group[0].seat)
-            else:
-                again.apply_joint({m.seat: m.action for m in group})
-        except CardshopError as exc:
-            raise PositionError(
-                f"{what}: moves[{i}] ({group[0].action}, step {step}) does not replay "
-                f"from the setup: {exc}"
-            ) from None
-        i = j
-    ours, theirs = game.to_dict(), again.to_dict()
-    if ours != theirs:
-        diff = [k for k in ours if ours.get(k) != theirs.get(k)]
-        a, b = ours.get("state"), theirs.get("state")
-        if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
-            diff = [k for k in diff if k != "state"]
-            diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
-        raise PositionError(
-            f"{what}: the moves do not lead from the setup to the stated game (it differs "
-            f"in {', '.join(diff[:8])}); a game that did not start from new_game says "
-            '"from_setup": false'
-        )

@@ -1,51 +1,33 @@
-"""Family-independent vocabulary: seats, actions with a text form, seeded chance.
+"""Family-independent vocabulary: seats, and actions with a text form.
 
 Nothing here knows the rules of any game: a family of games (``cardshop.klunker``)
-builds its engine from these pieces, and so would a new family beside it.
+builds its engine from these pieces, and so would a new family beside it. Seeded
+chance is :mod:`cardshop.core.chance`.
 """
 
 from __future__ import annotations
 
-import _random
-import hashlib
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, overload
 
-from cardshop._checked import Checked, own_abc_caches
-from cardshop._errors import ActionParseError
-from cardshop._protocol import (  # apart: a protocol must not be compiled (mypyc)
-    ActionList,
-    SupportsGame,
-)
+from cardshop.core.checked import Checked, own_abc_caches
+from cardshop.core.errors import ActionParseError
+from cardshop.core.protocol import ActionList  # apart: a protocol must not be compiled (mypyc)
 
 __all__ = [
     "MAX_ACTION_TEXT",
-    "SEED_LIMIT",
     "Action",
-    "ActionList",
-    "Checked",
     "LegalActions",
     "Seat",
-    "SupportsGame",
     "action_number",
     "action_words",
     "actions_by_verb",
     "choose_by_verb",
-    "derive_below",
-    "derive_rng",
-    "derive_seed",
-    "derive_shuffle",
-    "is_seed",
-    "own_abc_caches",
-    "shuffle",
 ]
 
 MAX_ACTION_TEXT = 100
 """The longest action text :meth:`Action.from_text` reads (longer texts are refused)."""
-
-SEED_LIMIT = 2**64
-"""Seeds are ints with ``-SEED_LIMIT < seed < SEED_LIMIT`` (64 bits and a sign)."""
 
 Seat = int
 """A player's place at the table, ``0 .. players-1``; play goes clockwise, seat+1."""
@@ -129,68 +111,6 @@ def action_number(word: str, text: str) -> int | None:
             f"cannot parse action {text!r}: a number must be written with ASCII digits 0-9"
         )
     return None
-
-
-def is_seed(seed: object) -> bool:
-    """Whether ``seed`` is a usable seed: an int (not a bool) within :data:`SEED_LIMIT`."""
-    return isinstance(seed, int) and not isinstance(seed, bool) and -SEED_LIMIT < seed < SEED_LIMIT
-
-
-def derive_seed(seed: int, *labels: int | str) -> int:
-    """A 64-bit seed derived from ``seed`` and labels, stable across runs and machines."""
-    h = hashlib.blake2b(repr((seed, *labels)).encode(), digest_size=8)
-    return int.from_bytes(h.digest(), "big")
-
-
-def derive_rng(seed: int, *labels: int | str) -> random.Random:
-    """A private generator for one chance event (one shuffle, one draw).
-
-    A game keeps only its seed and a counter of chance events; each event gets its
-    own generator from them. State stays two ints (cheap to clone and serialise),
-    and the global ``random`` module is never touched.
-    """
-    return random.Random(derive_seed(seed, *labels))
-
-
-def derive_below(n: int, seed: int, *labels: int | str) -> int:
-    """``derive_rng(seed, *labels).randrange(n)``, for ``n >= 1``, at a fraction of the cost.
-
-    The same number from the same generator state: CPython's ``randrange`` draws
-    ``getrandbits(n.bit_length())`` until the draw is below ``n``; this does the same
-    on a generator seeded in C, without ``random.Random``'s Python-level seeding.
-    ``a + derive_below(b - a + 1, ...)`` is ``randint(a, b)``. Raises
-    :class:`ValueError` for ``n < 1``.
-    """
-    if n < 1:
-        raise ValueError(f"empty range for derive_below: {n}")
-    getrandbits = _random.Random(derive_seed(seed, *labels)).getrandbits
-    k = n.bit_length()
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return r
-
-
-def derive_shuffle(cards: list[int], seed: int, *labels: int | str) -> None:
-    """``derive_rng(seed, *labels).shuffle(cards)``, the same order, at a fraction of the cost."""
-    shuffle(_random.Random(derive_seed(seed, *labels)), cards)
-
-
-def shuffle(rng: _random.Random, cards: list[int]) -> None:
-    """Shuffle in place exactly as ``rng.shuffle(cards)`` does, only faster.
-
-    The same Fisher-Yates walk and the same rejection sampling of ``getrandbits``
-    as CPython's ``Random.shuffle``, with the method lookups hoisted out of the loop.
-    ``rng`` is a ``random.Random`` (or its C base, ``_random.Random``).
-    """
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
 
 
 _MAX_INDEX = 2**63 - 1  # "to the end", as list.index takes it

@@ -5,7 +5,7 @@ tens of thousands of actions) may describe how an action is put together from pa
 each part a small choice: first the kind of action, then, for an offer, the seat
 offered to, the count of each stamp kind given and taken, and the place flag. It hands
 the core a factory of :class:`ActionFactors` (:attr:`Family.factored
-<cardshop._family.Family.factored>`); the environments (``cardshop.envs``, with
+<cardshop.core.family.Family.factored>`); the environments (``cardshop.envs``, with
 ``actions="factored"``) turn each part into one environment step with its own small
 mask, and apply the composed action to the game only when it is complete.
 
@@ -17,8 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from cardshop._core import Action, Seat
-from cardshop._game import Game
+from cardshop.core.actions import (
+    Action,
+    Seat,
+)
+from cardshop.core.game import Game
 
 __all__ = ["ActionFactors"]
 

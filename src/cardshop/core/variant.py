@@ -18,7 +18,7 @@ from typing import Annotated, Any, Self, get_args
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import models_json_schema
 
-from cardshop._errors import SetupError
+from cardshop.core.errors import SetupError
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -134,7 +134,7 @@ class VariantBase(BaseModel):
     ``title`` and ``description`` describe this file only: they are never inherited
     through ``extends``, and a file that extends another gives its own ``name``.
     ``match``, if set, makes every game of the variant a match (a series of games,
-    :class:`cardshop._series.Series`), whatever its family.
+    :class:`cardshop.core.series.Series`), whatever its family.
     """
 
     model_config = ConfigDict(

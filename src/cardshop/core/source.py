@@ -30,7 +30,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from cardshop._errors import SourceLocation, VariantError, format_path
+from cardshop.core.errors import (
+    SourceLocation,
+    VariantError,
+    format_path,
+)
 
 __all__ = [
     "MAX_BYTES",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import UnionType
 from typing import Any, NamedTuple
 
-from cardshop._errors import RecordError
+from cardshop.core.errors import RecordError
 
 __all__ = ["MAX_EVENT_INT", "MAX_EVENT_ITEMS", "MAX_EVENT_TEXT", "EventCodec", "GameEnded"]
 

@@ -1,7 +1,7 @@
 """Finding, reading and validating variant files, for every family of games.
 
 A variant is a YAML mapping. Its ``family`` key names the family of games (there is
-no default); the family's registered model (:mod:`cardshop._family`) validates it.
+no default); the family's registered model (:mod:`cardshop.core.family`) validates it.
 ``extends`` names a variant whose keys it overrides (the family key included).
 Built-in variants ship inside the package and load by name.
 
@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cardshop._errors import VariantError
-from cardshop._family import families
-from cardshop._source import (
+from cardshop.core.errors import VariantError
+from cardshop.core.registry import families
+from cardshop.core.source import (
     FileStamp,
     Sourced,
     check_reference,
@@ -37,7 +37,10 @@ from cardshop._source import (
     read_text,
     validation_errors,
 )
-from cardshop._variant import VariantBase, variant_schema
+from cardshop.core.variant import (
+    VariantBase,
+    variant_schema,
+)
 
 __all__ = [
     "MAX_EXTENDS_CHAIN",
@@ -66,7 +69,7 @@ def _builtin_dir() -> Path:
     if packaged.is_dir():
         return Path(str(packaged)).resolve()
     # Running from a source checkout (editable install): the repository's variants/.
-    return Path(__file__).resolve().parents[2] / "variants"
+    return Path(__file__).resolve().parents[3] / "variants"
 
 
 @lru_cache(maxsize=1)

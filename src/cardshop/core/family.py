@@ -1,14 +1,9 @@
-"""Families of games and the registry that finds them.
+"""What a family hands the core: the :class:`Family` record and its parts.
 
 A family is a package that plays one kind of game from its variant files. It hands the
-core one :class:`Family` object that says what it provides; tools never import a
-family, they ask this registry. Families register through the Python entry point group
-``cardshop.families`` (the built-in ones the same way a third party's would)::
-
-    [project.entry-points."cardshop.families"]
-    mygame = "mygame_package:FAMILY"
-
-and, for tests and notebooks, at run time with :func:`register_family`.
+core one :class:`Family` object that says what it provides (its engine's readers, its
+bots, invariants, search hooks, renderer, ...); tools never import a family, they find
+its record in the registry (:mod:`cardshop.core.registry`).
 """
 
 from __future__ import annotations
@@ -16,41 +11,32 @@ from __future__ import annotations
 import functools
 import inspect
 import random
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any, Protocol
 
-from cardshop._core import Action, Seat
-from cardshop._errors import CardshopError, IllegalActionError, SetupError
-from cardshop._events import EventCodec
-from cardshop._factored import ActionFactors
-from cardshop._game import Dynamics, Engine, Event, Game
-from cardshop._variant import VariantBase
+from cardshop.core.actions import Action, Seat
+from cardshop.core.errors import SetupError
+from cardshop.core.events import EventCodec
+from cardshop.core.factored import ActionFactors
+from cardshop.core.game import Dynamics, Engine, Event, Game
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "CAP_POLICIES",
-    "ENTRY_POINT_GROUP",
     "AuditDefaults",
     "BotFactory",
     "CandidatePolicy",
     "Family",
     "Invariant",
     "ObservationEncoder",
+    "RolloutPolicy",
     "SearchHooks",
-    "families",
+    "check_options",
+    "event_text",
     "game_options",
-    "get_family",
-    "new_game",
     "optionless_bot",
-    "register_family",
-    "replay",
-    "unregister_family",
 ]
-
-ENTRY_POINT_GROUP = "cardshop.families"
 
 
 class ObservationEncoder(Protocol):
@@ -301,95 +287,6 @@ def event_text(family: Family, variant: VariantBase, event: Event, seat: Seat | 
     return family.describe_event(variant, event, seat)
 
 
-_lock = threading.Lock()
-_registered: dict[str, Family] = {}
-_loaded = False
-
-
-def _load_entry_points() -> None:
-    global _loaded
-    with _lock:
-        if _loaded:
-            return
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            if ep.name in _registered:
-                continue
-            family = ep.load()
-            if not isinstance(family, Family):
-                raise SetupError(
-                    f"entry point {ep.name!r} of group {ENTRY_POINT_GROUP!r} names "
-                    f"{ep.value!r}, which is not a cardshop Family"
-                )
-            _registered[family.name] = family
-        _loaded = True
-
-
-def families() -> dict[str, Family]:
-    """Every registered family by name (entry points are read on first use)."""
-    _load_entry_points()
-    return dict(sorted(_registered.items()))
-
-
-def get_family(name: str) -> Family:
-    """The family called ``name``; :class:`~cardshop.SetupError` if none is registered."""
-    _load_entry_points()
-    try:
-        return _registered[name]
-    except (KeyError, TypeError):
-        known = ", ".join(sorted(_registered)) or "none"
-        raise SetupError(f"unknown family {name!r}; known families: {known}") from None
-
-
-def register_family(family: Family, *, replace: bool = False) -> None:
-    """Add a family at run time (tests, notebooks); entry points are the usual way."""
-    _load_entry_points()
-    with _lock:
-        if family.name in _registered and not replace:
-            raise SetupError(f"a family called {family.name!r} is already registered")
-        _registered[family.name] = family
-
-
-def unregister_family(name: str) -> None:
-    """Remove a family registered at run time (a no-op for unknown names)."""
-    with _lock:
-        _registered.pop(name, None)
-
-
-def new_game(
-    variant: VariantBase | str | Path,
-    players: int,
-    seed: int | None = None,
-    first_player: Seat | None = None,
-    **options: Any,
-) -> Game:
-    """Start a game of any family: ``variant`` is a loaded variant, a built-in name or
-    a path; ``seed`` makes every chance event reproducible (a fresh one if None);
-    ``first_player`` is the seat that starts, for families that let it be chosen
-    (drawn with the seed if None).
-
-    Other ``options`` go to the family's ``new_game``.
-
-    A variant with a ``match`` key is played as a match: the game returned is then a
-    :class:`~cardshop._series.Series` of ``players x match.games_per_player`` games,
-    itself a game, whose ``first_player`` (default 0) starts its first game and seat
-    ``first_player + i`` its game ``i`` (see :mod:`cardshop._series`).
-    """
-    from cardshop._loader import load_variant
-
-    loaded = load_variant(variant)
-    given = {k: v for k, v in options.items() if v is not None}
-    if first_player is not None:
-        given["first_player"] = first_player
-    family = get_family(loaded.family)
-    if given:
-        check_options(family, given)
-    if loaded.match is not None:
-        from cardshop._series import new_series
-
-        return new_series(loaded, players, seed, **given)
-    return family.new_game(loaded, players, seed, **given)
-
-
 def check_options(family: Family, options: Iterable[str]) -> tuple[str, ...]:
     """The options the family's ``new_game`` takes (:func:`game_options`); a
     :class:`~cardshop.SetupError` naming those of ``options`` it does not take (refused
@@ -421,25 +318,3 @@ def _options_of(new_game: Callable[..., Any]) -> tuple[str, ...]:
 def _read_options(new_game: Callable[..., Any]) -> tuple[str, ...]:
     parameters = list(inspect.signature(new_game).parameters.values())[3:]
     return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-
-
-def replay(
-    variant: VariantBase | str | Path,
-    players: int,
-    seed: int,
-    first_player: Seat | None = None,
-    actions: Iterable[Action | str | Mapping[Seat, Action | str]] = (),
-    **options: Any,
-) -> Game:
-    """Replay a game from its setup and its steps: an action (or its text) for the one
-    acting seat, or a mapping of seat to action for a simultaneous step."""
-    game = new_game(variant, players, seed, first_player, **options)
-    for i, step in enumerate(actions):
-        try:
-            if isinstance(step, Mapping):
-                game.apply_joint(step)
-            else:
-                game.apply(step)
-        except CardshopError as exc:
-            raise IllegalActionError(f"action {i + 1} ({step}) does not replay: {exc}") from None
-    return game

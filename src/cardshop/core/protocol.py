@@ -1,4 +1,4 @@
-"""The game protocol of :mod:`cardshop._core`, kept apart so it is never compiled.
+"""The game protocol of :mod:`cardshop.core.actions`, kept apart so it is never compiled.
 
 mypyc (the compiled build) turns the classes of the modules it compiles into classes of
 its own kind; a ``runtime_checkable`` protocol must stay a plain ``typing.Protocol``.
@@ -10,7 +10,10 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from cardshop._core import Action, Seat
+    from cardshop.core.actions import (
+        Action,
+        Seat,
+    )
 
 __all__ = ["ActionList", "SupportsGame"]
 

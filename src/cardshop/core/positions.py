@@ -17,8 +17,15 @@ from typing import Annotated, Any, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
-from cardshop._errors import PositionError, SetupError, VariantError, format_path
-from cardshop._variant import VariantBase
+from cardshop.core.errors import (
+    PositionError,
+    SetupError,
+    VariantError,
+    format_path,
+)
+from cardshop.core.loader import builtin_variants, load_variant, variant_from_data
+from cardshop.core.source import load_yaml
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "MAX_POSITION_TEXT",
@@ -48,8 +55,6 @@ def position_data(position: object) -> dict[str, Any]:
     Text is bounded (:data:`MAX_POSITION_TEXT`) before it is parsed; everything wrong
     raises :class:`~cardshop.PositionError`.
     """
-    from cardshop._source import load_yaml
-
     if isinstance(position, bytes):
         try:
             position = position.decode("utf-8")
@@ -99,8 +104,6 @@ def position_variant(written: object, given: object, model: type[V]) -> V:
     else ``written``, the position's own ``variant`` key, must be a registered
     variant's name or an embedded mapping. Raises :class:`~cardshop.PositionError`.
     """
-    from cardshop._loader import builtin_variants, load_variant, variant_from_data
-
     title = model.model_fields["family"].default
     try:
         if given is not None:

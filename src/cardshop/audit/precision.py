@@ -1,6 +1,6 @@
 """Audits that stop when they know: play until the intervals are narrow enough.
 
-:func:`audit_to_precision` runs :func:`cardshop.audit.run_audit` with more and more
+:func:`audit_to_precision` carries an audit out with more and more
 games per player count until the 95% interval of every requested measure, at every
 player count, has a half-width of at most ``precision`` (in the measure's unit: 0.02 is
 two percentage points of a share), or the game cap is reached. Games are seeded by
@@ -14,11 +14,13 @@ state machine runs only in the last run.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-from cardshop.audit import AuditError, AuditReport, run_audit
+from cardshop.audit.errors import AuditError
+from cardshop.audit.plan import AuditPlan, plan_audit
+from cardshop.audit.report import AuditReport
+from cardshop.audit.run import Say, carry_out
 
 __all__ = ["DEFAULT_MEASURES", "audit_to_precision", "half_widths", "precision_reached"]
 
@@ -58,13 +60,13 @@ def precision_reached(report: AuditReport, precision: float, measures: Sequence[
 
 
 def audit_to_precision(
-    variant: Any,
+    variant: AuditPlan | Any,
     precision: float,
     *,
     measures: Sequence[str] | None = None,
     max_games: int = 100_000,
     examples: int = 50,
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     first_games: int = FIRST_GAMES,
     **options: Any,
 ) -> AuditReport:
@@ -72,19 +74,35 @@ def audit_to_precision(
     per player count (see the module docstring). ``measures``: ids, a trailing ``*``
     matching any suffix (default :data:`DEFAULT_MEASURES`); ``options`` are
     :func:`~cardshop.audit.run_audit`'s; the first run plays ``first_games``. The report's
-    ``games`` says how many were played.
+    ``games`` says how many were played. ``variant`` may be an audit's plan already
+    made, whose ``games`` is then the cap and ``examples`` the state machine's.
     """
     if not isinstance(precision, (int, float)) or not precision > 0 or math.isinf(precision):
         raise AuditError(f"precision must be a number above 0, not {precision!r}")
-    if max_games < 1:
+    if not isinstance(variant, AuditPlan) and max_games < 1:
         raise AuditError(f"the game cap must be at least 1, not {max_games}")
+    if isinstance(variant, AuditPlan):
+        plan = variant
+    else:
+        plan = plan_audit(variant, games=max_games, examples=examples, **options)
+    if plan.games < 1:
+        raise AuditError(f"the game cap must be at least 1, not {plan.games}")
     wanted = tuple(measures or DEFAULT_MEASURES)
+    first = min(max(1, first_games), plan.games)
+    report = _to_precision(plan, precision, wanted, progress, first)
+    if plan.examples:  # the state machine too, in the last run only
+        return carry_out(plan.with_games(report.games), progress)
+    return report
+
+
+def _to_precision(
+    plan: AuditPlan, precision: float, wanted: Sequence[str], progress: Say | None, games: int
+) -> AuditReport:
+    """Play more and more games (no state machine) until the precision is reached or the
+    cap: the report of the last run."""
     say = progress or (lambda _line: None)
-    games = min(max(1, first_games), max_games)
-    if isinstance(variant, Path):
-        variant = str(variant)
     while True:
-        report = run_audit(variant, games=games, examples=0, progress=progress, **options)
+        report = carry_out(plan.with_games(games, examples=0), progress)
         widths = half_widths(report, wanted)
         if not widths:
             raise AuditError(
@@ -96,13 +114,10 @@ def audit_to_precision(
             f"precision: widest half-width {widest:.4f} after {games:,} games "
             f"(wanted {precision:g})"
         )
-        if widest <= precision or games >= max_games:
-            break
+        if widest <= precision or games >= plan.games:
+            return report
         need = games * (widest / precision) ** 2 * 1.1 if math.isfinite(widest) else 2 * games
-        games = min(max_games, max(math.ceil(need), math.ceil(1.5 * games)))
-    if examples:
-        report = run_audit(variant, games=games, examples=examples, progress=progress, **options)
-    return report
+        games = min(plan.games, max(math.ceil(need), math.ceil(1.5 * games)))
 
 
 def precision_summary(

@@ -2,7 +2,7 @@
 
 A variant with a ``match`` key (``match: {games_per_player: K}``) is played as a
 *series* of ``players x K`` games of its family: :func:`cardshop.new_game` returns a
-:class:`Series`, which is itself a :class:`~cardshop._game.Game`, so every tool
+:class:`Series`, which is itself a :class:`~cardshop.core.game.Game`, so every tool
 (simulation, audits, records, environments, ``play``) plays the whole match as one
 game without knowing it is one. For Klunker this is rule MATCH-1 (docs/rules.md).
 
@@ -35,17 +35,26 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple, Self, cast
 
-from cardshop._core import Action, LegalActions, Seat, derive_seed
-from cardshop._errors import CardshopError, GameStateError, PositionError, SetupError
-from cardshop._events import EventCodec
-from cardshop._family import (
+from cardshop.core.actions import (
+    Action,
+    LegalActions,
+    Seat,
+)
+from cardshop.core.chance import derive_seed
+from cardshop.core.errors import (
+    CardshopError,
+    GameStateError,
+    PositionError,
+    SetupError,
+)
+from cardshop.core.events import EventCodec
+from cardshop.core.family import (
     Family,
     Invariant,
     ObservationEncoder,
     check_options,
-    get_family,
 )
-from cardshop._game import (
+from cardshop.core.game import (
     Dynamics,
     Event,
     Game,
@@ -56,8 +65,11 @@ from cardshop._game import (
     check_seat,
     new_seed,
     rank_seats,
+    read_game_json,
 )
-from cardshop._variant import VariantBase
+from cardshop.core.loader import variant_from_data
+from cardshop.core.registry import get_family
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "SERIES_LABELS",
@@ -382,6 +394,12 @@ class Series(Game):
 
     # ---------------------------------------------------------------- copies
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by the slots, restored into the family's series class (which a pickle
+        cannot name: every family's is called ``Series``)."""
+        fields = {name: getattr(self, name) for name in Series.__slots__ if hasattr(self, name)}
+        return (_restore, (self.family, fields))
+
     def clone(self) -> Self:
         other = object.__new__(type(self))
         other.variant = self.variant
@@ -466,8 +484,6 @@ class Series(Game):
         are replayed from their seeds and must give the stated results, and the
         current game must be the next game of the series; a
         :class:`~cardshop.PositionError` otherwise."""
-        from cardshop._game import read_game_json
-
         return _from_dict(read_game_json(text), options)
 
 
@@ -483,6 +499,14 @@ def _series_class(family: str) -> type[Series]:
         )
         found = _CLASSES[family] = cast("type[Series]", made)
     return found
+
+
+def _restore(family: str, fields: dict[str, Any]) -> Series:
+    """A pickled series back (:meth:`Series.__reduce__`)."""
+    game = object.__new__(_series_class(family))
+    for name, value in fields.items():
+        setattr(game, name, value)
+    return game
 
 
 def render(game: Game, seat: Seat | None = None) -> str:
@@ -557,8 +581,6 @@ def _from_dict(data: Mapping[str, Any], reader_options: Mapping[str, Any]) -> Se
         raise _fail(f"'series' must be a mapping with keys {sorted(_SERIES_KEYS)}")
     if not isinstance(inner, Mapping):
         raise _fail("'game' must be a mapping (a game of the family)")
-    from cardshop._loader import variant_from_data
-
     raw = data["variant"]
     if not isinstance(raw, Mapping):
         raise _fail("'variant' must be a mapping")

@@ -64,27 +64,30 @@ What is here, by concern:
 Python would have given it (``Game`` calls it for each game class itself).
 """
 
-from cardshop._core import (
+from cardshop.core.actions import (
     MAX_ACTION_TEXT,
-    SEED_LIMIT,
     Action,
-    ActionList,
-    Checked,
     LegalActions,
     Seat,
     action_number,
     action_words,
     actions_by_verb,
     choose_by_verb,
+)
+from cardshop.core.chance import (
+    SEED_LIMIT,
     derive_below,
     derive_rng,
     derive_seed,
     derive_shuffle,
     is_seed,
-    own_abc_caches,
     shuffle,
 )
-from cardshop._errors import (
+from cardshop.core.checked import (
+    Checked,
+    own_abc_caches,
+)
+from cardshop.core.errors import (
     ActionError,
     ActionParseError,
     CardshopError,
@@ -99,9 +102,12 @@ from cardshop._errors import (
     format_path,
     format_value,
 )
-from cardshop._events import EventCodec, GameEnded
-from cardshop._factored import ActionFactors
-from cardshop._family import (
+from cardshop.core.events import (
+    EventCodec,
+    GameEnded,
+)
+from cardshop.core.factored import ActionFactors
+from cardshop.core.family import (
     AuditDefaults,
     BotFactory,
     CandidatePolicy,
@@ -111,9 +117,9 @@ from cardshop._family import (
     RolloutPolicy,
     SearchHooks,
     optionless_bot,
-    register_family,
 )
-from cardshop._game import (
+from cardshop.core.frontdoor import verify_history
+from cardshop.core.game import (
     MAX_GAME_JSON_BYTES,
     MAX_GAME_JSON_DEPTH,
     MAX_GAME_JSON_INT,
@@ -131,10 +137,14 @@ from cardshop._game import (
     check_setup,
     rank_seats,
     read_game_json,
-    verify_history,
 )
-from cardshop._loader import builtin_variants, load_variant, parse_variant, variant_from_data
-from cardshop._positions import (
+from cardshop.core.loader import (
+    builtin_variants,
+    load_variant,
+    parse_variant,
+    variant_from_data,
+)
+from cardshop.core.positions import (
     MAX_POSITION_TEXT,
     PositionVariant,
     position_data,
@@ -144,9 +154,14 @@ from cardshop._positions import (
     position_variant,
     read_position,
 )
-from cardshop._series import Series, new_series
-from cardshop._source import load_yaml
-from cardshop._variant import (
+from cardshop.core.protocol import ActionList
+from cardshop.core.registry import register_family
+from cardshop.core.series import (
+    Series,
+    new_series,
+)
+from cardshop.core.source import load_yaml
+from cardshop.core.variant import (
     MAX_DESCRIPTION,
     MAX_EXTENDS,
     MAX_GAMES_PER_PLAYER,

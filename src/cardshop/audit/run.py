@@ -1,0 +1,166 @@
+"""Carrying an audit out, step by step: search, play the games, report.
+
+:func:`carry_out` does what an :class:`~cardshop.audit.plan.AuditPlan` says in named
+steps: the invariant state machine (:func:`search_invariants`), the simulated games of
+each player count (:func:`play_counts`), and the report (:func:`make_report`) of what
+was found, which an interruption still gets, marked partial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+
+from cardshop.audit.errors import AuditInterrupted, is_interruption
+from cardshop.audit.games import GamesJob, play_games
+from cardshop.audit.plan import AuditPlan, check_size
+from cardshop.audit.report import AuditReport, InvariantFinding, PlayerCountReport, summarise
+from cardshop.audit.search import state_machine
+from cardshop.invariants import Counterexample, describe_invariants, shared_memo
+from cardshop.measures import GameSummary
+from cardshop.simulation import _process_pool, _stop_workers
+
+__all__ = ["Played", "Say", "carry_out", "make_report", "play_counts", "search_invariants"]
+
+Say = Callable[[str], None]
+"""Receives a line of progress text."""
+Played = Callable[[int, int], None]
+"""Receives (players, games of that count played so far) after each game."""
+
+
+@dataclass(slots=True)
+class _Findings:
+    """What an audit has found so far: violations, and the reports of player counts."""
+
+    catalogue: dict[str, tuple[str, tuple[str, ...]]]
+    """Every invariant checked: name -> (summary, clauses)."""
+    found: dict[str, tuple[Counterexample | None, str]] = field(default_factory=dict)
+    """Violated invariants: name -> (counterexample, how it was found)."""
+    reports: list[PlayerCountReport] = field(default_factory=list)
+    summaries: list[GameSummary] = field(default_factory=list)
+    """The games of the player count being played."""
+    count: int = 0
+    """The player count being played, 0 before the games."""
+
+    def holding(self) -> frozenset[str]:
+        return frozenset(self.catalogue) - set(self.found)
+
+
+def carry_out(
+    plan: AuditPlan, progress: Say | None = None, played: Played | None = None
+) -> AuditReport:
+    """Do what ``plan`` says; see :func:`run_audit` (an interruption raises
+    :class:`AuditInterrupted` with the partial report)."""
+    check_size(plan)
+    say = progress or (lambda _line: None)
+    findings = _Findings(describe_invariants(plan.subject.variant.family))
+    try:
+        with shared_memo():
+            search_invariants(plan, findings, say)
+            play_counts(plan, findings, say, played)
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise AuditInterrupted(make_report(plan, findings, partial=True)) from exc
+        raise
+    return make_report(plan, findings, partial=False)
+
+
+def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
+    """The invariant state machine, once for every invariant still holding after the
+    last run's violation: the first violation is shrunk; later ones are reported as
+    found, which costs far less."""
+    if not plan.examples:
+        return
+    subject = plan.subject
+    while remaining := findings.holding():
+        say(f"state machine: {plan.examples} examples, checking {len(remaining)} invariants")
+        exc, shrunk = state_machine(
+            subject.variant,
+            subject.ref,
+            plan.counts,
+            remaining,
+            plan.examples,
+            plan.seed,
+            not findings.found,
+        )
+        if exc is None or exc.invariant not in remaining:
+            return
+        how = "state machine (shrunk)" if shrunk else "state machine"
+        findings.found[exc.invariant] = (exc.counterexample, how)
+
+
+def play_counts(plan: AuditPlan, findings: _Findings, say: Say, played: Played | None) -> None:
+    """The simulated games of every player count, checked and summarised."""
+    games = plan.games
+    pool = _process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
+    try:
+        for n in plan.counts:
+            say(f"{n} players: {games} games")
+            _play_count(plan, n, findings, pool, played)
+    except BaseException:
+        if pool is not None:
+            _stop_workers(pool)
+            pool = None
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+def _play_count(
+    plan: AuditPlan, n: int, findings: _Findings, pool: Executor | None, played: Played | None
+) -> None:
+    findings.count, findings.summaries = n, []
+    job = GamesJob(plan.subject, n, plan.seed, plan.check_every, plan.bots)
+    for i, (fault, summary) in enumerate(play_games(job, plan.games, findings.holding(), pool)):
+        if fault is not None and fault[0] not in findings.found:
+            findings.found[fault[0]] = (fault[1], f"simulated game {i} with {n} players")
+        if summary is not None:
+            findings.summaries.append(summary)
+        if played is not None:
+            played(n, i + 1)
+    unfinished = plan.games - len(findings.summaries)
+    findings.reports.append(summarise(n, findings.summaries, unfinished, plan.seed))
+    findings.summaries = []
+
+
+def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> AuditReport:
+    """The report of what ``findings`` holds (partial: the player count it stopped in,
+    as far as it got, is reported too)."""
+    invariants = tuple(
+        InvariantFinding(
+            name,
+            clauses,
+            summary,
+            held=name not in findings.found,
+            counterexample=findings.found.get(name, (None, ""))[0],
+            found_by=findings.found.get(name, (None, ""))[1],
+        )
+        for name, (summary, clauses) in findings.catalogue.items()
+    )
+    counts = list(findings.reports)
+    if partial and findings.summaries:
+        counts.append(summarise(findings.count, findings.summaries, 0, plan.seed))
+    v = plan.subject.variant
+    cap = getattr(v, "round_cap", None)
+    return AuditReport(
+        variant=plan.subject.ref,
+        name=v.name,
+        title=v.title,
+        content_hash=v.content_hash,
+        round_cap=cap if isinstance(cap, int) else None,
+        seed=plan.seed,
+        games=plan.games,
+        examples=plan.examples,
+        max_cap_share=plan.max_cap_share,
+        policy=",".join(plan.bots),
+        invariants=invariants,
+        player_counts=tuple(counts),
+        family=v.family,
+        partial=partial,
+        cap_policy=plan.cap_policy,
+        check_every=plan.check_every,
+        defaults=plan.taken,
+        defaults_note=plan.subject.family.audit.note if plan.taken else "",
+    )
