@@ -13,13 +13,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, overload
 
 from cardshop._checked import Checked, own_abc_caches
-from cardshop._errors import ActionParseError
+from cardshop._errors import ActionParseError, SetupError, format_value
 from cardshop._protocol import (  # apart: a protocol must not be compiled (mypyc)
     ActionList,
     SupportsGame,
 )
 
 __all__ = [
+    "MASTER_SEED_LIMIT",
     "MAX_ACTION_TEXT",
     "SEED_LIMIT",
     "Action",
@@ -31,6 +32,7 @@ __all__ = [
     "action_number",
     "action_words",
     "actions_by_verb",
+    "check_seed",
     "choose_by_verb",
     "derive_below",
     "derive_rng",
@@ -46,6 +48,10 @@ MAX_ACTION_TEXT = 100
 
 SEED_LIMIT = 2**64
 """Seeds are ints with ``-SEED_LIMIT < seed < SEED_LIMIT`` (64 bits and a sign)."""
+
+MASTER_SEED_LIMIT = 2**1024
+"""The master seed of a simulation or an audit, from which each game's seed is derived
+(:func:`derive_seed`), is an int with ``-MASTER_SEED_LIMIT < seed < MASTER_SEED_LIMIT``."""
 
 Seat = int
 """A player's place at the table, ``0 .. players-1``; play goes clockwise, seat+1."""
@@ -134,6 +140,26 @@ def action_number(word: str, text: str) -> int | None:
 def is_seed(seed: object) -> bool:
     """Whether ``seed`` is a usable seed: an int (not a bool) within :data:`SEED_LIMIT`."""
     return isinstance(seed, int) and not isinstance(seed, bool) and -SEED_LIMIT < seed < SEED_LIMIT
+
+
+def check_seed(seed: object, what: str = "seed", limit: int = SEED_LIMIT) -> int:
+    """``seed`` if it is an int with ``-limit < seed < limit``; else a
+    :class:`~cardshop.SetupError` naming ``what`` and the range.
+
+    The one check of a seed that every setup makes: a game's (``limit`` is
+    :data:`SEED_LIMIT`: ``new_game``, ``Engine.new``, a match, a record) or the master
+    seed of a simulation or an audit (:data:`MASTER_SEED_LIMIT`). A bool is refused, as
+    ``take True`` is no ``take 1``: ``True`` is the int 1 to one reader and not to
+    another (``derive_seed(True)`` is not ``derive_seed(1)``), so two engines would play
+    different games from it.
+    """
+    if isinstance(seed, int) and not isinstance(seed, bool) and -limit < seed < limit:
+        return seed
+    bound = f"2**{limit.bit_length() - 1}" if limit & (limit - 1) == 0 else str(limit)
+    why = " (true and false are not seeds)" if isinstance(seed, bool) else ""
+    raise SetupError(
+        f"{what} must be an int with -{bound} < {what} < {bound}{why}, not {format_value(seed)}"
+    )
 
 
 def derive_seed(seed: int, *labels: int | str) -> int:

@@ -23,7 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
-from cardshop._core import Action, Seat
+from cardshop._core import Action, Seat, check_seed
 from cardshop._errors import CardshopError, IllegalActionError, SetupError
 from cardshop._events import EventCodec
 from cardshop._factored import ActionFactors
@@ -367,7 +367,9 @@ def new_game(
     ``first_player`` is the seat that starts, for families that let it be chosen
     (drawn with the seed if None).
 
-    Other ``options`` go to the family's ``new_game``.
+    Other ``options`` go to the family's ``new_game``. The seed is checked here, for
+    every family (:func:`~cardshop.core.check_seed`: an int, not a bool, within
+    :data:`~cardshop.core.SEED_LIMIT`), before the family sees it.
 
     A variant with a ``match`` key is played as a match: the game returned is then a
     :class:`~cardshop._series.Series` of ``players x match.games_per_player`` games,
@@ -377,6 +379,8 @@ def new_game(
     from cardshop._loader import load_variant
 
     loaded = load_variant(variant)
+    if seed is not None:
+        check_seed(seed)
     given = {k: v for k, v in options.items() if v is not None}
     if first_player is not None:
         given["first_player"] = first_player

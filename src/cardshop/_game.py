@@ -33,7 +33,7 @@ from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from cardshop._checked import Checked, own_abc_caches
-from cardshop._core import Action, LegalActions, Seat, is_seed
+from cardshop._core import Action, LegalActions, Seat, check_seed
 from cardshop._errors import (
     GameStateError,
     IllegalActionError,
@@ -205,7 +205,7 @@ def check_setup(
     """Check what a new game of ``variant`` is set up with, and return its seed.
 
     ``players`` must be a number ``variant`` is played by (:func:`check_players`),
-    ``seed`` ``None`` or a seed (:func:`~cardshop.core.is_seed`) and ``first_player``
+    ``seed`` ``None`` or a seed (:func:`~cardshop.core.check_seed`) and ``first_player``
     ``None`` or a seat. The seed returned is ``seed``, or a fresh random one (63 bits)
     for ``None``. Raises :class:`~cardshop.SetupError`; every engine's ``new_game``
     and :func:`~cardshop.core.new_series` check their arguments so.
@@ -218,13 +218,11 @@ def check_setup(
 
 
 def new_seed(seed: object) -> int:
-    """``seed`` if it is a seed, a fresh random one for ``None``; else a SetupError."""
+    """``seed`` if it is a seed (:func:`~cardshop.core.check_seed`), a fresh random one
+    for ``None``; else a SetupError."""
     if seed is None:
         return secrets.randbits(63)
-    if not isinstance(seed, int) or not is_seed(seed):
-        shown = format_value(seed)
-        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {shown}")
-    return seed
+    return check_seed(seed)
 
 
 def check_seat(what: str, seat: object, players: int) -> Seat:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from cardshop import driver
-from cardshop._core import derive_seed
+from cardshop._core import MASTER_SEED_LIMIT, check_seed, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._family import CAP_POLICIES, get_family, new_game
 from cardshop._game import Dynamics, Game
@@ -771,8 +771,12 @@ def run_audit(
     ``precision``: play until the 95% interval of each of ``precision_measures``
     (default: every win share) has a half-width of at most this, ``games`` being then
     the cap (:func:`cardshop.tuning.precision.audit_to_precision`).
+
+    ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
+    (:func:`~cardshop.core.check_seed`; a :class:`~cardshop.SetupError` otherwise).
     """
     v = load_variant(variant)
+    seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # an int, never a bool
     defaults = get_family(v.family).audit
     taken: list[str] = []
     if bots is None:

@@ -20,8 +20,10 @@ What is here, by concern:
   the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
   :func:`derive_below` and :func:`derive_shuffle` (the same draws as
-  ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed`,
-  :data:`SEED_LIMIT`. A game never touches the global ``random``.
+  ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed` and
+  :func:`check_seed` (the one check of a seed: an int, never a bool, within
+  :data:`SEED_LIMIT`, or :data:`MASTER_SEED_LIMIT` for a simulation's or an audit's
+  master seed). A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
   writes a key path and :func:`format_value` a hostile value in a message.
@@ -42,7 +44,9 @@ What is here, by concern:
   :func:`position_variant` finds its variant (a name or embedded data, never a path),
   :func:`position_players` its number of players, and :func:`position_setup` does the
   three, as every family's reader starts; :func:`position_kind` reads a kind of card
-  it names.
+  it names. A position model types its ``seed`` :data:`PositionSeed` and its running
+  counts :data:`PositionCounter` (at most :data:`MAX_COUNTER`), so that no number a
+  stranger writes is unbounded.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
   :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (checks the
   ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
@@ -65,6 +69,7 @@ Python would have given it (``Game`` calls it for each game class itself).
 """
 
 from cardshop._core import (
+    MASTER_SEED_LIMIT,
     MAX_ACTION_TEXT,
     SEED_LIMIT,
     Action,
@@ -75,6 +80,7 @@ from cardshop._core import (
     action_number,
     action_words,
     actions_by_verb,
+    check_seed,
     choose_by_verb,
     derive_below,
     derive_rng,
@@ -135,7 +141,10 @@ from cardshop._game import (
 )
 from cardshop._loader import builtin_variants, load_variant, parse_variant, variant_from_data
 from cardshop._positions import (
+    MAX_COUNTER,
     MAX_POSITION_TEXT,
+    PositionCounter,
+    PositionSeed,
     PositionVariant,
     position_data,
     position_kind,
@@ -163,7 +172,9 @@ from cardshop._variant import (
 )
 
 __all__ = [
+    "MASTER_SEED_LIMIT",
     "MAX_ACTION_TEXT",
+    "MAX_COUNTER",
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",
     "MAX_GAMES_PER_PLAYER",
@@ -204,7 +215,9 @@ __all__ = [
     "Move",
     "ObservationEncoder",
     "Players",
+    "PositionCounter",
     "PositionError",
+    "PositionSeed",
     "PositionVariant",
     "RecordError",
     "Result",
@@ -226,6 +239,7 @@ __all__ = [
     "builtin_variants",
     "check_players",
     "check_range",
+    "check_seed",
     "check_setup",
     "choose_by_verb",
     "derive_below",

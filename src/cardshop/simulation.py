@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from cardshop import driver
-from cardshop._core import Action, Seat, derive_seed
+from cardshop._core import MASTER_SEED_LIMIT, Action, Seat, check_seed, derive_seed
 from cardshop._errors import CardshopError, SetupError
 from cardshop._family import get_family, new_game
 from cardshop._game import Event, Game, check_players
@@ -811,9 +811,12 @@ def simulate(
     engines give the same outcomes; :attr:`SimulationResult.engine` says which ran.
 
     The results do not depend on where the games ran (see the module docstring).
+    ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
+    (:func:`~cardshop.core.check_seed`; a :class:`SetupError` otherwise).
     """
     if engine not in ENGINES:
         raise SetupError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: both engines agree
     var = load_variant(variant)
     specs = check_arguments(var, players, games, bots, workers)
     kernel: str | None = None

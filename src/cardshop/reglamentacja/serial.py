@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from cardshop.core import (
+    MAX_COUNTER,
     SEED_LIMIT,
     ActionParseError,
     PositionError,
     VariantError,
+    format_value,
     read_game_json,
     verify_history,
 )
@@ -29,7 +31,7 @@ MAX_MOVES = 1_000_000
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
-        raise PositionError(f"{what} must be an int in {lo}..{hi}, not {value!r}")
+        raise PositionError(f"{what} must be an int in {lo}..{hi}, not {format_value(value)}")
     return value
 
 
@@ -81,7 +83,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     if data["variant_hash"] != rules.content_hash:
         raise PositionError("variant_hash does not match the variant")
     n = _int(data["players"], "players", rules.min_players, rules.max_players)
-    seed = _int(data["seed"], "seed", 0, SEED_LIMIT - 1)
+    seed = _int(data["seed"], "seed", 1 - SEED_LIMIT, SEED_LIMIT - 1)
     first = _int(data["first_player"], "first_player", 0, n - 1)
     st = data["state"]
     keys = {
@@ -94,7 +96,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     g = cls._empty(variant, n, seed)
     g.first_player = first
     g._from_setup = from_setup
-    g._chance = _int(st["chance"], "chance", 0, 2**62)
+    g._chance = _int(st["chance"], "chance", 0, MAX_COUNTER)
     ns, nc = rules.n_stamps, rules.n_cards
     g._swhere = _ints(st["stamps"], "stamps", 0, n + 1, ns)
     if len(g._swhere) != ns:
@@ -119,7 +121,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     g._done = _int(st["offer_turns"], "offer_turns", 0, rules.spin_max)
     g._fs = _int(st["final_buyers"], "final_buyers", 0, n)
     g._termination = _int(st["termination"], "termination", 0, 2)
-    g._stats = _ints(st["stats"], "stats", 0, 2**62, len(STATS))
+    g._stats = _ints(st["stats"], "stats", 0, MAX_COUNTER, len(STATS))
     if len(g._stats) != len(STATS):
         raise PositionError(f"stats must hold {len(STATS)} counters")
     g._step = _int(st["step"], "step", 0, MAX_MOVES)

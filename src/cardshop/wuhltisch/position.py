@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
     PositionError,
+    PositionSeed,
     PositionVariant,
     derive_rng,
     position_setup,
@@ -58,7 +59,7 @@ class PositionModel(_Model):
 
     variant: PositionVariant = None
     players: Annotated[int, Field(ge=1, le=12)] | None = None
-    seed: Annotated[int, Field(ge=0, lt=2**64)] = 0
+    seed: PositionSeed = 0
     chance: Count = 0
     round: Annotated[int, Field(ge=1, le=20)] = 1
     tick: Count = 0

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cardshop.core import (
     Action,
     PositionError,
+    PositionSeed,
     VariantError,
     format_path,
     read_game_json,
@@ -70,7 +71,7 @@ class _Doc(_Model):
     variant_hash: str
     variant: dict[str, Any]
     players: Annotated[int, Field(ge=1, le=12)]
-    seed: Annotated[int, Field(ge=0, lt=2**64)]
+    seed: PositionSeed
     from_setup: bool = True
     steps: Count
     moves: Annotated[

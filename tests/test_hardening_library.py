@@ -1,0 +1,125 @@
+"""The library's readers and setups refuse what a stranger could send, early and clearly.
+
+* Positions bound every number they carry: the seed (a seed as ``new_game`` takes one)
+  and the running counts (chance events, statistics), by the core's shared types.
+* A bool is no seed anywhere (``True`` is the int 1 to one reader and not to another),
+  by the core's one check, :func:`cardshop.core.check_seed`.
+"""
+
+from __future__ import annotations
+
+
+import pytest
+
+import cardshop
+import tinyfamily
+from cardshop.core import (
+    MASTER_SEED_LIMIT,
+    SEED_LIMIT,
+    PositionError,
+    SetupError,
+    check_seed,
+)
+
+# ------------------------------------------------------------ bounded positions
+
+HUGE = 10**90  # a 90-digit number: a seed, a count, a statistic no game can have
+
+
+@pytest.mark.parametrize(
+    ("key", "allowed"),
+    [("seed", "-2**64 < seed < 2**64"), ("chance", "from 0 to 2**62")],
+)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_reglamentacja_position_bounds_seed_and_chance(key: str, allowed: str, sign: int) -> None:
+    position = cardshop.new_game("reglamentacja", players=3, seed=1).to_position()
+    with pytest.raises(PositionError) as caught:
+        cardshop.Game.from_position({**position, key: sign * HUGE})
+    message = str(caught.value)
+    assert f"at {key}:" in message, message
+    assert allowed in message, message
+    assert "an int of 299 bits" in message  # the value, by its size: not 90 digits
+
+
+def test_reglamentacja_position_bounds_its_statistics() -> None:
+    position = cardshop.new_game("reglamentacja", players=3, seed=1).to_position()
+    stats = {"trades": HUGE}
+    with pytest.raises(PositionError, match=r"at stats\.trades: .*from 0 to 2\*\*62"):
+        cardshop.Game.from_position({**position, "stats": stats})
+    # In range, the same counter is read and written back.
+    game = cardshop.Game.from_position({**position, "stats": {"trades": 2**62}})
+    assert game.to_position()["stats"] == {"trades": 2**62}
+
+
+@pytest.mark.parametrize("variant", ["klunker-en", "wuhltisch", "reglamentacja"])
+@pytest.mark.parametrize("seed", [1 - SEED_LIMIT, -5, SEED_LIMIT - 1])
+def test_every_seed_new_game_takes_reads_back(variant: str, seed: int) -> None:
+    """Any seed ``new_game`` takes, negative ones too, reads back from the game's JSON
+    and from its position, in every family (the readers share one type of seed)."""
+    game = cardshop.new_game(variant, players=3, seed=seed)
+    assert cardshop.Game.from_json(game.to_json()).seed == seed
+    assert cardshop.Game.from_position(game.to_position()).seed == seed
+    for outside in (-SEED_LIMIT, SEED_LIMIT):
+        with pytest.raises(PositionError, match="-2\\*\\*64 < seed < 2\\*\\*64"):
+            cardshop.Game.from_position({**game.to_position(), "seed": outside})
+
+
+@pytest.mark.parametrize("variant", ["klunker-en", "wuhltisch", "reglamentacja"])
+def test_positions_refuse_a_bool_seed(variant: str) -> None:
+    position = cardshop.new_game(variant, players=3, seed=1).to_position()
+    with pytest.raises(PositionError, match="at seed"):
+        cardshop.Game.from_position({**position, "seed": True})
+
+
+# -------------------------------------------------------------- bools are no seeds
+
+
+def test_check_seed_refuses_bools_and_names_the_range() -> None:
+    assert check_seed(7) == 7
+    assert check_seed(-(2**64) + 1) == -(2**64) + 1
+    assert check_seed(2**70, limit=MASTER_SEED_LIMIT) == 2**70
+    for bad in (True, False):
+        with pytest.raises(SetupError, match="true and false are not seeds"):
+            check_seed(bad)
+    with pytest.raises(SetupError, match=r"master seed must be an int with -2\*\*1024"):
+        check_seed(2**1024, "master seed", MASTER_SEED_LIMIT)
+    for bad in (2**64, 1.0, "7", None):
+        with pytest.raises(SetupError, match=r"seed must be an int with -2\*\*64 < seed"):
+            check_seed(bad)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_simulate_refuses_a_bool_seed_on_either_engine(engine: str) -> None:
+    with pytest.raises(SetupError, match="true and false are not seeds"):
+        cardshop.simulate("klunker-en", 3, 2, seed=True, engine=engine, workers=1)
+
+
+def test_the_kernel_refuses_a_bool_seed() -> None:
+    pytest.importorskip("numba")
+    from cardshop.klunker import kernel
+
+    variant = cardshop.load_variant("klunker-en")
+    assert kernel.unavailable(variant, 3, ("random",), 1) is None
+    why = kernel.unavailable(variant, 3, ("random",), True)  # type: ignore[arg-type]
+    assert why is not None
+    assert "true and false are not seeds" in why
+    with pytest.raises(SetupError, match="true and false are not seeds"):
+        kernel.play(variant, 3, ("random",), True, 0, 1)  # type: ignore[arg-type]
+
+
+def test_audit_refuses_a_bool_seed() -> None:
+    from cardshop.audit import run_audit
+
+    with pytest.raises(SetupError, match="true and false are not seeds"):
+        run_audit("klunker-en", games=1, examples=0, seed=True, players=[3])
+
+
+def test_new_game_checks_the_seed_for_every_family() -> None:
+    """The core checks the seed before a family sees it, a third party's too."""
+    tinyfamily.register()
+    for seed in (True, 2**64, "1"):
+        with pytest.raises(SetupError, match="seed must be an int"):
+            cardshop.new_game("tiny-seq", 2, seed=seed)  # type: ignore[arg-type]
+        with pytest.raises(SetupError, match="seed must be an int"):
+            cardshop.replay("tiny-seq", 2, seed, None, [])  # type: ignore[arg-type]
+    assert cardshop.new_game("tiny-seq", 2, seed=-3).seed == -3
