@@ -2,11 +2,16 @@
 
 * Positions bound every number they carry: the seed (a seed as ``new_game`` takes one)
   and the running counts (chance events, statistics), by the core's shared types.
+* Game JSON is counted and replayed as it is read: a game with a million moves is
+  refused at its first move that cannot be, not after reading all of them.
 * A bool is no seed anywhere (``True`` is the int 1 to one reader and not to another),
   by the core's one check, :func:`cardshop.core.check_seed`.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import pytest
 
@@ -18,6 +23,7 @@ from cardshop.core import (
     PositionError,
     SetupError,
     check_seed,
+    read_game_json,
 )
 
 # ------------------------------------------------------------ bounded positions
@@ -68,6 +74,107 @@ def test_positions_refuse_a_bool_seed(variant: str) -> None:
     position = cardshop.new_game(variant, players=3, seed=1).to_position()
     with pytest.raises(PositionError, match="at seed"):
         cardshop.Game.from_position({**position, "seed": True})
+
+
+# ------------------------------------------------------- game JSON read early
+
+MILLION = 1_000_000
+
+
+def _reglamentacja_data() -> dict[str, Any]:
+    data: dict[str, Any] = cardshop.new_game("reglamentacja", players=3, seed=1).to_dict()
+    return data
+
+
+def test_reglamentacja_json_counts_its_moves_before_reading_them() -> None:
+    """A million moves in a game whose state has played none: refused by the count, one
+    move a step, before a move is read."""
+    data = _reglamentacja_data()
+    data["moves"] = [[i, 0, "pass"] for i in range(MILLION)]
+    text = json.dumps(data, separators=(",", ":"))
+    assert 16_000_000 < len(text) < 20_000_000  # within the size every reader allows
+    with pytest.raises(PositionError, match="the 0 moves of the state's 0 steps"):
+        cardshop.Game.from_json(text)
+
+
+def test_reglamentacja_json_stops_at_the_first_move_that_cannot_be() -> None:
+    """A game that claims a million steps and lists a million moves: read until the first
+    one that does not replay from the setup, never to the last, which is not even an
+    action of the game."""
+    data = _reglamentacja_data()
+    acting = cardshop.new_game("reglamentacja", players=3, seed=1).acting[0]
+    other = (acting + 1) % 3  # not the seat that acts first
+    data["moves"] = [[i, other, "pass"] for i in range(MILLION - 1)] + [
+        [MILLION - 1, 0, "no such action"]
+    ]
+    data["state"]["step"] = MILLION
+    with pytest.raises(PositionError) as caught:
+        cardshop.Game.from_json(json.dumps(data, separators=(",", ":")))
+    message = str(caught.value)
+    assert "moves[0] (pass, step 0) does not replay" in message, message
+
+
+def test_reglamentacja_json_moves_are_numbered_by_step() -> None:
+    game = cardshop.new_game("reglamentacja", players=3, seed=1)
+    game.apply(game.legal_actions()[0])
+    data = game.to_dict()
+    data["moves"][0][0] = 5
+    with pytest.raises(PositionError, match=r"moves\[0\] step must be an int in 0\.\.0"):
+        cardshop.Game.from_json(data)
+
+
+def test_wuhltisch_json_stops_at_the_first_move_that_cannot_be() -> None:
+    data: dict[str, Any] = cardshop.new_game("wuhltisch", players=3, seed=1).to_dict()
+    steps = 50_000
+    data["steps"] = steps
+    # Seat 0 buys before it has looked at anything: the first step cannot be; the
+    # last move is no action of the game at all.
+    data["moves"] = [[i // 3, i % 3, "wait"] for i in range(3 * steps - 1)]
+    data["moves"][0] = [0, 0, "buy"]
+    data["moves"].append([steps - 1, 2, "no such action"])
+    with pytest.raises(PositionError) as caught:
+        cardshop.Game.from_json(data)
+    message = str(caught.value)
+    assert "moves[0] (buy, step 0) does not replay" in message, message
+
+
+def test_wuhltisch_json_counts_its_moves_before_reading_them() -> None:
+    data: dict[str, Any] = cardshop.new_game("wuhltisch", players=3, seed=1).to_dict()
+    data["steps"] = 2
+    data["moves"] = [[0, 0, "wait"]] * 7
+    with pytest.raises(PositionError, match="7 moves cannot be made in 2 steps of 3 players"):
+        cardshop.Game.from_json(data)
+
+
+def test_game_json_is_walked_once_on_its_way_through_the_readers() -> None:
+    """Data read_game_json returned is returned as it is; anything else is bounded."""
+    text = cardshop.new_game("klunker-en", players=3, seed=1).to_json()
+    data = read_game_json(text)
+    assert read_game_json(data) is data
+    copy = dict(data)
+    assert read_game_json(copy) is not copy
+    assert read_game_json(copy) == data
+    for hostile, problem in (
+        ({**data, "x": (1, {2}, 3)}, "a set is not JSON data"),
+        ({**data, "x": [1, [2, 2**64]]}, r"larger than 2\*\*64"),
+        ({**data, "x": {"a": float("nan")}}, "not finite"),
+    ):
+        with pytest.raises(PositionError, match=problem):
+            read_game_json(hostile)
+
+
+def test_game_json_nesting_is_bounded_exactly() -> None:
+    from cardshop.core import MAX_GAME_JSON_DEPTH
+
+    def nested(depth: int) -> Any:  # a list at depth 2 under the top-level object
+        value: Any = 0
+        for _ in range(depth - 1):
+            value = [value]
+        return value
+
+    assert read_game_json({"x": nested(MAX_GAME_JSON_DEPTH)})
+    with pytest.raises(PositionError, match="nest more than"):
+        read_game_json({"x": nested(MAX_GAME_JSON_DEPTH + 1)})
 
 
 # -------------------------------------------------------------- bools are no seeds

@@ -51,6 +51,7 @@ __all__ = [
     "Engine",
     "Event",
     "Game",
+    "HistoryCheck",
     "JointAction",
     "Move",
     "Result",
@@ -830,6 +831,14 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+class _Bounded(dict[str, Any]):
+    """The data :func:`read_game_json` returned: bounded already, so that the readers a
+    game JSON passes through on its way to its family (``Game.from_json``,
+    ``Engine.from_json``, the family's ``from_dict``) walk it once, not once each."""
+
+    __slots__ = ()
+
+
 def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
     """The data of a game's JSON text, or of its parsed data, bounded before any work.
 
@@ -837,8 +846,11 @@ def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
     :data:`MAX_GAME_JSON_BYTES` bytes, nesting at most :data:`MAX_GAME_JSON_DEPTH` deep,
     integers below :data:`MAX_GAME_JSON_INT` in size, finite numbers, an object at the
     top. Anything else raises :class:`~cardshop.PositionError`; what the data means is
-    for the family to check.
+    for the family to check. Data this function returned is returned as it is (it
+    was bounded then), so a game JSON is walked once on its way through the readers.
     """
+    if type(source) is _Bounded:
+        return source
     if isinstance(source, (bytes, bytearray)):
         if len(source) > MAX_GAME_JSON_BYTES:
             raise PositionError(f"{what} is larger than {MAX_GAME_JSON_BYTES} bytes")
@@ -868,33 +880,62 @@ def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
         problem = _json_problem(top)
         if problem:
             raise PositionError(f"{what} at {str(key)[:60]!r}: {problem}")
-    return dict(data)
+    return _Bounded(data)
+
+
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def _json_problem(root: Any) -> str | None:
-    """What makes ``root`` (a value of a game JSON's top level) out of bounds, or None."""
-    stack: list[tuple[Any, int]] = [(root, 2)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            items: Any = value.values()
-        elif isinstance(value, (list, tuple)):
-            items = value
-        elif isinstance(value, bool) or value is None or isinstance(value, str):
-            continue
-        elif isinstance(value, int):
-            if not -MAX_GAME_JSON_INT < value < MAX_GAME_JSON_INT:
-                return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
-            continue
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                return "a number is not finite"
-            continue
-        else:
-            return f"a {type(value).__name__} is not JSON data"
-        if depth > MAX_GAME_JSON_DEPTH:
-            return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
-        stack.extend((item, depth + 1) for item in items)
+    """What makes ``root`` (a value of a game JSON's top level) out of bounds, or None.
+
+    Level by level, by exact type first: the values ``json.loads`` makes cost a type
+    test each (a game JSON of 20 MB holds a few million), other mappings and sequences
+    the ABC checks after.
+    """
+    level: list[Any] = [root]
+    depth = 2  # the depth of the values in ``level``; the top-level object is 1
+    limit = MAX_GAME_JSON_INT
+    while level:
+        deeper: list[Any] = []
+        extend = deeper.extend
+        for value in level:
+            kind = type(value)
+            if kind is str or kind is bool or value is None:
+                continue
+            if kind is int:
+                if not -limit < value < limit:
+                    return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
+                continue
+            if kind is list:
+                items: Any = value
+            elif kind is dict:
+                items = value.values()
+            elif kind is float:
+                if value != value or value in _INFINITIES:
+                    return "a number is not finite"
+                continue
+            elif isinstance(value, Mapping):
+                items = value.values()
+            elif isinstance(value, (list, tuple)):
+                items = value
+            elif isinstance(value, (bool, str)):
+                continue
+            elif isinstance(value, int):
+                if not -limit < value < limit:
+                    return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
+                continue
+            elif isinstance(value, float):
+                if value != value or value in _INFINITIES:
+                    return "a number is not finite"
+                continue
+            else:
+                return f"a {kind.__name__} is not JSON data"
+            if depth > MAX_GAME_JSON_DEPTH:
+                return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
+            extend(items)
+        level = deeper
+        depth += 1
     return None
 
 
@@ -933,6 +974,111 @@ def _family_of(data: Mapping[str, Any]) -> str:
     return family
 
 
+class HistoryCheck:
+    """A game's moves replayed from its setup as a reader reads them, so that a game JSON
+    is refused at the first move that cannot be, before the rest is read.
+
+    A family's reader of game JSON makes one for the game it fills (:meth:`Game._empty`,
+    then the setup fields: ``setup_options()`` must answer), hands it each move as it
+    reads it (:meth:`add`, in order), and calls :meth:`finish` once the state is set::
+
+        check = HistoryCheck(game)
+        for i, (step, seat, text) in enumerate(moves):
+            action = game.parse_action(text, seat)   # ... every bound checked first
+            check.add(step, seat, action)
+            game._moves.append((step, seat, action))
+        ...                                          # the state, then its checks
+        check.finish(game)
+
+    A game set up from a position (``setup_options()`` is ``None``) is not replayed:
+    :attr:`replaying` is false and :meth:`add` and :meth:`finish` do nothing.
+    :func:`verify_history` is the same check of a game whose moves were all read.
+    Raises :class:`~cardshop.PositionError` naming the first move that does not replay,
+    or the parts of the state that the moves do not lead to.
+    """
+
+    __slots__ = ("_again", "_count", "_first", "_group", "_what")
+
+    def __init__(self, game: Game, what: str = "game JSON") -> None:
+        from cardshop._family import get_family, new_game
+        from cardshop._series import Series
+
+        self._what = what
+        self._count = 0
+        self._first = 0
+        self._group: list[Move] = []
+        self._again: Game | None = None
+        setup = game.setup_options()
+        if setup is not None:
+            # A match is set up by cardshop.new_game; a game of it (of a variant with a
+            # 'match' key too) by its family's own new_game.
+            deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
+            self._again = deal(game.variant, game.players, game.seed, **setup)
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the moves are replayed: the game says how it was set up."""
+        return self._again is not None
+
+    def add(self, step: int, seat: Seat, action: Action) -> None:
+        """The next move read (``step``, ``seat``, ``action``): played on the replay at
+        once in a game whose seats take turns, with the other moves of its step in a
+        simultaneous one (when the next step begins, or at :meth:`finish`)."""
+        index = self._count
+        self._count = index + 1
+        again = self._again
+        if again is None:
+            return
+        group = self._group
+        if group and group[0].step != step:
+            self._flush()
+        if not group:
+            self._first = index
+        group.append(Move(step, seat, action))
+        if again.dynamics is Dynamics.SEQUENTIAL:
+            self._flush()
+
+    def _flush(self) -> None:
+        from cardshop._errors import CardshopError
+
+        again, group = self._again, self._group
+        if again is None or not group:
+            return
+        first = group[0]
+        try:
+            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
+                again.apply(first.action, first.seat)
+            else:
+                again.apply_joint({m.seat: m.action for m in group})
+        except CardshopError as exc:
+            raise PositionError(
+                f"{self._what}: moves[{self._first}] ({first.action}, step {first.step}) "
+                f"does not replay from the setup: {exc}"
+            ) from None
+        group.clear()
+
+    def finish(self, game: Game) -> None:
+        """The last step played, and the replay compared with ``game``, whose state is
+        now set: it must be the same :meth:`Game.to_dict`, so moves that were dropped,
+        added or changed, and counters set by hand, are all found."""
+        again = self._again
+        if again is None:
+            return
+        self._flush()
+        ours, theirs = game.to_dict(), again.to_dict()
+        if ours != theirs:
+            diff = [k for k in ours if ours.get(k) != theirs.get(k)]
+            a, b = ours.get("state"), theirs.get("state")
+            if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
+                diff = [k for k in diff if k != "state"]
+                diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
+            raise PositionError(
+                f"{self._what}: the moves do not lead from the setup to the stated game (it "
+                f"differs in {', '.join(diff[:8])}); a game that did not start from "
+                'new_game says "from_setup": false'
+            )
+
+
 def verify_history(game: Game, what: str = "game JSON") -> None:
     """Check that ``game.moves`` lead from its setup to its state, exactly.
 
@@ -942,47 +1088,12 @@ def verify_history(game: Game, what: str = "game JSON") -> None:
     counters that were set by hand, are all found. A game set up from a position
     (``setup_options()`` is ``None``) is not checked. Raises
     :class:`~cardshop.PositionError` naming the first move that does not replay or the
-    parts of the state that differ.
+    parts of the state that differ. A reader that replays the moves as it reads them,
+    to stop at the first one that cannot be, uses :class:`HistoryCheck` instead.
     """
-    from cardshop._errors import CardshopError
-    from cardshop._family import get_family, new_game
-    from cardshop._series import Series
-
-    setup = game.setup_options()
-    if setup is None:
+    check = HistoryCheck(game, what)
+    if not check.replaying:
         return
-    # A match is set up by cardshop.new_game; a game of it (of a variant with a
-    # 'match' key too) by its family's own new_game.
-    deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
-    again = deal(game.variant, game.players, game.seed, **setup)
-    moves = game.moves
-    i = 0
-    while i < len(moves):
-        step = moves[i].step
-        j = i
-        while j < len(moves) and moves[j].step == step:
-            j += 1
-        group = moves[i:j]
-        try:
-            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
-                again.apply(group[0].action, group[0].seat)
-            else:
-                again.apply_joint({m.seat: m.action for m in group})
-        except CardshopError as exc:
-            raise PositionError(
-                f"{what}: moves[{i}] ({group[0].action}, step {step}) does not replay "
-                f"from the setup: {exc}"
-            ) from None
-        i = j
-    ours, theirs = game.to_dict(), again.to_dict()
-    if ours != theirs:
-        diff = [k for k in ours if ours.get(k) != theirs.get(k)]
-        a, b = ours.get("state"), theirs.get("state")
-        if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
-            diff = [k for k in diff if k != "state"]
-            diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
-        raise PositionError(
-            f"{what}: the moves do not lead from the setup to the stated game (it differs "
-            f"in {', '.join(diff[:8])}); a game that did not start from new_game says "
-            '"from_setup": false'
-        )
+    for move in game.moves:
+        check.add(*move)
+    check.finish(game)

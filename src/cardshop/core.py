@@ -37,7 +37,9 @@ What is here, by concern:
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`check_setup` and :func:`check_players` (what a new game is set up with),
   :func:`read_game_json` (the one bounded reader of game JSON) and
-  :func:`verify_history` (a game read from JSON replays from its setup), and a
+  :func:`verify_history` (a game read from JSON replays from its setup;
+  :class:`HistoryCheck` replays it as a reader reads the moves, to stop at the first
+  move that cannot be), and a
   match of several games played as one, :class:`Series`.
 * **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
   parses and bounds one against the family's model of a position,
@@ -128,6 +130,7 @@ from cardshop._game import (
     Engine,
     Event,
     Game,
+    HistoryCheck,
     JointAction,
     Move,
     Result,
@@ -206,6 +209,7 @@ __all__ = [
     "Game",
     "GameEnded",
     "GameStateError",
+    "HistoryCheck",
     "IllegalActionError",
     "Invariant",
     "InvariantViolation",

@@ -15,11 +15,11 @@ from cardshop.core import (
     MAX_COUNTER,
     SEED_LIMIT,
     ActionParseError,
+    HistoryCheck,
     PositionError,
     VariantError,
     format_value,
     read_game_json,
-    verify_history,
 )
 
 if TYPE_CHECKING:
@@ -129,23 +129,31 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     pending = st["pending"]
     if pending is not None:
         set_pending(g, pending)
+    # The moves, counted before any is read: one seat acts at a time, so step i is the
+    # move i and there are exactly as many moves as steps. A game dealt by new_game is
+    # replayed as its moves are read, so the first move that cannot be stops the read.
     moves = data["moves"]
-    if not isinstance(moves, list) or len(moves) > MAX_MOVES:
-        raise PositionError(f"moves must be a list of at most {MAX_MOVES} entries")
+    if not isinstance(moves, list) or len(moves) != g._step:
+        raise PositionError(
+            f"moves must be a list of the {g._step} moves of the state's {g._step} steps "
+            "(one move a step)"
+        )
+    check = HistoryCheck(g)
     for i, m in enumerate(moves):
         if not (isinstance(m, list) and len(m) == 3 and isinstance(m[2], str)):
             raise PositionError(f"moves[{i}] must be [step, seat, action text]")
-        step = _int(m[0], f"moves[{i}] step", 0, MAX_MOVES)
+        step = _int(m[0], f"moves[{i}] step", i, i)
         seat = _int(m[1], f"moves[{i}] seat", 0, n - 1)
         try:
             action = g.parse_action(m[2])
         except ActionParseError as exc:
             raise PositionError(f"moves[{i}]: {exc}") from None
+        check.add(step, seat, action)
         g._moves.append((step, seat, action))
     problems = state_problems(g)
     if problems:
         raise PositionError("inconsistent game state: " + "; ".join(problems[:5]))
-    verify_history(g)
+    check.finish(g)
     return g
 
 
