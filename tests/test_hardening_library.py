@@ -6,11 +6,14 @@
   refused at its first move that cannot be, not after reading all of them.
 * A bool is no seed anywhere (``True`` is the int 1 to one reader and not to another),
   by the core's one check, :func:`cardshop.core.check_seed`.
+* ``Engine.new`` and ``Engine._empty`` set the setup fields every engine has, so a
+  family's own hooks need not.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -20,8 +23,13 @@ import tinyfamily
 from cardshop.core import (
     MASTER_SEED_LIMIT,
     SEED_LIMIT,
+    Action,
+    Engine,
+    Game,
+    LegalActions,
     PositionError,
     SetupError,
+    StateField,
     check_seed,
     read_game_json,
 )
@@ -229,3 +237,78 @@ def test_new_game_checks_the_seed_for_every_family() -> None:
         with pytest.raises(SetupError, match="seed must be an int"):
             cardshop.replay("tiny-seq", 2, seed, None, [])  # type: ignore[arg-type]
     assert cardshop.new_game("tiny-seq", 2, seed=-3).seed == -3
+
+
+# ------------------------------------------- Engine sets what every engine needs
+
+
+class Countdown(Engine):
+    """An engine whose hooks set only its own fields, as a third party's may: seats
+    take turns saying ``go`` until the counter reaches 0."""
+
+    family = "tinymarket"
+    STATE = (
+        *Engine.SETUP_STATE,
+        StateField("left"),
+        StateField("_termination"),
+        *Game.MOVES_STATE,
+    )
+    PROGRESS = "_step"
+
+    def _init_empty(self, variant: Any, players: int, seed: int) -> None:
+        self.rules = None
+        self.left = 0
+        self._termination = 0
+        self._moves = []
+        self._step = 0
+
+    def _setup(self, first_player: int | None) -> None:
+        self.left = 2 * self.n
+
+    @property
+    def acting(self) -> tuple[int, ...]:
+        return () if self.is_over else (self._step % self.n,)
+
+    @property
+    def is_over(self) -> bool:
+        return self._termination != 0
+
+    def legal_actions(self, seat: int | None = None) -> LegalActions:
+        self.require_seat(seat)
+        return LegalActions([Action("go")])
+
+    def parse_action(self, text: str, seat: int | None = None) -> Action:
+        return Action.from_text(text)
+
+    def _play(self, actions: Mapping[int, Action]) -> list[Any]:
+        self.left -= 1
+        if not self.left:
+            self._termination = 1
+        return []
+
+    def scores(self) -> tuple[int, ...]:
+        return tuple(0 for _ in range(self.n))
+
+    def _rank_key(self, seat: int) -> tuple[int, ...]:
+        return (0,)
+
+    def observation(self, seat: int) -> Sequence[int]:
+        return (seat, self.left)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"left": self.left}
+
+
+def test_engine_new_sets_the_setup_fields_a_familys_hooks_leave_out() -> None:
+    tinyfamily.register()
+    variant = cardshop.load_variant("tiny-seq")
+    game = Countdown.new(variant, 3, seed=11)
+    assert (game.variant, game.players, game.seed) == (variant, 3, 11)
+    assert game.setup_options() == {}  # dealt by new_game: its moves replay from it
+    while not game.is_over:
+        game.apply("go")
+    assert game.result().rounds == 6
+    blank = Countdown._empty(variant, 2, 5)
+    assert (blank.variant, blank.players, blank.seed) == (variant, 2, 5)
+    assert blank.setup_options() is None  # a reader's blank game was not dealt
+    assert game.clone() == game

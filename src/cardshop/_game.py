@@ -527,15 +527,32 @@ class Game(ABC):
 
     @classmethod
     def _empty(cls, variant: Any, players: int, seed: int) -> Self:
-        """A game with nothing dealt, for a family's readers of game JSON and positions:
-        :meth:`_blank`, then the family's ``_init_empty(variant, players, seed)``, which
-        sets every field to the state before the deal."""
+        """The blank game a family's reader fills: nothing dealt, every field as before
+        the deal. A reader of game JSON or positions (and a sampler) starts from it,
+        sets the fields its input gives, checks the state and returns the game::
+
+            game = cls._empty(variant, players, seed)   # checked first: players, seed
+            game._turn = position.turn                  # ... every field the input gives
+            problems = state_problems(game)             # the family's consistency check
+            if problems:
+                raise PositionError("not a legal state: " + "; ".join(problems))
+            return game
+
+        It is :meth:`_blank` (no ``__init__`` runs) and then the family's
+        ``_init_empty(variant, players, seed)``; :meth:`Engine._empty` sets the setup
+        fields every engine has first. ``players`` and ``seed`` are not checked here:
+        the reader checks them before (:func:`check_players`,
+        :data:`~cardshop.core.PositionSeed`).
+        """
         game = cls._blank(variant)
         game._init_empty(variant, players, seed)
         return game
 
     def _init_empty(self, variant: Any, players: int, seed: int) -> None:
-        """Set every field to the state before the deal (for :meth:`_empty`)."""
+        """Set every field to the state before the deal (for :meth:`_empty`): the
+        family's hook, which a game made by :meth:`_empty` (every game of an
+        :class:`Engine`) writes instead of an ``__init__``. Under :class:`Engine`, the
+        core has set ``variant``, ``n``, ``seed`` and ``_from_setup`` already."""
         raise NotImplementedError(f"{type(self).__name__} has no _init_empty")
 
     def state_values(self) -> tuple[Any, ...]:
@@ -632,8 +649,11 @@ class Engine(Game):
 
     * :attr:`SETUP_STATE` declares the fields of its setup (``variant``, ``rules``,
       ``n``, ``seed``, ``_from_setup``) for its :attr:`STATE`.
-    * :meth:`new` sets a game up: the setup checked, every field set by the family's
-      ``_init_empty``, then dealt by its :meth:`_setup`.
+    * :meth:`new` sets a game up: the setup checked, the setup fields set by the core
+      (:meth:`_empty`: ``variant``, ``n``, ``seed``; ``_from_setup`` true), every other
+      field by the family's ``_init_empty``, then dealt by its :meth:`_setup`.
+      :meth:`_empty` is the same blank game for the family's readers, with
+      ``_from_setup`` false.
     * :attr:`players` is the field ``n``.
     * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
       options of ``new_game``, such as ``first_player``) for a game dealt by
@@ -783,8 +803,11 @@ class Engine(Game):
 
         The setup is checked by :func:`check_setup` (a fresh seed for ``None``;
         ``first_player`` only where :attr:`SETUP_OPTIONS` has it), the game made by
-        :meth:`_empty` (every field as before the deal) and dealt by the family's
-        :meth:`_setup`. ``variant`` must be of the family: its ``new_game`` checks that
+        :meth:`_empty` (the setup fields ``variant``, ``n`` and ``seed`` set by the core,
+        every other field as before the deal by the family's ``_init_empty``), marked as
+        dealt by ``new_game`` (``_from_setup``, which :meth:`setup_options` reads: the
+        family's hooks need not set it) and dealt by the family's :meth:`_setup`.
+        ``variant`` must be of the family: its ``new_game`` checks that
         (:meth:`~cardshop.core.VariantBase.of_family`). Raises
         :class:`~cardshop.SetupError`.
         """
@@ -792,14 +815,40 @@ class Engine(Game):
             raise SetupError(f"a {cls.family} game takes no option 'first_player'")
         seed = check_setup(variant, players, seed, first_player)
         game = cls._empty(variant, players, seed)
+        fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
+        fields._from_setup = True  # dealt by new_game: its moves replay from its setup
         game._setup(first_player)
         return game
 
+    @classmethod
+    def _empty(cls, variant: Any, players: int, seed: int) -> Self:
+        """A game with nothing dealt, the blank game a family's reader fills (a game
+        JSON's, a position's, a sampler's) and :meth:`new` deals.
+
+        The core sets the fields of the setup that every engine has (:attr:`SETUP_STATE`):
+        ``variant``, ``n`` (``players``), ``seed`` and ``_from_setup``, false (a blank
+        game was not dealt by ``new_game``: :meth:`setup_options` is ``None``, and its
+        moves are not replayed; :meth:`new` sets it true, and a reader of game JSON sets
+        what the data says). Then the family's ``_init_empty(variant, players, seed)``
+        sets the rest (its compiled ``rules`` among them) to the state before the deal.
+        The arguments are the reader's to check first (``check_players``,
+        :data:`~cardshop.core.PositionSeed`): nothing here checks them.
+        """
+        game = cls._blank(variant)
+        fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
+        fields.variant = variant
+        fields.n = players
+        fields.seed = seed
+        fields._from_setup = False
+        game._init_empty(variant, players, seed)
+        return game
+
     def _setup(self, first_player: Seat | None) -> None:
-        """The family's setup, for :meth:`new`: deal the game that
-        ``_init_empty`` set up (``variant``, ``n`` and ``seed`` set) to its first
-        decision, with ``first_player`` starting (``None``: drawn with the seed, where
-        the family names a first player; a family without that option never gets one)."""
+        """The family's setup, for :meth:`new`: deal the game that :meth:`_empty` made
+        (the core set ``variant``, ``n``, ``seed`` and ``_from_setup``; the family's
+        ``_init_empty`` the rest) to its first decision, with ``first_player`` starting
+        (``None``: drawn with the seed, where the family names a first player; a family
+        without that option never gets one). It sets only the family's own fields."""
         raise NotImplementedError(f"{type(self).__name__} has no _setup")
 
     def to_position(self) -> dict[str, Any]:

@@ -186,7 +186,6 @@ def game_from_position(
     game._deck = deck[::-1]  # stored top card last
     game._check_counts()
 
-    game._from_setup = False
     game._held = held
     game._phase = phase
     game._turn = turn

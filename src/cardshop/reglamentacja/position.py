@@ -102,7 +102,6 @@ def game_from_position(
             + (" and its final turn" if final else "")
         )
     g = cls._empty(var, n, pos.seed)
-    g._from_setup = False
     g._chance = pos.chance
     g._turn = pos.turn
     g._phase = PHASES.index(pos.phase)

@@ -68,7 +68,7 @@ from cardshop._errors import (
     SetupError,
 )
 from cardshop._family import Family, get_family, new_game
-from cardshop._game import Copy, Dynamics, Game
+from cardshop._game import Copy, Dynamics, Engine, Game
 from cardshop._loader import load_variant
 from cardshop._series import current_game, family_for
 from cardshop._variant import VariantBase
@@ -281,6 +281,11 @@ class FamilyTests:
             position = inner.to_position()
             single = inner.variant.model_copy(update={"match": None})
             placed = Game.from_position(position, single)
+            if isinstance(placed, Engine):
+                assert placed.setup_options() is None, (
+                    "a game set up from a position claims a setup its moves do not start "
+                    "at: its field _from_setup must be false, as Engine._empty leaves it"
+                )
             assert placed.acting == inner.acting
             assert not placed.is_over
             for seat in range(inner.players) if self.positions_keep_observations else ():
@@ -661,7 +666,8 @@ class FamilyTests:
         for variant, players, seed in self._setups():
             game = new_game(variant, players, derive_seed(seed, "conformance-history"))
             assert game.setup_options() is not None, (
-                "a new game must state its setup (Game.setup_options), so that a game "
+                "a new game must state its setup (Game.setup_options; an Engine's reads "
+                "its field _from_setup, which Engine.new sets true), so that a game "
                 "read from JSON can be replayed from it"
             )
             bots = [RandomBot(derive_seed(seed, "conformance-bot", s)) for s in range(players)]

@@ -102,7 +102,6 @@ def game_from_position(
         return [card(x, f"{where}[{i}]") for i, x in enumerate(names)]
 
     game = cls._empty(var, n, pos.seed)
-    game._from_setup = False
     for s, seat in enumerate(pos.seats):
         at = f"seats[{s}]"
         game._active[s] = card(seat.face_up, f"{at}.face_up") if seat.face_up is not None else -1
