@@ -8,12 +8,15 @@
   by the core's one check, :func:`cardshop.core.check_seed`.
 * ``Engine.new`` and ``Engine._empty`` set the setup fields every engine has, so a
   family's own hooks need not.
+* The audit words a game's length in the family's unit (rounds, turns, steps).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -32,6 +35,7 @@ from cardshop.core import (
     StateField,
     check_seed,
     read_game_json,
+    register_family,
 )
 
 # ------------------------------------------------------------ bounded positions
@@ -312,3 +316,59 @@ def test_engine_new_sets_the_setup_fields_a_familys_hooks_leave_out() -> None:
     assert (blank.variant, blank.players, blank.seed) == (variant, 2, 5)
     assert blank.setup_options() is None  # a reader's blank game was not dealt
     assert game.clone() == game
+
+
+# ------------------------------------------------- the audit's words for a game's length
+
+
+@pytest.fixture
+def tiny_in_turns() -> Iterator[None]:
+    """The tiny family registered as counting its games in turns (it counts steps)."""
+    register_family(dataclasses.replace(tinyfamily.FAMILY, length_unit="turn"), replace=True)
+    yield
+    tinyfamily.register()
+
+
+@pytest.mark.usefixtures("tiny_in_turns")
+def test_the_audit_words_a_games_length_in_the_familys_unit() -> None:
+    """A family whose unit is turns gets turns in the text, the Markdown, the JSON's
+    length measure and the HTML report, and no rounds anywhere."""
+    from cardshop.audit import report_schema, run_audit
+
+    report = run_audit("tiny-seq", games=12, players=[2], examples=0, seed=3)
+    text, markdown = report.to_text(), report.to_markdown()
+    assert "  turns:     " in text
+    assert "| Turns: mean (sd) |" in markdown
+    for words in (text, markdown):  # ("a JSON round trip" is another round)
+        assert not re.search(r"\brounds\b|\bround cap\b", words, re.I), words
+    data = json.loads(json.dumps(report.to_dict()))
+    entry = data["variants"][0]
+    assert entry["length_unit"] == "turn"
+    length = entry["player_counts"][0]["measures"]["rounds"]
+    assert (length["label"], length["unit"]) == ("Turns", "turns")
+    for measure in entry["player_counts"][0]["measures"].values():  # "rounds" is an id
+        words = " ".join((measure["label"], measure["unit"], measure["meaning"]))
+        assert not re.search(r"\brounds?\b", words), measure
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(data, report_schema())
+    pytest.importorskip("plotly")
+    from cardshop.report import render_html
+
+    page = render_html(data)
+    assert "turns per game" in page
+    assert "rounds per game" not in page
+
+
+def test_the_audit_names_the_cap_in_the_familys_unit() -> None:
+    """The cap is the variant's key in the family's unit: the tiny family counts steps
+    and caps them with step_cap; Klunker counts rounds, capped by round_cap."""
+    from cardshop.audit import run_audit
+
+    tinyfamily.register()
+    tiny = run_audit("tiny-seq", games=4, players=[2], examples=0)
+    assert (tiny.length_unit, tiny.length_cap) == ("step", 200)
+    assert "reached the step cap of 200" in tiny.to_text()
+    assert "  steps:      " in tiny.to_text()
+    klunker = run_audit("klunker-en", games=2, players=[3], examples=0)
+    assert (klunker.length_unit, klunker.length_cap, klunker.round_cap) == ("round", 200, 200)
+    assert "reached the round cap of 200" in klunker.to_text()

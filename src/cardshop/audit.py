@@ -12,9 +12,9 @@
    the generic invariants and the family's own);
 3. reports each invariant as held or violated (with a replayable counterexample),
    whether games end before their cap, and per player count: the share of capped
-   games, game length (rounds, steps, decisions, and ticks when the family reports
-   them), win rates by seat and by position from the first player with 95% Wilson
-   intervals, and scores.
+   games, game length (in the family's unit, ``Family.length_unit``: rounds, turns;
+   steps, decisions, and ticks when the family reports them), win rates by seat and
+   by position from the first player with 95% Wilson intervals, and scores.
 
 The report is a value (:class:`AuditReport`) with text, Markdown and JSON forms.
 The same seed gives the same report.
@@ -23,8 +23,10 @@ The same seed gives the same report.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
+import re
 import statistics
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -279,6 +281,13 @@ class AuditReport:
     not given by the caller: some of ``bots``, ``games``, ``check_every``, ``cap_policy``."""
     defaults_note: str = ""
     """The family's reason for its audit defaults."""
+    length_unit: str = "round"
+    """What the family counts a game's length in (:attr:`cardshop.core.Family.length_unit`:
+    a round, a turn), in the singular: the report's words for the length of a game."""
+    length_cap: int | None = None
+    """The variant's cap on a game's length in :attr:`length_unit` (its key
+    ``<length_unit>_cap``: Klunker's ``round_cap``, Reglamentacja's ``turn_cap``), for
+    families that have one."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -341,6 +350,8 @@ class AuditReport:
             "name": self.name,
             "content_hash": self.content_hash,
             "round_cap": self.round_cap,
+            "length_unit": self.length_unit,
+            "length_cap": self.length_cap,
             "bots": list(self.bots),
             "policy": self.policy,
             "examples": self.examples,
@@ -419,9 +430,13 @@ class AuditReport:
         return "ok" if self.games_end else "FAILED"
 
     def _cap_text(self) -> str:
-        if self.round_cap is None:
+        if self.length_cap is None:
             return "the variant's cap"
-        return f"the round cap of {self.round_cap}"
+        return f"the {self.length_unit} cap of {self.length_cap}"
+
+    def _lengths(self) -> str:
+        """The family's unit of length in the plural: ``rounds``, ``turns``."""
+        return f"{self.length_unit}s"
 
     def partial_text(self) -> str:
         """What a partial report holds, in a sentence (empty for a whole report)."""
@@ -478,7 +493,7 @@ class AuditReport:
         for pc in self.player_counts:
             out += ["", f"{pc.players} players: {pc.games} games (bots: {self.policy})"]
             out.append(f"  capped:     {pc.capped} games, {pc.cap_share} (95% Wilson interval)")
-            out.append(f"  rounds:     {pc.rounds}")
+            out.append(f"  {self._lengths() + ':':<11} {pc.rounds}")
             if pc.steps is not None:
                 out.append(f"  steps:      {pc.steps}")
             if pc.ticks is not None:
@@ -544,7 +559,8 @@ class AuditReport:
             f"Bots `{self.policy}`; {total_capped} of {total} games reached "
             f"{self._cap_text()} (termination: {self._termination_word()}).",
             "",
-            "| Players | Games | Capped (95% CI) | Rounds: mean (sd) | median (10%-90%) | max "
+            f"| Players | Games | Capped (95% CI) | {self._lengths().capitalize()}: mean (sd) "
+            "| median (10%-90%) | max "
             "| Decisions: mean (sd) | Score: mean (sd) | Shared wins |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
@@ -777,7 +793,9 @@ def run_audit(
     """
     v = load_variant(variant)
     seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # an int, never a bool
-    defaults = get_family(v.family).audit
+    family = get_family(v.family)
+    defaults = family.audit
+    unit = family.length_unit  # the report's words for a game's length
     taken: list[str] = []
     if bots is None:
         bots = list(defaults.bots)
@@ -865,8 +883,9 @@ def run_audit(
         )
         counts_done = list(reports)
         if partial and summaries:  # the player count it stopped in, as far as it got
-            counts_done.append(_summarise(count, summaries, 0, seed))
+            counts_done.append(_summarise(count, summaries, 0, seed, unit))
         cap = getattr(v, "round_cap", None)
+        length_cap = getattr(v, f"{unit}_cap", None)  # round_cap, turn_cap, ...
         return AuditReport(
             variant=ref,
             name=v.name,
@@ -886,6 +905,8 @@ def run_audit(
             check_every=check_every,
             defaults=tuple(taken),
             defaults_note=defaults.note if taken else "",
+            length_unit=unit,
+            length_cap=length_cap if type(length_cap) is int else None,
         )
 
     from cardshop.simulation import _process_pool, _stop_workers
@@ -919,7 +940,7 @@ def run_audit(
                         summaries.append(summary)
                     if played is not None:
                         played(n, i + 1)
-                reports.append(_summarise(n, summaries, games - len(summaries), seed))
+                reports.append(_summarise(n, summaries, games - len(summaries), seed, unit))
                 summaries = []
         except BaseException:
             if pool is not None:
@@ -1016,9 +1037,14 @@ def _games(
 
 
 def _summarise(
-    players: int, summaries: Sequence[GameSummary], unfinished: int, seed: int
+    players: int,
+    summaries: Sequence[GameSummary],
+    unfinished: int,
+    seed: int,
+    unit: str = "round",
 ) -> PlayerCountReport:
-    """The report of one player count, from the summaries of its finished games."""
+    """The report of one player count, from the summaries of its finished games; the
+    length of a game is worded in the family's ``unit`` (a round, a turn)."""
     n_games = len(summaries)
     wins_by_seat = [0.0] * players
     wins_by_position = [0.0] * players
@@ -1056,9 +1082,35 @@ def _summarise(
         steps=Distribution.of([g.steps for g in summaries]),
         ticks=Distribution.of(ticks) if ticks and len(ticks) == n_games else None,
         summaries=tuple(summaries),
-        measures=measure_all(summaries, seed=seed),
+        measures=_in_unit(measure_all(summaries, seed=seed), unit),
         charts=charts(summaries),
     )
+
+
+def _in_unit(measures: dict[str, Measure], unit: str) -> dict[str, Measure]:
+    """The measures worded in the family's unit of length: the game length's (id
+    ``rounds``) label, unit and meaning, and every meaning that speaks of rounds (lead
+    changes after each round, ...), say turns for a family that counts turns."""
+    if unit == "round":
+        return measures
+    plural = f"{unit}s"
+    out = {}
+    for key, measure in measures.items():
+        if key == "rounds":
+            measure = dataclasses.replace(
+                measure,
+                label=plural.capitalize(),
+                unit=plural,
+                meaning=f"mean length of a game in the family's {plural}",
+            )
+        else:
+            meaning = _ROUND_WORD.sub(lambda m: unit + m.group(1), measure.meaning)
+            measure = dataclasses.replace(measure, meaning=meaning)
+        out[key] = measure
+    return out
+
+
+_ROUND_WORD = re.compile(r"\bround(s?)\b")
 
 
 def report_schema() -> dict[str, Any]:
@@ -1298,6 +1350,15 @@ def run_comparison(
     return ComparisonReport.of(reports[0], reports[1])
 
 
+def _length_unit(family: str) -> str:
+    """The unit of length of the family named (a round unless it says otherwise, and for
+    a family not registered in this process)."""
+    try:
+        return get_family(family).length_unit
+    except SetupError:
+        return "round"
+
+
 def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
     """The report of games saved with ``--save-games`` (:meth:`AuditReport.save_games`).
 
@@ -1316,6 +1377,8 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
     reports = []
     for section in sections:
         h = section.header
+        unit = _length_unit(h["family"])
+        round_cap = h.get("round_cap")
         by_count: dict[int, list[GameSummary]] = {n: [] for n in h["players"]}
         for g in section.games:
             by_count[g.players].append(g)
@@ -1333,7 +1396,7 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                 name=h["name"],
                 title=h["title"],
                 content_hash=h["content_hash"],
-                round_cap=h.get("round_cap"),
+                round_cap=round_cap,
                 seed=h["seed"],
                 games=h["games"],
                 examples=0,
@@ -1342,10 +1405,12 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                 policy=",".join(seats),
                 invariants=(),
                 player_counts=tuple(
-                    _summarise(n, games, 0, h["seed"]) for n, games in by_count.items()
+                    _summarise(n, games, 0, h["seed"], unit) for n, games in by_count.items()
                 ),
                 family=h["family"],
                 source=str(path),
+                length_unit=unit,
+                length_cap=round_cap if unit == "round" else None,
             )
         )
     if len(reports) == 1:

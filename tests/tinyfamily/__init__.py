@@ -403,6 +403,7 @@ FAMILY = Family(
     event_from_dict=EVENTS.from_dict,
     render=render,
     variants=__name__,  # tiny-seq.yaml and tiny-sim.yaml, beside this file
+    length_unit="step",  # a tiny game's length (progress, Result.rounds) counts steps
     invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
 )
 
