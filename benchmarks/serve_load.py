@@ -250,7 +250,8 @@ def main() -> None:
         sock.close()
         base = f"http://127.0.0.1:{port}/"
         command = [sys.executable, "-m", "cardshop", "serve", "--db",
-                   str(Path(folder) / "load.sqlite"), "--port", str(port)]  # fmt: skip
+                   str(Path(folder) / "load.sqlite"), "--port", str(port),
+                   "--max-tables-per-client", "0"]  # every table is opened from here  # fmt: skip
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + START_GUARD

@@ -106,6 +106,7 @@ class Peer:
         # entered as a context manager, as websockets asks (closed by close())
         self.ws: ClientConnection = connect(url, open_timeout=WAIT, max_size=None).__enter__()
         self.last: dict[str, Any] | None = None
+        self.texts: list[str] = []  # every message received, as sent
         if hello:
             self.send({"type": "hello", "token": token})
             welcome = self.recv()
@@ -116,7 +117,9 @@ class Peer:
         self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
 
     def recv(self) -> dict[str, Any]:
-        message = json.loads(self.ws.recv(timeout=WAIT))
+        text = self.ws.recv(timeout=WAIT)
+        self.texts.append(str(text))
+        message = json.loads(text)
         assert isinstance(message, dict)
         if message.get("type") == "state":
             self.last = message

@@ -332,7 +332,7 @@ def test_the_audit_runs_on_a_family_it_does_not_know(
             assert pc["decisions"] == pc["steps"]
     assert run(["audit", path, "--games", "3", "--examples", "0", "-q"]) == 0
     text = capsys.readouterr().out
-    assert "reached the variant's cap" in text
+    assert f"reached the step cap of {variant.step_cap}" in text  # the tiny family's unit
     assert "held      conservation" in text
     # The tiny games have no first player: no table by position, which would only
     # repeat the table by seat (a Klunker audit has one: test_text_and_markdown_reports).

@@ -147,7 +147,7 @@ def check_against_engine(
     assert scores == dict(enumerate(result.scores))
     assert ranks == dict(enumerate(result.ranks))
     assert winners == set(result.winners)
-    unit = "turn" if loaded.family == "reglamentacja" else "round"  # what the game counts
+    unit = get_family(loaded.family).length_unit  # what the game counts: turns, steps
     plural = "" if result.rounds == 1 else "s"
     assert f"Game {result.termination.value} after {result.rounds} {unit}{plural}." in out
     return game

@@ -312,6 +312,7 @@ def test_a_new_server_on_the_same_database_resumes_every_table(tmp_path: Path) -
                 peer.send({"type": "act", "action": state["legal"]["actions"][0],
                            "step": state["step"]})  # fmt: skip
                 peer.state(lambda m, n=state["step"]: m["step"] > n)
+            peer.turn()  # the bot has moved (it thinks in a thread): the person's turn
         before = first.lobby.tables[turns["id"]].game.to_json()
         moves = len(first.lobby.tables[turns["id"]].game.moves)
     assert moves >= 3

@@ -1,7 +1,9 @@
-"""The load test of ``cardshop serve`` (benchmarks/serve_load.py) runs end to end, small:
-a real server subprocess on 127.0.0.1, many tables, bots, people, spectators and
-hostile clients at once. No timing is checked: every person's action is answered,
-every hostile message is refused, no table stops and the server logs no error."""
+"""The load tests of ``cardshop serve`` (benchmarks/serve_load.py, serve_flood.py) run end
+to end, small: a real server subprocess on 127.0.0.1, many tables, bots, people,
+spectators and hostile clients at once; junk frames and searching bots beside tables
+whose clients ping. No timing is checked: every person's action and every ping is
+answered, every hostile message is refused, no table stops and the server logs no
+error."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 pytestmark = pytest.mark.xdist_group("serve-load")
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
+FLOOD = SCRIPT.with_name("serve_flood.py")
 
 
 def test_many_tables_bots_and_clients_at_once() -> None:
@@ -31,5 +34,24 @@ def test_many_tables_bots_and_clients_at_once() -> None:
     assert report["hostile_sent"] > 3
     assert report["hostile_refused"] == report["hostile_sent"]
     assert report["unexpected_errors"] == []
+    assert report["stopped_tables"] == []
+    assert report["server_errors"] == ""
+
+
+def test_junk_and_searching_bots_beside_tables_that_ping() -> None:
+    command = [sys.executable, str(FLOOD), "--quiet-tables", "3", "--search-tables", "1",
+               "--budget", "0.2s", "--flooders", "3", "--seconds", "3"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)  # hang guard
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for phase in ("calm", "loaded"):
+        figures = report[phase]
+        assert figures["pings_sent"] >= 3
+        assert figures["pongs"] == figures["pings_sent"]  # every ping answered
+        trip = figures["round_trip_ms"]
+        assert trip["p50"] <= trip["p99"] <= trip["max"]
+    assert report["junk_frames_sent"] > 0
+    assert report["flood_connections"] > 3  # oversized frames closed connections
+    assert report["search_steps"] >= 1  # the bots searched, and played on
     assert report["stopped_tables"] == []
     assert report["server_errors"] == ""

@@ -318,6 +318,42 @@ def test_the_conformance_suite_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -
         suite.test_hidden_information()
 
 
+def _render_seed(game: Any, seat: int | None) -> str:
+    return f"{tinyfamily.render(game, seat)}   game {game.seed}"
+
+
+def _render_next_card(game: Any, seat: int | None) -> str:
+    return f"{tinyfamily.render(game, seat)}   next {game.deck[-1] if game.deck else '-'}"
+
+
+@pytest.mark.parametrize(
+    ("leak", "message"),
+    [(_render_seed, "shows the seed"), (_render_next_card, "changes when only")],
+)
+def test_the_conformance_suite_catches_a_render_that_leaks(leak: Any, message: str) -> None:
+    """A text rendering that shows the seed, or a card the seat cannot see (the top of
+    the deck), fails the render test; the honest one passes."""
+    from dataclasses import replace
+
+    from cardshop.core.registry import register_family
+
+    suite = _Leaky()
+    suite.setup_method()
+    suite.test_render_shows_a_seat_only_what_it_may_see()
+
+    class Leaking(_Leaky):
+        def register(self) -> None:
+            register_family(replace(tinyfamily.FAMILY, render=leak), replace=True)
+
+    leaking = Leaking()
+    try:
+        leaking.setup_method()
+        with pytest.raises(AssertionError, match=message):
+            leaking.test_render_shows_a_seat_only_what_it_may_see()
+    finally:
+        tinyfamily.register()
+
+
 def test_the_conformance_suite_catches_an_illegal_action_that_plays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -18,12 +18,13 @@ and a one-line meaning (docs/measures.md explains them all). The intervals:
 * ratios pooled over decisions (branching factor, forced decisions): the same, with a
   standard error that treats each game as one cluster (the delta method), because the
   decisions of one game are not independent;
-* the balance figure (a maximum minus a minimum): a seeded percentile bootstrap over
-  games (1000 resamples).
+* the balance figure (a maximum minus a minimum): a band that holds every position's
+  win share at once, from a seeded bootstrap over games (1000 resamples), and the
+  balances the band allows; it holds the figure (see :func:`_balance`).
 
 :func:`compare` puts two sets of measures side by side: the difference ``b - a`` with
 its 95% interval (Newcombe's hybrid score interval for shares, the normal interval
-for means and ratios, a paired bootstrap for balance) and whether it excludes 0.
+for means and ratios, the bands of both sets for balance) and whether it excludes 0.
 
 Running scores: lead changes, drama and decisiveness need the scores after each
 round. The rule, for any family: the game's :meth:`~cardshop.Game.scores`, read
@@ -523,12 +524,6 @@ def _ratio(
     return Measure(id, label, r, low, high, unit, meaning, "ratio", se=se)
 
 
-def _percentiles(values: Sequence[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[int(0.025 * (n - 1))], ordered[math.ceil(0.975 * (n - 1))]
-
-
 def _position_wins(s: GameSummary) -> list[tuple[int, float]]:
     share = 1 / len(s.winners)
     return [(s.position(w), share) for w in s.winners]
@@ -566,7 +561,32 @@ def _balance_of(totals: Sequence[float], games: int) -> float:
     return 1 - (max(totals) - min(totals)) / games
 
 
+def balance_interval(
+    value: float, deviations: Sequence[float], level: float = 0.95
+) -> tuple[float, float]:
+    """The interval of balance ``value`` of the given ``level`` from the bootstrap's
+    ``deviations`` (each resample's largest distance of a position's win share from the
+    games' share; see :func:`_balance`): every share within ``c`` of its estimate, ``c``
+    the deviations' ``level`` quantile, puts the gap between the largest and the
+    smallest share within ``2c`` of the games' gap (and at least 0)."""
+    ordered = sorted(deviations)
+    c = ordered[min(len(ordered) - 1, math.ceil(level * (len(ordered) - 1)))]
+    return max(0.0, value - 2 * c), min(1.0, value + 2 * c)
+
+
 def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
+    """Balance with its interval: a simultaneous bootstrap band of the win shares.
+
+    Balance is 1 minus a maximum minus a minimum, which a percentile bootstrap of its
+    own does not estimate well: a resample spreads the win shares further apart than
+    the games did, so resampled balances lie below the games' balance (near a fair
+    game, all of them: the interval missed both the figure and the truth). The band
+    bootstraps instead the largest distance of any position's share from its estimate,
+    a smooth quantity; its 95% quantile ``c`` puts every true share within ``c`` of
+    its estimate at once (95%), and with it the gap within ``2c`` of the games' gap.
+    The interval holds the figure by construction. The deviations are kept (as
+    ``replicates``) for :func:`compare` and the tuner's intervals at other levels.
+    """
     n, games = summaries[0].players, len(summaries)
     wins = [_position_wins(s) for s in summaries]
     totals = [0.0] * n
@@ -580,14 +600,14 @@ def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
     kind = [outcomes.setdefault(tuple(game), len(outcomes)) for game in wins]
     patterns = list(outcomes)
     weights = list(Counter(kind).values())  # outcomes are numbered as first met
-    replicates = []
+    deviations = []
     for _ in range(BOOTSTRAP):
         t = [0.0] * n
         for k, times in enumerate(_multinomial(rng, games, weights)):
             for p, share in patterns[k]:
                 t[p] += share * times
-        replicates.append(_balance_of(t, games))
-    low, high = _percentiles(replicates) if games > 1 else (None, None)
+        deviations.append(max(abs(a - b) for a, b in zip(t, totals, strict=True)) / games)
+    low, high = balance_interval(value, deviations) if games > 1 else (None, None)
     by = "position from the first player" if summaries[0].first_player is not None else "seat"
     return Measure(
         "balance",
@@ -599,7 +619,7 @@ def _balance(summaries: Sequence[GameSummary], seed: int) -> Measure:
         f"1 minus the gap between the most and the least winning {by} "
         "(1: every one wins as often; noise alone keeps it a little below 1)",
         "bootstrap",
-        replicates=tuple(replicates),
+        replicates=tuple(deviations),
     )
 
 
@@ -1083,7 +1103,12 @@ def _difference(a: Measure, b: Measure) -> Difference:
         low = d - math.sqrt((pb - ib.low) ** 2 + (ia.high - pa) ** 2)
         high = d + math.sqrt((ib.high - pb) ** 2 + (pa - ia.low) ** 2)
     elif a.method == b.method == "bootstrap" and a.replicates and b.replicates:
-        low, high = _percentiles([y - x for x, y in zip(a.replicates, b.replicates, strict=False)])
+        # Balance: one band for the shares of both sets (each resample's larger
+        # deviation), and the difference of the two intervals it gives.
+        both = [max(x, y) for x, y in zip(a.replicates, b.replicates, strict=False)]
+        a_low, a_high = balance_interval(a.value, both)
+        b_low, b_high = balance_interval(b.value, both)
+        low, high = b_low - a_high, b_high - a_low
     elif a.method in ("normal", "ratio") and b.method in ("normal", "ratio"):
         se = math.sqrt(a.se**2 + b.se**2)
         if math.isfinite(se):

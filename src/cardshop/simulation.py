@@ -45,7 +45,11 @@ from cardshop.core.actions import (
     Action,
     Seat,
 )
-from cardshop.core.chance import derive_seed
+from cardshop.core.chance import (
+    MASTER_SEED_LIMIT,
+    check_seed,
+    derive_seed,
+)
 from cardshop.core.errors import (
     CardshopError,
     SetupError,
@@ -829,9 +833,12 @@ def simulate(
     engines give the same outcomes; :attr:`SimulationResult.engine` says which ran.
 
     The results do not depend on where the games ran (see the module docstring).
+    ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
+    (:func:`~cardshop.core.check_seed`; a :class:`SetupError` otherwise).
     """
     if engine not in ENGINES:
         raise SetupError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: both engines agree
     var = load_variant(variant)
     specs = check_arguments(var, players, games, bots, workers)
     kernel: str | None = None

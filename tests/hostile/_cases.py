@@ -932,6 +932,22 @@ add(
 )
 
 
+def _million_moves(step: int) -> Callable[[Path], Any]:
+    """A Reglamentacja game of a million moves (16 MB): counted, or replayed, first."""
+
+    def make(_f: Path) -> Any:
+        doc = json.loads(cardshop.new_game("reglamentacja", players=3, seed=1).to_json())
+        doc["moves"] = [[i, 1, "pass"] for i in range(1_000_000)]
+        doc["state"]["step"] = step
+        return from_json(json.dumps(doc, separators=(",", ":")))
+
+    return make
+
+
+add(K, "reglamentacja-a-million-moves-in-no-step", _million_moves(0), E, risky=True)
+add(K, "reglamentacja-a-million-moves-that-do-not-replay", _million_moves(10**6), E, risky=True)
+
+
 # =========================================================================== position
 K = "position"
 
@@ -1045,6 +1061,25 @@ _pos_mut("more-cards-than-the-variant-has", lambda d: d["discard"].__setitem__("
 _pos_mut("unknown-key", lambda d: d.__setitem__("colour", "red"))
 _pos_mut("players-disagrees-with-seats", lambda d: d.__setitem__("players", 5))
 _pos_mut("seats-as-mapping", lambda d: d.__setitem__("seats", {"0": {}}))
+
+
+def _reglamentacja_position(key: str, value: Any) -> Callable[[Path], Any]:
+    def make(_f: Path) -> Any:
+        doc = json.loads(json.dumps(cardshop.new_game("reglamentacja", 3, seed=1).to_position()))
+        doc[key] = value
+        return from_position(doc)
+
+    return make
+
+
+for _label, _key, _value in [
+    ("seed-10**90", "seed", 10**90),
+    ("seed--10**90", "seed", -(10**90)),
+    ("seed-bool", "seed", True),
+    ("chance-10**90", "chance", 10**90),
+    ("stats-10**90", "stats", {"trades": 10**90}),
+]:
+    add(K, f"reglamentacja-{_label}", _reglamentacja_position(_key, _value), PositionError)
 
 for _label, _raw in [
     ("empty-text", ""),
@@ -1485,6 +1520,18 @@ add(K, "simulate-games-10**4400", _simulate(games=10**4400), SetupError, risky=T
 add(K, "simulate-games-bool", _simulate(games=True), SetupError)
 add(K, "simulate-5-bots-for-4-seats", _simulate(bots="random," * 4 + "random"), SetupError)
 add(K, "simulate-empty-bot-in-list", _simulate(bots="greedy,,random"), SetupError)
+add(K, "simulate-seed-bool", _simulate(seed=True, engine="reference"), SetupError)
+add(K, "simulate-seed-10**400", _simulate(seed=10**400), SetupError)
+
+
+@case(K, "new-game-seed-bool", SetupError)
+def _(_f: Path) -> Any:
+    return lambda: cardshop.new_game("klunker-en", 4, True)
+
+
+@case(K, "audit-seed-bool", SetupError)
+def _(_f: Path) -> Any:
+    return lambda: run_audit("klunker-en", games=1, examples=0, seed=True)  # type: ignore[arg-type]
 
 
 @case(K, "audit-games-10**9", AuditError)

@@ -14,13 +14,13 @@ Nothing in cardshop's tools knows this family: the tests register it at run time
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
+    MAX_PLAYERS,
     Action,
     ActionParseError,
     Copy,
@@ -29,21 +29,27 @@ from cardshop.core import (
     Family,
     Game,
     GameStateError,
+    HistoryCheck,
     Invariant,
     LegalActions,
     PositionError,
+    PositionSeed,
+    PositionVariant,
     Result,
     Seat,
     StateField,
     Termination,
     VariantBase,
+    check_setup,
     derive_rng,
     position_data,
+    position_players,
     position_variant,
     rank_seats,
+    read_game_json,
+    read_position,
     register_family,
     shuffle,
-    verify_history,
 )
 
 NAME = "tinymarket"
@@ -62,6 +68,35 @@ class TinyVariant(VariantBase):
         if len(self.cards) < self.players.max:
             errs.append((("cards",), "fewer cards than players: not every seat gets a secret"))
         return errs
+
+
+Card = Annotated[int, Field(ge=-1, le=200)]  # a card of at most 200, or -1: none
+Cards = Annotated[list[Card], Field(max_length=200)]
+Count = Annotated[int, Field(ge=0, le=100_000)]
+Text = Annotated[str, Field(max_length=40)]
+
+
+class TinyData(BaseModel):
+    """A tiny game's data, as ``to_dict`` writes it: every number and list bounded."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    family: Literal["tinymarket"]
+    variant: PositionVariant
+    seed: PositionSeed
+    players: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] | None = None
+    deck: Cards
+    secrets: Annotated[Cards, Field(min_length=1, max_length=MAX_PLAYERS)]
+    market: Annotated[Cards, Field(max_length=10)]
+    piles: Annotated[list[Cards], Field(max_length=MAX_PLAYERS)]
+    discard: Cards
+    turn: Annotated[int, Field(ge=0, lt=MAX_PLAYERS)]
+    passes: Count
+    step: Count
+    over: Literal["finished", "capped"] | None
+    moves: Annotated[
+        list[Annotated[list[Count | Text], Field(min_length=3, max_length=3)]],
+        Field(max_length=100_000),
+    ]
 
 
 class Took(NamedTuple):
@@ -121,14 +156,23 @@ class TinyGame(Game):
     )
 
     def __init__(self, variant: TinyVariant, players: int, seed: int) -> None:
-        self.variant = variant
-        self.seed = seed
-        self.n = players
-        self.chance = 0
+        """A new game, dealt (``new_game`` checks the setup first)."""
+        self._init_empty(variant, players, seed)
         self.deck = list(range(len(variant.cards)))
         shuffle(derive_rng(seed, "deal"), self.deck)
         self.secrets = [self.deck.pop() for _ in range(players)]
         self.market = [self.deck.pop() if self.deck else -1 for _ in range(variant.market)]
+
+    def _init_empty(self, variant: TinyVariant, players: int, seed: int) -> None:
+        """Every field as before the deal: what ``TinyGame._empty``, the blank game the
+        reader fills, holds."""
+        self.variant = variant
+        self.seed = seed
+        self.n = players
+        self.chance = 0
+        self.deck: list[int] = []
+        self.secrets: list[int] = []
+        self.market = [-1] * variant.market
         self.piles: list[list[int]] = [[] for _ in range(players)]
         self.discard: list[int] = []
         self.turn = 0
@@ -253,23 +297,39 @@ class TinyGame(Game):
         return self.to_dict()
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], check_history: bool = True) -> TinyGame:
-        try:
-            variant = TinyVariant.model_validate(data["variant"], strict=False)
-            game = cls(variant, int(data["players"]), int(data["seed"]))
-            for key in ("deck", "secrets", "market", "discard"):
-                setattr(game, key, [int(c) for c in data[key]])
-            game.piles = [[int(c) for c in pile] for pile in data["piles"]]
-            game.turn, game.passes, game._step = data["turn"], data["passes"], data["step"]
-            game.over = Termination(data["over"]) if data["over"] else None
-            game._moves = [(s, seat, game.parse_action(t)) for s, seat, t in data["moves"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise PositionError(f"not a tinymarket game: {exc}") from None
+    def from_dict(cls, data: object, check_history: bool = True) -> TinyGame:
+        """A game from its ``to_dict`` data (or JSON text): bounded, checked, replayed."""
+        doc = read_position(read_game_json(data), TinyData)  # shape and bounds first
+        variant = position_variant(doc.variant, None, TinyVariant)  # data, never a path
+        players = position_players(len(doc.secrets), doc.players, variant)
+        cards = len(variant.cards)
+        if len(doc.market) != variant.market or len(doc.piles) != players:
+            raise PositionError("not a tinymarket game: a market slot or a pile is missing")
+        if not 0 <= doc.turn < players or any(c >= cards for c in doc.market):
+            raise PositionError("not a tinymarket game: no such seat or card")
+        game = cls._empty(variant, players, doc.seed)  # the blank game, to fill
+        game.deck, game.secrets, game.discard = doc.deck, doc.secrets, doc.discard
+        game.market, game.piles = doc.market, doc.piles
+        game.turn, game.passes, game._step = doc.turn, doc.passes, doc.step
+        game.over = Termination(doc.over) if doc.over else None
+        check = HistoryCheck(game) if check_history else None  # replays as it reads
+        for i, (step, seat, text) in enumerate(doc.moves):
+            if not (isinstance(step, int) and isinstance(seat, int) and isinstance(text, str)):
+                raise PositionError(f"moves[{i}] is not [step, seat, action text]")
+            if seat >= players:
+                raise PositionError(f"moves[{i}]: seat {seat} is not a seat 0..{players - 1}")
+            try:
+                action = game.parse_action(text)
+            except ActionParseError as exc:
+                raise PositionError(f"moves[{i}]: {exc}") from None
+            if check is not None:
+                check.add(step, seat, action)  # the first move that cannot be stops here
+            game._moves.append((step, seat, action))
         problem = conservation(game)
         if problem:
             raise PositionError(f"not a tinymarket game: {problem}")
-        if check_history:
-            verify_history(game)
+        if check is not None:
+            check.finish(game)  # the moves lead from the deal to this very state
         return game
 
 
@@ -284,7 +344,7 @@ def conservation(game: Game) -> str | None:
 
 def new_game(variant: VariantBase, players: int, seed: int | None = None) -> TinyGame:
     variant = TinyVariant.of_family(variant)  # a SetupError for another family's
-    return TinyGame(variant, players, random.randrange(2**63) if seed is None else seed)
+    return TinyGame(variant, players, check_setup(variant, players, seed))
 
 
 def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
@@ -343,6 +403,7 @@ FAMILY = Family(
     event_from_dict=EVENTS.from_dict,
     render=render,
     variants=__name__,  # tiny-seq.yaml and tiny-sim.yaml, beside this file
+    length_unit="step",  # a tiny game's length (progress, Result.rounds) counts steps
     invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
 )
 

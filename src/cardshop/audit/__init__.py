@@ -12,9 +12,9 @@
    the generic invariants and the family's own);
 3. reports each invariant as held or violated (with a replayable counterexample),
    whether games end before their cap, and per player count: the share of capped
-   games, game length (rounds, steps, decisions, and ticks when the family reports
-   them), win rates by seat and by position from the first player with 95% Wilson
-   intervals, and scores.
+   games, game length (in the family's unit, ``Family.length_unit``: rounds, turns;
+   steps, decisions, and ticks when the family reports them), win rates by seat and
+   by position from the first player with 95% Wilson intervals, and scores.
 
 The report is a value (:class:`AuditReport`) with text, Markdown and JSON forms.
 The same seed gives the same report.
@@ -113,6 +113,9 @@ def run_audit(
     ``precision``: play until the 95% interval of each of ``precision_measures``
     (default: every win share) has a half-width of at most this, ``games`` being then
     the cap (:func:`cardshop.audit.precision.audit_to_precision`).
+
+    ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
+    (:func:`~cardshop.core.check_seed`; a :class:`~cardshop.SetupError` otherwise).
     """
     plan = plan_audit(
         variant,

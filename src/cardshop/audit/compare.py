@@ -14,7 +14,9 @@ from cardshop.audit.report import (
     summarise,
 )
 from cardshop.audit.run import carry_out
+from cardshop.core.errors import SetupError
 from cardshop.core.frontdoor import resolve
+from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
 from cardshop.measures import (
     Difference,
@@ -221,6 +223,15 @@ def run_comparison(
     return ComparisonReport.of(reports[0], reports[1])
 
 
+def _length_unit(family: str) -> str:
+    """The unit of length of the family named (a round unless it says otherwise, and for
+    a family not registered in this process)."""
+    try:
+        return get_family(family).length_unit
+    except SetupError:
+        return "round"
+
+
 def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
     """The report of games saved with ``--save-games`` (:meth:`AuditReport.save_games`).
 
@@ -250,13 +261,15 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                     f"{str(path)[:200]}: the games of {n} players in section {h['variant']!r} "
                     f"were not all played by the header's bots {seats}"
                 )
+        unit = _length_unit(h["family"])
+        round_cap = h.get("round_cap")
         reports.append(
             AuditReport(
                 variant=h["variant"],
                 name=h["name"],
                 title=h["title"],
                 content_hash=h["content_hash"],
-                round_cap=h.get("round_cap"),
+                round_cap=round_cap,
                 seed=h["seed"],
                 games=h["games"],
                 examples=0,
@@ -265,10 +278,12 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                 policy=",".join(seats),
                 invariants=(),
                 player_counts=tuple(
-                    summarise(n, games, 0, h["seed"]) for n, games in by_count.items()
+                    summarise(n, games, 0, h["seed"], unit) for n, games in by_count.items()
                 ),
                 family=h["family"],
                 source=str(path),
+                length_unit=unit,
+                length_cap=round_cap if unit == "round" else None,
             )
         )
     if len(reports) == 1:

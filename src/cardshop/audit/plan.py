@@ -10,6 +10,7 @@ from pathlib import Path
 
 from cardshop.audit.errors import AuditError
 from cardshop.audit.games import audit_bots
+from cardshop.core.chance import MASTER_SEED_LIMIT, check_seed
 from cardshop.core.errors import SetupError
 from cardshop.core.family import CAP_POLICIES
 from cardshop.core.frontdoor import Resolved, resolve
@@ -62,6 +63,7 @@ def plan_audit(
     ``None`` take the family's audit defaults. Raises :class:`AuditError` (or the
     core's :class:`~cardshop.SetupError`) before anything is played."""
     subject = resolve(variant)
+    seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # an int, never a bool
     defaults = subject.family.audit
     taken = tuple(
         name

@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -218,6 +220,13 @@ class AuditReport:
     not given by the caller: some of ``bots``, ``games``, ``check_every``, ``cap_policy``."""
     defaults_note: str = ""
     """The family's reason for its audit defaults."""
+    length_unit: str = "round"
+    """What the family counts a game's length in (:attr:`cardshop.core.Family.length_unit`:
+    a round, a turn), in the singular: the report's words for the length of a game."""
+    length_cap: int | None = None
+    """The variant's cap on a game's length in :attr:`length_unit` (its key
+    ``<length_unit>_cap``: Klunker's ``round_cap``, Reglamentacja's ``turn_cap``), for
+    families that have one."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -280,6 +289,8 @@ class AuditReport:
             "name": self.name,
             "content_hash": self.content_hash,
             "round_cap": self.round_cap,
+            "length_unit": self.length_unit,
+            "length_cap": self.length_cap,
             "bots": list(self.bots),
             "policy": self.policy,
             "examples": self.examples,
@@ -354,9 +365,13 @@ class AuditReport:
         return "ok" if self.games_end else "FAILED"
 
     def _cap_text(self) -> str:
-        if self.round_cap is None:
+        if self.length_cap is None:
             return "the variant's cap"
-        return f"the round cap of {self.round_cap}"
+        return f"the {self.length_unit} cap of {self.length_cap}"
+
+    def _lengths(self) -> str:
+        """The family's unit of length in the plural: ``rounds``, ``turns``."""
+        return f"{self.length_unit}s"
 
     def partial_text(self) -> str:
         """What a partial report holds, in a sentence (empty for a whole report)."""
@@ -413,7 +428,7 @@ class AuditReport:
         for pc in self.player_counts:
             out += ["", f"{pc.players} players: {pc.games} games (bots: {self.policy})"]
             out.append(f"  capped:     {pc.capped} games, {pc.cap_share} (95% Wilson interval)")
-            out.append(f"  rounds:     {pc.rounds}")
+            out.append(f"  {self._lengths() + ':':<11} {pc.rounds}")
             if pc.steps is not None:
                 out.append(f"  steps:      {pc.steps}")
             if pc.ticks is not None:
@@ -479,7 +494,8 @@ class AuditReport:
             f"Bots `{self.policy}`; {total_capped} of {total} games reached "
             f"{self._cap_text()} (termination: {self._termination_word()}).",
             "",
-            "| Players | Games | Capped (95% CI) | Rounds: mean (sd) | median (10%-90%) | max "
+            f"| Players | Games | Capped (95% CI) | {self._lengths().capitalize()}: mean (sd) "
+            "| median (10%-90%) | max "
             "| Decisions: mean (sd) | Score: mean (sd) | Shared wins |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
@@ -528,9 +544,14 @@ class AuditReport:
 
 
 def summarise(
-    players: int, summaries: Sequence[GameSummary], unfinished: int, seed: int
+    players: int,
+    summaries: Sequence[GameSummary],
+    unfinished: int,
+    seed: int,
+    unit: str = "round",
 ) -> PlayerCountReport:
-    """The report of one player count, from the summaries of its finished games."""
+    """The report of one player count, from the summaries of its finished games; the
+    length of a game is worded in the family's ``unit`` (a round, a turn)."""
     n_games = len(summaries)
     wins_by_seat = [0.0] * players
     wins_by_position = [0.0] * players
@@ -568,9 +589,35 @@ def summarise(
         steps=Distribution.of([g.steps for g in summaries]),
         ticks=Distribution.of(ticks) if ticks and len(ticks) == n_games else None,
         summaries=tuple(summaries),
-        measures=measure_all(summaries, seed=seed),
+        measures=_in_unit(measure_all(summaries, seed=seed), unit),
         charts=charts(summaries),
     )
+
+
+def _in_unit(measures: dict[str, Measure], unit: str) -> dict[str, Measure]:
+    """The measures worded in the family's unit of length: the game length's (id
+    ``rounds``) label, unit and meaning, and every meaning that speaks of rounds (lead
+    changes after each round, ...), say turns for a family that counts turns."""
+    if unit == "round":
+        return measures
+    plural = f"{unit}s"
+    out = {}
+    for key, measure in measures.items():
+        if key == "rounds":
+            measure = dataclasses.replace(
+                measure,
+                label=plural.capitalize(),
+                unit=plural,
+                meaning=f"mean length of a game in the family's {plural}",
+            )
+        else:
+            meaning = _ROUND_WORD.sub(lambda m: unit + m.group(1), measure.meaning)
+            measure = dataclasses.replace(measure, meaning=meaning)
+        out[key] = measure
+    return out
+
+
+_ROUND_WORD = re.compile(r"\bround(s?)\b")
 
 
 def report_schema() -> dict[str, Any]:

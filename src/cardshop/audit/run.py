@@ -121,7 +121,8 @@ def _play_count(
         if played is not None:
             played(n, i + 1)
     unfinished = plan.games - len(findings.summaries)
-    findings.reports.append(summarise(n, findings.summaries, unfinished, plan.seed))
+    unit = plan.subject.family.length_unit  # the report's words for a game's length
+    findings.reports.append(summarise(n, findings.summaries, unfinished, plan.seed, unit))
     findings.summaries = []
 
 
@@ -139,11 +140,13 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         )
         for name, (summary, clauses) in findings.catalogue.items()
     )
+    unit = plan.subject.family.length_unit  # the report's words for a game's length
     counts = list(findings.reports)
     if partial and findings.summaries:
-        counts.append(summarise(findings.count, findings.summaries, 0, plan.seed))
+        counts.append(summarise(findings.count, findings.summaries, 0, plan.seed, unit))
     v = plan.subject.variant
     cap = getattr(v, "round_cap", None)
+    length_cap = getattr(v, f"{unit}_cap", None)  # round_cap, turn_cap, ...
     return AuditReport(
         variant=plan.subject.ref,
         name=v.name,
@@ -163,4 +166,6 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         check_every=plan.check_every,
         defaults=plan.taken,
         defaults_note=plan.subject.family.audit.note if plan.taken else "",
+        length_unit=unit,
+        length_cap=length_cap if type(length_cap) is int else None,
     )

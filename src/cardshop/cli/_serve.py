@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -33,8 +34,28 @@ def serve(
         bool, typer.Option("--no-uploads", help="Refuse tables of variants sent by clients.")
     ] = False,
     max_tables: Annotated[
-        int, typer.Option("--max-tables", help="Most tables the server holds.")
+        int, typer.Option("--max-tables", help="Most tables the server holds.", min=1)
     ] = 1000,
+    max_tables_per_client: Annotated[
+        int,
+        typer.Option(
+            "--max-tables-per-client",
+            help="Most unfinished tables one client address may open (0: no bound).",
+            min=0,
+        ),
+    ] = 20,
+    max_bot_budget: Annotated[
+        str,
+        typer.Option(
+            "--max-bot-budget",
+            help="Most search a bot may do per decision, as an ISMCTS budget: "
+            "ITERATIONS:SECONDSs ('1000:1s'), or one of them.",
+        ),
+    ] = "1000:1s",
+    bot_threads: Annotated[
+        int,
+        typer.Option("--bot-threads", help="Bots of all tables thinking at once.", min=1, max=64),
+    ] = 2,
 ) -> None:
     """Host tables of any family in the browser: people, bots and spectators.
 
@@ -46,6 +67,7 @@ def serve(
         import uvicorn
 
         from cardshop.serve import create_app
+        from cardshop.serve.tables import SWITCH_INTERVAL
     except ImportError as exc:
         raise fail(
             f"cardshop serve needs the 'serve' extra ({exc.name} is missing): "
@@ -56,6 +78,10 @@ def serve(
         variants=variant or (),
         uploads=not no_uploads,
         max_tables=max_tables,
+        max_bot_budget=max_bot_budget,
+        bot_threads=bot_threads,
+        max_tables_per_client=max_tables_per_client or None,
     )
+    sys.setswitchinterval(SWITCH_INTERVAL)  # searching bots share the interpreter
     console.print(f"cardshop serve: http://{host}:{port}/ (tables in {db})", markup=False)
     uvicorn.run(application, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning")

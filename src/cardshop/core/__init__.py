@@ -20,8 +20,10 @@ What is here, by concern:
   the last event of every game.
 * **Seeded chance**: :func:`derive_seed`, :func:`derive_rng`, :func:`shuffle`,
   :func:`derive_below` and :func:`derive_shuffle` (the same draws as
-  ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed`,
-  :data:`SEED_LIMIT`. A game never touches the global ``random``.
+  ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed` and
+  :func:`check_seed` (the one check of a seed: an int, never a bool, within
+  :data:`SEED_LIMIT`, or :data:`MASTER_SEED_LIMIT` for a simulation's or an audit's
+  master seed). A game never touches the global ``random``.
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
   writes a key path and :func:`format_value` a hostile value in a message.
@@ -35,14 +37,18 @@ What is here, by concern:
   :class:`Move`, :class:`Result`, :class:`Termination`, :func:`rank_seats`,
   :func:`check_setup` and :func:`check_players` (what a new game is set up with),
   :func:`read_game_json` (the one bounded reader of game JSON) and
-  :func:`verify_history` (a game read from JSON replays from its setup), and a
+  :func:`verify_history` (a game read from JSON replays from its setup;
+  :class:`HistoryCheck` replays it as a reader reads the moves, to stop at the first
+  move that cannot be), and a
   match of several games played as one, :class:`Series`.
 * **Positions** (a game's state written down, like FEN in chess): :func:`read_position`
   parses and bounds one against the family's model of a position,
   :func:`position_variant` finds its variant (a name or embedded data, never a path),
   :func:`position_players` its number of players, and :func:`position_setup` does the
   three, as every family's reader starts; :func:`position_kind` reads a kind of card
-  it names.
+  it names. A position model types its ``seed`` :data:`PositionSeed` and its running
+  counts :data:`PositionCounter` (at most :data:`MAX_COUNTER`), so that no number a
+  stranger writes is unbounded.
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
   :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (checks the
   ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
@@ -75,7 +81,9 @@ from cardshop.core.actions import (
     choose_by_verb,
 )
 from cardshop.core.chance import (
+    MASTER_SEED_LIMIT,
     SEED_LIMIT,
+    check_seed,
     derive_below,
     derive_rng,
     derive_seed,
@@ -118,7 +126,7 @@ from cardshop.core.family import (
     SearchHooks,
     optionless_bot,
 )
-from cardshop.core.frontdoor import verify_history
+from cardshop.core.frontdoor import HistoryCheck, verify_history
 from cardshop.core.game import (
     MAX_GAME_JSON_BYTES,
     MAX_GAME_JSON_DEPTH,
@@ -145,7 +153,10 @@ from cardshop.core.loader import (
     variant_from_data,
 )
 from cardshop.core.positions import (
+    MAX_COUNTER,
     MAX_POSITION_TEXT,
+    PositionCounter,
+    PositionSeed,
     PositionVariant,
     position_data,
     position_kind,
@@ -178,7 +189,9 @@ from cardshop.core.variant import (
 )
 
 __all__ = [
+    "MASTER_SEED_LIMIT",
     "MAX_ACTION_TEXT",
+    "MAX_COUNTER",
     "MAX_DESCRIPTION",
     "MAX_EXTENDS",
     "MAX_GAMES_PER_PLAYER",
@@ -210,6 +223,7 @@ __all__ = [
     "Game",
     "GameEnded",
     "GameStateError",
+    "HistoryCheck",
     "IllegalActionError",
     "Invariant",
     "InvariantViolation",
@@ -219,7 +233,9 @@ __all__ = [
     "Move",
     "ObservationEncoder",
     "Players",
+    "PositionCounter",
     "PositionError",
+    "PositionSeed",
     "PositionVariant",
     "RecordError",
     "Result",
@@ -241,6 +257,7 @@ __all__ = [
     "builtin_variants",
     "check_players",
     "check_range",
+    "check_seed",
     "check_setup",
     "choose_by_verb",
     "derive_below",

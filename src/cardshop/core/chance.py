@@ -13,8 +13,12 @@ import _random
 import hashlib
 import random
 
+from cardshop.core.errors import SetupError, format_value
+
 __all__ = [
+    "MASTER_SEED_LIMIT",
     "SEED_LIMIT",
+    "check_seed",
     "derive_below",
     "derive_rng",
     "derive_seed",
@@ -26,10 +30,34 @@ __all__ = [
 SEED_LIMIT = 2**64
 """Seeds are ints with ``-SEED_LIMIT < seed < SEED_LIMIT`` (64 bits and a sign)."""
 
+MASTER_SEED_LIMIT = 2**1024
+"""The master seed of a simulation or an audit, from which each game's seed is derived
+(:func:`derive_seed`), is an int with ``-MASTER_SEED_LIMIT < seed < MASTER_SEED_LIMIT``."""
+
 
 def is_seed(seed: object) -> bool:
     """Whether ``seed`` is a usable seed: an int (not a bool) within :data:`SEED_LIMIT`."""
     return isinstance(seed, int) and not isinstance(seed, bool) and -SEED_LIMIT < seed < SEED_LIMIT
+
+
+def check_seed(seed: object, what: str = "seed", limit: int = SEED_LIMIT) -> int:
+    """``seed`` if it is an int with ``-limit < seed < limit``; else a
+    :class:`~cardshop.SetupError` naming ``what`` and the range.
+
+    The one check of a seed that every setup makes: a game's (``limit`` is
+    :data:`SEED_LIMIT`: ``new_game``, ``Engine.new``, a match, a record) or the master
+    seed of a simulation or an audit (:data:`MASTER_SEED_LIMIT`). A bool is refused, as
+    ``take True`` is no ``take 1``: ``True`` is the int 1 to one reader and not to
+    another (``derive_seed(True)`` is not ``derive_seed(1)``), so two engines would play
+    different games from it.
+    """
+    if isinstance(seed, int) and not isinstance(seed, bool) and -limit < seed < limit:
+        return seed
+    bound = f"2**{limit.bit_length() - 1}" if limit & (limit - 1) == 0 else str(limit)
+    why = " (true and false are not seeds)" if isinstance(seed, bool) else ""
+    raise SetupError(
+        f"{what} must be an int with -{bound} < {what} < {bound}{why}, not {format_value(seed)}"
+    )
 
 
 def derive_seed(seed: int, *labels: int | str) -> int:

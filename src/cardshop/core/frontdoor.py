@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cardshop.core.actions import Action, Seat
+from cardshop.core.chance import check_seed
 from cardshop.core.errors import CardshopError, IllegalActionError, PositionError
 from cardshop.core.family import Family, check_options
-from cardshop.core.game import ANY_GAME, Dynamics, Game, read_game_json
+from cardshop.core.game import ANY_GAME, Dynamics, Game, Move, read_game_json
 from cardshop.core.loader import builtin_variants, load_variant
 from cardshop.core.positions import position_data
 from cardshop.core.registry import get_family
@@ -26,6 +27,7 @@ from cardshop.core.series import Series, family_for, new_series
 from cardshop.core.variant import VariantBase
 
 __all__ = [
+    "HistoryCheck",
     "Resolved",
     "family_of",
     "new_game",
@@ -62,6 +64,8 @@ class Resolved:
         **options: Any,
     ) -> Game:
         """A new game of the variant; see :func:`new_game`."""
+        if seed is not None:
+            check_seed(seed)
         given = {k: v for k, v in options.items() if v is not None}
         if first_player is not None:
             given["first_player"] = first_player
@@ -102,7 +106,9 @@ def new_game(
     ``first_player`` is the seat that starts, for families that let it be chosen
     (drawn with the seed if None).
 
-    Other ``options`` go to the family's ``new_game``.
+    Other ``options`` go to the family's ``new_game``. The seed is checked here, for
+    every family (:func:`~cardshop.core.check_seed`: an int, not a bool, within
+    :data:`~cardshop.core.SEED_LIMIT`), before the family sees it.
 
     A variant with a ``match`` key is played as a match: the game returned is then a
     :class:`~cardshop.core.Series` of ``players x match.games_per_player`` games,
@@ -195,6 +201,106 @@ def family_of(data: Mapping[str, Any]) -> str:
     return family
 
 
+class HistoryCheck:
+    """A game's moves replayed from its setup as a reader reads them, so that a game JSON
+    is refused at the first move that cannot be, before the rest is read.
+
+    A family's reader of game JSON makes one for the game it fills (:meth:`Game._empty`,
+    then the setup fields: ``setup_options()`` must answer), hands it each move as it
+    reads it (:meth:`add`, in order), and calls :meth:`finish` once the state is set::
+
+        check = HistoryCheck(game)
+        for i, (step, seat, text) in enumerate(moves):
+            action = game.parse_action(text, seat)   # ... every bound checked first
+            check.add(step, seat, action)
+            game._moves.append((step, seat, action))
+        ...                                          # the state, then its checks
+        check.finish(game)
+
+    A game set up from a position (``setup_options()`` is ``None``) is not replayed:
+    :attr:`replaying` is false and :meth:`add` and :meth:`finish` do nothing.
+    :func:`verify_history` is the same check of a game whose moves were all read.
+    Raises :class:`~cardshop.PositionError` naming the first move that does not replay,
+    or the parts of the state that the moves do not lead to.
+    """
+
+    __slots__ = ("_again", "_count", "_first", "_group", "_what")
+
+    def __init__(self, game: Game, what: str = "game JSON") -> None:
+        self._what = what
+        self._count = 0
+        self._first = 0
+        self._group: list[Move] = []
+        self._again: Game | None = None
+        setup = game.setup_options()
+        if setup is not None:
+            # A match is set up by cardshop.new_game; a game of it (of a variant with a
+            # 'match' key too) by its family's own new_game.
+            deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
+            self._again = deal(game.variant, game.players, game.seed, **setup)
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the moves are replayed: the game says how it was set up."""
+        return self._again is not None
+
+    def add(self, step: int, seat: Seat, action: Action) -> None:
+        """The next move read (``step``, ``seat``, ``action``): played on the replay at
+        once in a game whose seats take turns, with the other moves of its step in a
+        simultaneous one (when the next step begins, or at :meth:`finish`)."""
+        index = self._count
+        self._count = index + 1
+        again = self._again
+        if again is None:
+            return
+        group = self._group
+        if group and group[0].step != step:
+            self._flush()
+        if not group:
+            self._first = index
+        group.append(Move(step, seat, action))
+        if again.dynamics is Dynamics.SEQUENTIAL:
+            self._flush()
+
+    def _flush(self) -> None:
+        again, group = self._again, self._group
+        if again is None or not group:
+            return
+        first = group[0]
+        try:
+            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
+                again.apply(first.action, first.seat)
+            else:
+                again.apply_joint({m.seat: m.action for m in group})
+        except CardshopError as exc:
+            raise PositionError(
+                f"{self._what}: moves[{self._first}] ({first.action}, step {first.step}) "
+                f"does not replay from the setup: {exc}"
+            ) from None
+        group.clear()
+
+    def finish(self, game: Game) -> None:
+        """The last step played, and the replay compared with ``game``, whose state is
+        now set: it must be the same :meth:`Game.to_dict`, so moves that were dropped,
+        added or changed, and counters set by hand, are all found."""
+        again = self._again
+        if again is None:
+            return
+        self._flush()
+        ours, theirs = game.to_dict(), again.to_dict()
+        if ours != theirs:
+            diff = [k for k in ours if ours.get(k) != theirs.get(k)]
+            a, b = ours.get("state"), theirs.get("state")
+            if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
+                diff = [k for k in diff if k != "state"]
+                diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
+            raise PositionError(
+                f"{self._what}: the moves do not lead from the setup to the stated game (it "
+                f"differs in {', '.join(diff[:8])}); a game that did not start from "
+                'new_game says "from_setup": false'
+            )
+
+
 def verify_history(game: Game, what: str = "game JSON") -> None:
     """Check that ``game.moves`` lead from its setup to its state, exactly.
 
@@ -204,43 +310,12 @@ def verify_history(game: Game, what: str = "game JSON") -> None:
     counters that were set by hand, are all found. A game set up from a position
     (``setup_options()`` is ``None``) is not checked. Raises
     :class:`~cardshop.PositionError` naming the first move that does not replay or the
-    parts of the state that differ.
+    parts of the state that differ. A reader that replays the moves as it reads them,
+    to stop at the first one that cannot be, uses :class:`HistoryCheck` instead.
     """
-    setup = game.setup_options()
-    if setup is None:
+    check = HistoryCheck(game, what)
+    if not check.replaying:
         return
-    # A match is set up by cardshop.new_game; a game of it (of a variant with a
-    # 'match' key too) by its family's own new_game.
-    deal = new_game if isinstance(game, Series) else get_family(game.family).new_game
-    again = deal(game.variant, game.players, game.seed, **setup)
-    moves = game.moves
-    i = 0
-    while i < len(moves):
-        step = moves[i].step
-        j = i
-        while j < len(moves) and moves[j].step == step:
-            j += 1
-        group = moves[i:j]
-        try:
-            if len(group) == 1 and again.dynamics is Dynamics.SEQUENTIAL:
-                again.apply(group[0].action, group[0].seat)
-            else:
-                again.apply_joint({m.seat: m.action for m in group})
-        except CardshopError as exc:
-            raise PositionError(
-                f"{what}: moves[{i}] ({group[0].action}, step {step}) does not replay "
-                f"from the setup: {exc}"
-            ) from None
-        i = j
-    ours, theirs = game.to_dict(), again.to_dict()
-    if ours != theirs:
-        diff = [k for k in ours if ours.get(k) != theirs.get(k)]
-        a, b = ours.get("state"), theirs.get("state")
-        if "state" in diff and isinstance(a, dict) and isinstance(b, dict):
-            diff = [k for k in diff if k != "state"]
-            diff += [f"state.{k}" for k in a if a.get(k) != b.get(k)]
-        raise PositionError(
-            f"{what}: the moves do not lead from the setup to the stated game (it differs "
-            f"in {', '.join(diff[:8])}); a game that did not start from new_game says "
-            '"from_setup": false'
-        )
+    for move in game.moves:
+        check.add(*move)
+    check.finish(game)

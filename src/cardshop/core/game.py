@@ -37,7 +37,7 @@ from cardshop.core.actions import (
     LegalActions,
     Seat,
 )
-from cardshop.core.chance import is_seed
+from cardshop.core.chance import check_seed
 from cardshop.core.checked import (
     Checked,
     own_abc_caches,
@@ -214,7 +214,7 @@ def check_setup(
     """Check what a new game of ``variant`` is set up with, and return its seed.
 
     ``players`` must be a number ``variant`` is played by (:func:`check_players`),
-    ``seed`` ``None`` or a seed (:func:`~cardshop.core.is_seed`) and ``first_player``
+    ``seed`` ``None`` or a seed (:func:`~cardshop.core.check_seed`) and ``first_player``
     ``None`` or a seat. The seed returned is ``seed``, or a fresh random one (63 bits)
     for ``None``. Raises :class:`~cardshop.SetupError`; every engine's ``new_game``
     and :func:`~cardshop.core.new_series` check their arguments so.
@@ -227,13 +227,11 @@ def check_setup(
 
 
 def new_seed(seed: object) -> int:
-    """``seed`` if it is a seed, a fresh random one for ``None``; else a SetupError."""
+    """``seed`` if it is a seed (:func:`~cardshop.core.check_seed`), a fresh random one
+    for ``None``; else a SetupError."""
     if seed is None:
         return secrets.randbits(63)
-    if not isinstance(seed, int) or not is_seed(seed):
-        shown = format_value(seed)
-        raise SetupError(f"seed must be an int with -2**64 < seed < 2**64, not {shown}")
-    return seed
+    return check_seed(seed)
 
 
 def check_seat(what: str, seat: object, players: int) -> Seat:
@@ -537,15 +535,32 @@ class Game(ABC):
 
     @classmethod
     def _empty(cls, variant: Any, players: int, seed: int) -> Self:
-        """A game with nothing dealt, for a family's readers of game JSON and positions:
-        :meth:`_blank`, then the family's ``_init_empty(variant, players, seed)``, which
-        sets every field to the state before the deal."""
+        """The blank game a family's reader fills: nothing dealt, every field as before
+        the deal. A reader of game JSON or positions (and a sampler) starts from it,
+        sets the fields its input gives, checks the state and returns the game::
+
+            game = cls._empty(variant, players, seed)   # checked first: players, seed
+            game._turn = position.turn                  # ... every field the input gives
+            problems = state_problems(game)             # the family's consistency check
+            if problems:
+                raise PositionError("not a legal state: " + "; ".join(problems))
+            return game
+
+        It is :meth:`_blank` (no ``__init__`` runs) and then the family's
+        ``_init_empty(variant, players, seed)``; :meth:`Engine._empty` sets the setup
+        fields every engine has first. ``players`` and ``seed`` are not checked here:
+        the reader checks them before (:func:`check_players`,
+        :data:`~cardshop.core.PositionSeed`).
+        """
         game = cls._blank(variant)
         game._init_empty(variant, players, seed)
         return game
 
     def _init_empty(self, variant: Any, players: int, seed: int) -> None:
-        """Set every field to the state before the deal (for :meth:`_empty`)."""
+        """Set every field to the state before the deal (for :meth:`_empty`): the
+        family's hook, which a game made by :meth:`_empty` (every game of an
+        :class:`Engine`) writes instead of an ``__init__``. Under :class:`Engine`, the
+        core has set ``variant``, ``n``, ``seed`` and ``_from_setup`` already."""
         raise NotImplementedError(f"{type(self).__name__} has no _init_empty")
 
     def state_values(self) -> tuple[Any, ...]:
@@ -661,8 +676,11 @@ class Engine(Game):
 
     * :attr:`SETUP_STATE` declares the fields of its setup (``variant``, ``rules``,
       ``n``, ``seed``, ``_from_setup``) for its :attr:`STATE`.
-    * :meth:`new` sets a game up: the setup checked, every field set by the family's
-      ``_init_empty``, then dealt by its :meth:`_setup`.
+    * :meth:`new` sets a game up: the setup checked, the setup fields set by the core
+      (:meth:`_empty`: ``variant``, ``n``, ``seed``; ``_from_setup`` true), every other
+      field by the family's ``_init_empty``, then dealt by its :meth:`_setup`.
+      :meth:`_empty` is the same blank game for the family's readers, with
+      ``_from_setup`` false.
     * :attr:`players` is the field ``n``.
     * :meth:`setup_options` names the fields listed in :attr:`SETUP_OPTIONS` (the
       options of ``new_game``, such as ``first_player``) for a game dealt by
@@ -812,8 +830,11 @@ class Engine(Game):
 
         The setup is checked by :func:`check_setup` (a fresh seed for ``None``;
         ``first_player`` only where :attr:`SETUP_OPTIONS` has it), the game made by
-        :meth:`_empty` (every field as before the deal) and dealt by the family's
-        :meth:`_setup`. ``variant`` must be of the family: its ``new_game`` checks that
+        :meth:`_empty` (the setup fields ``variant``, ``n`` and ``seed`` set by the core,
+        every other field as before the deal by the family's ``_init_empty``), marked as
+        dealt by ``new_game`` (``_from_setup``, which :meth:`setup_options` reads: the
+        family's hooks need not set it) and dealt by the family's :meth:`_setup`.
+        ``variant`` must be of the family: its ``new_game`` checks that
         (:meth:`~cardshop.core.VariantBase.of_family`). Raises
         :class:`~cardshop.SetupError`.
         """
@@ -821,14 +842,40 @@ class Engine(Game):
             raise SetupError(f"a {cls.family} game takes no option 'first_player'")
         seed = check_setup(variant, players, seed, first_player)
         game = cls._empty(variant, players, seed)
+        fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
+        fields._from_setup = True  # dealt by new_game: its moves replay from its setup
         game._setup(first_player)
         return game
 
+    @classmethod
+    def _empty(cls, variant: Any, players: int, seed: int) -> Self:
+        """A game with nothing dealt, the blank game a family's reader fills (a game
+        JSON's, a position's, a sampler's) and :meth:`new` deals.
+
+        The core sets the fields of the setup that every engine has (:attr:`SETUP_STATE`):
+        ``variant``, ``n`` (``players``), ``seed`` and ``_from_setup``, false (a blank
+        game was not dealt by ``new_game``: :meth:`setup_options` is ``None``, and its
+        moves are not replayed; :meth:`new` sets it true, and a reader of game JSON sets
+        what the data says). Then the family's ``_init_empty(variant, players, seed)``
+        sets the rest (its compiled ``rules`` among them) to the state before the deal.
+        The arguments are the reader's to check first (``check_players``,
+        :data:`~cardshop.core.PositionSeed`): nothing here checks them.
+        """
+        game = cls._blank(variant)
+        fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
+        fields.variant = variant
+        fields.n = players
+        fields.seed = seed
+        fields._from_setup = False
+        game._init_empty(variant, players, seed)
+        return game
+
     def _setup(self, first_player: Seat | None) -> None:
-        """The family's setup, for :meth:`new`: deal the game that
-        ``_init_empty`` set up (``variant``, ``n`` and ``seed`` set) to its first
-        decision, with ``first_player`` starting (``None``: drawn with the seed, where
-        the family names a first player; a family without that option never gets one)."""
+        """The family's setup, for :meth:`new`: deal the game that :meth:`_empty` made
+        (the core set ``variant``, ``n``, ``seed`` and ``_from_setup``; the family's
+        ``_init_empty`` the rest) to its first decision, with ``first_player`` starting
+        (``None``: drawn with the seed, where the family names a first player; a family
+        without that option never gets one). It sets only the family's own fields."""
         raise NotImplementedError(f"{type(self).__name__} has no _setup")
 
     def to_position(self) -> dict[str, Any]:
@@ -860,6 +907,14 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+class _Bounded(dict[str, Any]):
+    """The data :func:`read_game_json` returned: bounded already, so that the readers a
+    game JSON passes through on its way to its family (``Game.from_json``,
+    ``Engine.from_json``, the family's ``from_dict``) walk it once, not once each."""
+
+    __slots__ = ()
+
+
 def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
     """The data of a game's JSON text, or of its parsed data, bounded before any work.
 
@@ -867,8 +922,11 @@ def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
     :data:`MAX_GAME_JSON_BYTES` bytes, nesting at most :data:`MAX_GAME_JSON_DEPTH` deep,
     integers below :data:`MAX_GAME_JSON_INT` in size, finite numbers, an object at the
     top. Anything else raises :class:`~cardshop.PositionError`; what the data means is
-    for the family to check.
+    for the family to check. Data this function returned is returned as it is (it
+    was bounded then), so a game JSON is walked once on its way through the readers.
     """
+    if type(source) is _Bounded:
+        return source
     if isinstance(source, (bytes, bytearray)):
         if len(source) > MAX_GAME_JSON_BYTES:
             raise PositionError(f"{what} is larger than {MAX_GAME_JSON_BYTES} bytes")
@@ -898,31 +956,60 @@ def read_game_json(source: object, what: str = "game JSON") -> dict[str, Any]:
         problem = _json_problem(top)
         if problem:
             raise PositionError(f"{what} at {str(key)[:60]!r}: {problem}")
-    return dict(data)
+    return _Bounded(data)
+
+
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def _json_problem(root: Any) -> str | None:
-    """What makes ``root`` (a value of a game JSON's top level) out of bounds, or None."""
-    stack: list[tuple[Any, int]] = [(root, 2)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            items: Any = value.values()
-        elif isinstance(value, (list, tuple)):
-            items = value
-        elif isinstance(value, bool) or value is None or isinstance(value, str):
-            continue
-        elif isinstance(value, int):
-            if not -MAX_GAME_JSON_INT < value < MAX_GAME_JSON_INT:
-                return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
-            continue
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                return "a number is not finite"
-            continue
-        else:
-            return f"a {type(value).__name__} is not JSON data"
-        if depth > MAX_GAME_JSON_DEPTH:
-            return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
-        stack.extend((item, depth + 1) for item in items)
+    """What makes ``root`` (a value of a game JSON's top level) out of bounds, or None.
+
+    Level by level, by exact type first: the values ``json.loads`` makes cost a type
+    test each (a game JSON of 20 MB holds a few million), other mappings and sequences
+    the ABC checks after.
+    """
+    level: list[Any] = [root]
+    depth = 2  # the depth of the values in ``level``; the top-level object is 1
+    limit = MAX_GAME_JSON_INT
+    while level:
+        deeper: list[Any] = []
+        extend = deeper.extend
+        for value in level:
+            kind = type(value)
+            if kind is str or kind is bool or value is None:
+                continue
+            if kind is int:
+                if not -limit < value < limit:
+                    return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
+                continue
+            if kind is list:
+                items: Any = value
+            elif kind is dict:
+                items = value.values()
+            elif kind is float:
+                if value != value or value in _INFINITIES:
+                    return "a number is not finite"
+                continue
+            elif isinstance(value, Mapping):
+                items = value.values()
+            elif isinstance(value, (list, tuple)):
+                items = value
+            elif isinstance(value, (bool, str)):
+                continue
+            elif isinstance(value, int):
+                if not -limit < value < limit:
+                    return f"an integer is larger than 2**64 in size ({str(value)[:30]}...)"
+                continue
+            elif isinstance(value, float):
+                if value != value or value in _INFINITIES:
+                    return "a number is not finite"
+                continue
+            else:
+                return f"a {kind.__name__} is not JSON data"
+            if depth > MAX_GAME_JSON_DEPTH:
+                return f"lists and objects nest more than {MAX_GAME_JSON_DEPTH} deep"
+            extend(items)
+        level = deeper
+        depth += 1
     return None

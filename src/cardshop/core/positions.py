@@ -15,20 +15,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sized
 from typing import Annotated, Any, Protocol, TypeVar, cast
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
+from cardshop.core.chance import SEED_LIMIT
 from cardshop.core.errors import (
     PositionError,
     SetupError,
     VariantError,
     format_path,
+    format_value,
 )
 from cardshop.core.loader import builtin_variants, load_variant, variant_from_data
 from cardshop.core.source import load_yaml
 from cardshop.core.variant import VariantBase
 
 __all__ = [
+    "MAX_COUNTER",
     "MAX_POSITION_TEXT",
+    "PositionCounter",
+    "PositionSeed",
     "PositionVariant",
     "position_data",
     "position_kind",
@@ -44,6 +50,40 @@ MAX_POSITION_TEXT = 500_000
 PositionVariant = Annotated[str, Field(max_length=200)] | dict[str, Any] | None
 """The type of a position's ``variant`` key: a registered variant's name, a variant's
 mapping embedded in the position, or nothing (the caller passes one)."""
+
+MAX_COUNTER = 2**62
+"""The largest running count (chance events drawn, a statistic) a position or a game
+JSON carries: far beyond any game, and an int of a machine word."""
+
+
+def _seed(value: int) -> int:
+    if -SEED_LIMIT < value < SEED_LIMIT:
+        return value
+    raise PydanticCustomError(
+        "seed_range",
+        "must be a seed, an int with -2**64 < seed < 2**64, not {value}",
+        {"value": format_value(value)},
+    )
+
+
+def _counter(value: int) -> int:
+    if 0 <= value <= MAX_COUNTER:
+        return value
+    raise PydanticCustomError(
+        "counter_range",
+        "must be a count, an int from 0 to 2**62, not {value}",
+        {"value": format_value(value)},
+    )
+
+
+PositionSeed = Annotated[int, AfterValidator(_seed)]
+"""The type of a position's ``seed`` key (and of a game JSON's): a seed as ``new_game``
+takes one, ``-SEED_LIMIT < seed < SEED_LIMIT``. Out of range, :func:`read_position`
+names the key and the range; in a strict model, a bool is refused."""
+
+PositionCounter = Annotated[int, AfterValidator(_counter)]
+"""The type of a running count a position carries (the chance events drawn so far, a
+statistic): ``0 .. MAX_COUNTER``, named with its key and range when out of it."""
 
 M = TypeVar("M", bound=BaseModel)
 V = TypeVar("V", bound=VariantBase)

@@ -522,6 +522,28 @@ def render(game: Game, seat: Seat | None = None) -> str:
     return f"{head}\n{family.render(game.current, seat)}"
 
 
+def table_view(view: Any, game: Game, seat: Seat | None) -> dict[str, Any]:
+    """A family's ``table_view`` of a match: its current game as the family draws it,
+    with the match's counters in the headline and each seat's match total first among
+    its lines (all public)."""
+    if not isinstance(game, Series):
+        drawn: dict[str, Any] = view(game, seat)
+        return drawn
+    drawn = dict(view(game.current, seat))
+    totals = game.totals
+    head = f"Match: game {game.game_index + 1} of {game.games}, totals {list(totals)}"
+    drawn["headline"] = f"{head}. {drawn.get('headline', '')}".strip()
+    seats = []
+    for part in drawn.get("seats", []):
+        part = dict(part)
+        number = part.get("seat")
+        if isinstance(number, int) and 0 <= number < len(totals):
+            part["lines"] = [f"match total {totals[number]}", *part.get("lines", [])]
+        seats.append(part)
+    drawn["seats"] = seats
+    return drawn
+
+
 def current_game(game: Game) -> Game:
     """The game being played: the current game of a series, else ``game`` itself."""
     return game.current if isinstance(game, Series) else game
@@ -790,7 +812,7 @@ def family_for(variant: VariantBase) -> Family:
     """The family object the tools use for games of ``variant``.
 
     For a variant played as a match, a view of its family whose members take the
-    series: ``render`` adds the match's counters, events include the series' own,
+    series: ``render`` and ``table_view`` add the match's counters, events include the series' own,
     invariants and search see the current game (a search plays on inside it).
     """
     family = get_family(variant.family)
@@ -804,9 +826,11 @@ def family_for(variant: VariantBase) -> Family:
 
         sampler = family.sampler
         determinizer = family.determinizer
+        drawn = family.table_view
         view = dataclasses.replace(
             family,
             render=render,
+            table_view=None if drawn is None else functools.partial(table_view, drawn),
             observation_encoder=functools.partial(series_encoder, family),
             event_to_dict=functools.partial(event_to_dict, family),
             event_from_dict=functools.partial(event_from_dict, family),

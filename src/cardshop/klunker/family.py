@@ -54,5 +54,6 @@ FAMILY = Family.for_engine(
     variant_strategy="cardshop.klunker.strategies:variants",
     kernel="cardshop.klunker.kernel",
     description="Shop window, safe and purchase: Klunker and its editions.",
+    length_unit="round",  # a game is counted in rounds, capped by round_cap (ROUND-1)
 )
 """The Klunker family."""

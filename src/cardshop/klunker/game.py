@@ -286,14 +286,10 @@ class Game(Engine):
         self._run_steps(events)
 
     def _init_empty(self, variant: Variant, players: int, seed: int) -> None:
-        self.variant = variant
-        self.rules = variant.rules
-        self.n = players
+        self.rules = variant.rules  # variant, n, seed and _from_setup: Engine._empty
         self._hands = self.rules.hand_getters(players)
-        self.seed = seed
         self.history = []
         self._seats: list[Seat] = []
-        self._from_setup = True
         self._chance = 0
         self._held = [0] * players
         self._next_card = 1

@@ -22,7 +22,14 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import Action, SetupError, VariantBase, check_players
+from cardshop.core import (
+    MASTER_SEED_LIMIT,
+    Action,
+    SetupError,
+    VariantBase,
+    check_players,
+    check_seed,
+)
 from cardshop.klunker.variant import Rules, Variant
 
 __all__ = [
@@ -117,7 +124,11 @@ def unavailable(
                 f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
                 "(other bots, bot options and bot functions run on the reference engine)"
             )
-    if not isinstance(seed, int) or len(repr(seed)) > MAX_SEED_TEXT:
+    try:
+        check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: True is no 1 here
+    except SetupError as exc:
+        return str(exc)
+    if len(repr(seed)) > MAX_SEED_TEXT:
         return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
     if not available():
         return 'numba is not installed: python -m pip install ".[kernel]" in a clone of cardshop'

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
-    SEED_LIMIT,
     PositionError,
+    PositionSeed,
     PositionVariant,
     derive_rng,
     position_kind,
@@ -65,7 +65,7 @@ class PositionModel(_Model):
 
     variant: PositionVariant = None
     players: Annotated[int, Field(ge=0, le=MAX_SEATS)] | None = None
-    seed: Annotated[int, Field(gt=-SEED_LIMIT, lt=SEED_LIMIT)] = 0
+    seed: PositionSeed = 0
     round: Annotated[int, Field(ge=1, le=MAX_COUNT)] = 1
     phase: Literal["fill", "store", "purchase", "sell"] = "fill"
     start_player: Seat = 0
@@ -186,7 +186,6 @@ def game_from_position(
     game._deck = deck[::-1]  # stored top card last
     game._check_counts()
 
-    game._from_setup = False
     game._held = held
     game._phase = phase
     game._turn = turn

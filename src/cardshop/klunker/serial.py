@@ -27,9 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cardshop.core import (
     MAX_ACTION_TEXT,
     MAX_GAME_JSON_BYTES,
-    SEED_LIMIT,
     ActionError,
+    PositionCounter,
     PositionError,
+    PositionSeed,
     SetupError,
     VariantError,
     format_path,
@@ -73,7 +74,7 @@ class _Model(BaseModel):
 
 
 class _State(_Model):
-    chance: Annotated[int, Field(ge=0, le=2**62)]
+    chance: PositionCounter
     where: Annotated[list[Zone], Field(max_length=MAX_COUNT)]
     deck: Annotated[list[Small], Field(max_length=MAX_COUNT)]
     held: Annotated[list[Small], Field(max_length=MAX_SEATS)]
@@ -94,7 +95,7 @@ class _Doc(_Model):
     variant: dict[str, Any]
     variant_hash: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     players: Annotated[int, Field(ge=0, le=MAX_SEATS)]
-    seed: Annotated[int, Field(gt=-SEED_LIMIT, lt=SEED_LIMIT)]
+    seed: PositionSeed
     first_player: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
     from_setup: bool = True
     history: Annotated[

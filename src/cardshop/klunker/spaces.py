@@ -175,11 +175,14 @@ def render(game: CoreGame | Game, seat: Seat | None = None) -> str:
 
     A seat sees its own hand and the sizes of the others; ``None`` (a spectator's or a
     debugger's view) shows every hand. Windows, safes, banks and discards are public.
+    The text holds nothing a seat's observation hides: not the seed (from which every
+    hand and the deck's order follow), so a server may send it to the seat.
     """
     # Until the Klunker game implements the core protocol it may come wrapped in the
     # family's adapter, which forwards every Klunker member to the game.
     g = cast("Game", game)
-    lines = [repr(g)]
+    turn = "over" if g.is_over else f"seat {g.current_player} to act"
+    lines = [f"{g.rules.name}, {g.players} players: round {g.round}, {g.phase.value} phase, {turn}"]
     held = g.purchase_cards
     for s in range(g.players):
         marks = []

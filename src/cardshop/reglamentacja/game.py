@@ -375,11 +375,8 @@ class ReglamentacjaGame(Engine):
 
     def _init_empty(self, variant: ReglamentacjaVariant, players: int, seed: int) -> None:
         rules = variant.rules
-        self.variant = variant
-        self.rules = rules
+        self.rules = rules  # variant, n, seed and _from_setup: Engine._empty
         self._table = offer_table(rules)
-        self.n = players
-        self.seed = seed
         self.first_player = 0
         self._chance = 0
         self._swhere = [players] * rules.n_stamps
@@ -407,7 +404,6 @@ class ReglamentacjaGame(Engine):
         self._termination = 0
         self._stats = [0] * len(STATS)
         self._moves = []
-        self._from_setup = True  # false for a game set up from a position
         self._step = 0
         self._legal = None
 

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
+    PositionCounter,
     PositionError,
+    PositionSeed,
     PositionVariant,
     derive_rng,
     position_kind,
@@ -56,8 +58,8 @@ class PositionModel(_Model):
     family: Literal["reglamentacja"] | None = None
     variant: PositionVariant = None
     players: Annotated[int, Field(ge=1, le=12)] | None = None
-    seed: int = 0
-    chance: Annotated[int, Field(ge=0)] = 0
+    seed: PositionSeed = 0
+    chance: PositionCounter = 0
     turn: Annotated[int, Field(ge=1, le=100_000)] = 1
     phase: Literal["trade", "discard", "shop", "final-trade", "final-shop", "over"] = "trade"
     termination: Literal["finished", "capped"] | None = None
@@ -73,7 +75,7 @@ class PositionModel(_Model):
     offer_turns: Annotated[int, Field(ge=0, le=100)] = 0
     pending: Annotated[str, Field(max_length=300)] | None = None
     final_buyers: Annotated[int, Field(ge=0, le=12)] = 0
-    stats: Annotated[dict[Name, Annotated[int, Field(ge=0)]], Field(max_length=20)] = Field(
+    stats: Annotated[dict[Name, PositionCounter], Field(max_length=20)] = Field(
         default_factory=dict
     )
 
@@ -100,7 +102,6 @@ def game_from_position(
             + (" and its final turn" if final else "")
         )
     g = cls._empty(var, n, pos.seed)
-    g._from_setup = False
     g._chance = pos.chance
     g._turn = pos.turn
     g._phase = PHASES.index(pos.phase)

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from cardshop.core import (
+    MAX_COUNTER,
     SEED_LIMIT,
     ActionParseError,
+    HistoryCheck,
     PositionError,
     VariantError,
+    format_value,
     read_game_json,
-    verify_history,
 )
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ MAX_MOVES = 1_000_000
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
-        raise PositionError(f"{what} must be an int in {lo}..{hi}, not {value!r}")
+        raise PositionError(f"{what} must be an int in {lo}..{hi}, not {format_value(value)}")
     return value
 
 
@@ -81,7 +83,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     if data["variant_hash"] != rules.content_hash:
         raise PositionError("variant_hash does not match the variant")
     n = _int(data["players"], "players", rules.min_players, rules.max_players)
-    seed = _int(data["seed"], "seed", 0, SEED_LIMIT - 1)
+    seed = _int(data["seed"], "seed", 1 - SEED_LIMIT, SEED_LIMIT - 1)
     first = _int(data["first_player"], "first_player", 0, n - 1)
     st = data["state"]
     keys = {
@@ -94,7 +96,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     g = cls._empty(variant, n, seed)
     g.first_player = first
     g._from_setup = from_setup
-    g._chance = _int(st["chance"], "chance", 0, 2**62)
+    g._chance = _int(st["chance"], "chance", 0, MAX_COUNTER)
     ns, nc = rules.n_stamps, rules.n_cards
     g._swhere = _ints(st["stamps"], "stamps", 0, n + 1, ns)
     if len(g._swhere) != ns:
@@ -119,7 +121,7 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     g._done = _int(st["offer_turns"], "offer_turns", 0, rules.spin_max)
     g._fs = _int(st["final_buyers"], "final_buyers", 0, n)
     g._termination = _int(st["termination"], "termination", 0, 2)
-    g._stats = _ints(st["stats"], "stats", 0, 2**62, len(STATS))
+    g._stats = _ints(st["stats"], "stats", 0, MAX_COUNTER, len(STATS))
     if len(g._stats) != len(STATS):
         raise PositionError(f"stats must hold {len(STATS)} counters")
     g._step = _int(st["step"], "step", 0, MAX_MOVES)
@@ -127,23 +129,31 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
     pending = st["pending"]
     if pending is not None:
         set_pending(g, pending)
+    # The moves, counted before any is read: one seat acts at a time, so step i is the
+    # move i and there are exactly as many moves as steps. A game dealt by new_game is
+    # replayed as its moves are read, so the first move that cannot be stops the read.
     moves = data["moves"]
-    if not isinstance(moves, list) or len(moves) > MAX_MOVES:
-        raise PositionError(f"moves must be a list of at most {MAX_MOVES} entries")
+    if not isinstance(moves, list) or len(moves) != g._step:
+        raise PositionError(
+            f"moves must be a list of the {g._step} moves of the state's {g._step} steps "
+            "(one move a step)"
+        )
+    check = HistoryCheck(g)
     for i, m in enumerate(moves):
         if not (isinstance(m, list) and len(m) == 3 and isinstance(m[2], str)):
             raise PositionError(f"moves[{i}] must be [step, seat, action text]")
-        step = _int(m[0], f"moves[{i}] step", 0, MAX_MOVES)
+        step = _int(m[0], f"moves[{i}] step", i, i)
         seat = _int(m[1], f"moves[{i}] seat", 0, n - 1)
         try:
             action = g.parse_action(m[2])
         except ActionParseError as exc:
             raise PositionError(f"moves[{i}]: {exc}") from None
+        check.add(step, seat, action)
         g._moves.append((step, seat, action))
     problems = state_problems(g)
     if problems:
         raise PositionError("inconsistent game state: " + "; ".join(problems[:5]))
-    verify_history(g)
+    check.finish(g)
     return g
 
 

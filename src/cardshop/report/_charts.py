@@ -43,6 +43,8 @@ class Series:
     name: str
     charts: Charts
     players: int
+    length_unit: str = "round"
+    """What the variant's family counts a game's length in: the length chart's words."""
 
 
 def _esc(text: str) -> str:
@@ -159,7 +161,8 @@ def _scores(series: Sequence[Series]) -> dict[str, Any]:
 
 
 def _length(series: Sequence[Series]) -> dict[str, Any]:
-    panels = [("rounds", "rounds"), ("decisions", "decisions")]
+    lengths = f"{series[0].length_unit}s" if series else "rounds"
+    panels = [("rounds", lengths), ("decisions", "decisions")]
     if any(s.charts.ticks is not None for s in series):
         panels.append(("ticks", "ticks"))
     gap = 0.06

@@ -289,8 +289,8 @@ def page(report: Report) -> str:
             next((c for c in v.player_counts if c.players == n), None) for v in report.variants
         ]
         series = [
-            Series(name=name, charts=c.charts, players=n)
-            for name, c in zip(names, counts, strict=True)
+            Series(name=name, charts=c.charts, players=n, length_unit=v.length_unit)
+            for name, c, v in zip(names, counts, report.variants, strict=True)
             if c is not None
         ]
         body = [f'<section id="players-{n}"><h2>{n} players</h2>']

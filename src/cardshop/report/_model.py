@@ -132,6 +132,8 @@ class VariantReport:
     bots: tuple[str, ...]
     invariants: tuple[Invariant, ...]
     player_counts: tuple[PlayerCount, ...]
+    length_unit: str = "round"
+    """What the family counts a game's length in (a round, a turn): the charts' words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +312,7 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
         if count.players in seen:
             r.fail((*path, "player_counts", i, "players"), f"{count.players} players twice")
         seen.add(count.players)
+    unit = v.get("length_unit", "round")  # a report of an earlier version has none
     return VariantReport(
         variant=text("variant"),
         family=text("family"),
@@ -317,6 +320,7 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
         bots=tuple(r.text(b, (*path, "bots", i)) for i, b in enumerate(bots)),
         invariants=tuple(invariants),
         player_counts=player_counts,
+        length_unit=r.text(unit, (*path, "length_unit")),
     )
 
 

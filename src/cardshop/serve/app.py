@@ -18,14 +18,15 @@ Routes (docs/serve.md has the message protocol):
 
 The app resumes the stored tables on its first request or at start-up (its lifespan),
 so it works mounted inside another application too, whose lifespan Starlette does
-not pass on to mounted apps.
+not pass on to mounted apps. Every response carries the security headers
+(:data:`SECURITY_HEADERS`; the page its Content-Security-Policy, :data:`PAGE_CSP`),
+and every refusal is a JSON ``{"error", "message"}``, an unforeseen fault too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
@@ -33,13 +34,19 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cardshop.core.errors import CardshopError
+from cardshop.core.errors import (
+    CardshopError,
+    SetupError,
+)
 from cardshop.core.family import event_text
 from cardshop.core.loader import (
     builtin_variants,
@@ -51,25 +58,38 @@ from cardshop.records import GameRecord
 from cardshop.serve.protocol import (
     PROTOCOL,
     Act,
+    Claim,
     Hello,
     Legal,
     Ping,
     ProtocolError,
     TableSpec,
     error,
+    loads,
     parse_message,
 )
-from cardshop.serve.store import Store
+from cardshop.serve.store import Store, StoreError
 from cardshop.serve.tables import (
+    BOT_THREADS,
+    DEFAULT_BOT_BUDGET,
     LEGAL_LIMIT,
+    MAX_TABLES_PER_CLIENT,
     SPECTATOR,
+    BotBudget,
     Client,
     Lobby,
     Table,
     describe_variants,
 )
 
-__all__ = ["MAX_BODY_BYTES", "MAX_REPLAY_STEPS", "create_app"]
+__all__ = [
+    "API_CSP",
+    "MAX_BODY_BYTES",
+    "MAX_REPLAY_STEPS",
+    "PAGE_CSP",
+    "SECURITY_HEADERS",
+    "create_app",
+]
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 8_000_000
@@ -82,6 +102,24 @@ BURST = 40.0
 """...and at once; more are refused with ``too-fast``."""
 MAX_STRIKES = 200
 """Refused messages after which a client is disconnected."""
+
+PAGE_CSP = (
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The page's Content-Security-Policy: its own script, style and WebSocket (CSP level 3
+lets ``'self'`` cover ``ws:``/``wss:`` to the same host) and nothing else."""
+API_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+"""The Content-Security-Policy of every other response: nothing runs from it."""
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+"""Sent with every HTTP response and WebSocket handshake of the app."""
+_STATUS = {"storage": 503, "too-many-tables": 429, "no-table": 404, "damaged": 409}
 
 
 def _variants(extra: Iterable[str | Path | VariantBase]) -> dict[str, VariantBase]:
@@ -98,21 +136,44 @@ def create_app(
     variants: Iterable[str | Path | VariantBase] = (),
     uploads: bool = True,
     max_tables: int = 1000,
+    max_bot_budget: BotBudget | str = DEFAULT_BOT_BUDGET,
+    bot_threads: int = BOT_THREADS,
+    max_tables_per_client: int | None = MAX_TABLES_PER_CLIENT,
 ) -> Starlette:
     """The server as an ASGI app: tables stored in ``db`` (a SQLite file or ``:memory:``).
 
     ``variants`` are offered besides the built-in ones (names, files the operator
     trusts, or loaded variants, of any registered family); ``uploads`` lets clients
-    open tables of a variant they send as YAML. The :class:`Lobby` is ``app.state.lobby``.
+    open tables of a variant they send as YAML. ``max_bot_budget`` bounds the bots'
+    search per decision (a :class:`~cardshop.serve.tables.BotBudget` or its text,
+    ``"1000:1s"``), ``bot_threads`` how many bots of all tables think at once, and
+    ``max_tables_per_client`` the unfinished tables one client address may open
+    (``None``: no bound). The :class:`Lobby` is ``app.state.lobby``.
+
+    Raises :class:`~cardshop.serve.store.StoreError` for a ``db`` that is not a
+    cardshop serve database of this version, is damaged or cannot be written
+    (nothing is written into it then).
     """
-    lobby = Lobby(Store(db), _variants(variants), uploads=uploads, max_tables=max_tables)
+    budget = BotBudget.parse(max_bot_budget) if isinstance(max_bot_budget, str) else max_bot_budget
+    for name, value in (("bot_threads", bot_threads), ("max_tables", max_tables)):
+        if type(value) is not int or value < 1:
+            raise SetupError(f"{name} must be a whole number of at least 1, not {value!r}")
+    lobby = Lobby(
+        Store(db),
+        _variants(variants),
+        uploads=uploads,
+        max_tables=max_tables,
+        budget=budget,
+        bot_threads=bot_threads,
+        max_tables_per_client=max_tables_per_client,
+    )
     page = (STATIC / "index.html").read_text(encoding="utf-8")
 
     async def ready() -> None:
         await lobby.start()
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(page, headers=_NO_FRAMES)
+        return HTMLResponse(page)
 
     async def api_variants(request: Request) -> Response:
         return JSONResponse({"variants": describe_variants(lobby.variants)})
@@ -120,21 +181,26 @@ def create_app(
     async def api_tables(request: Request) -> Response:
         await ready()
         if request.method == "GET":
-            return JSONResponse({"tables": [t.summary() for t in lobby.tables.values()]})
+            return JSONResponse({"tables": lobby.summaries()})
         data = await _json_body(request, 300_000)
         try:
             spec = TableSpec.model_validate(data)
-            table = lobby.create(spec)
+            table = lobby.create(spec, request.client.host if request.client else None)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "body"
-            return _refuse("bad-request", f"field {where!r}: {first['msg']}")
+            return _refuse("bad-request", _first_problem(exc))
+        except StoreError as exc:
+            return _refuse("storage", str(exc), 503)
+        except ProtocolError as exc:
+            return _refuse(exc.code, str(exc), _STATUS.get(exc.code, 400))
         except CardshopError as exc:
-            return _refuse(getattr(exc, "code", "bad-request"), str(exc))
+            return _refuse("bad-request", str(exc))
         return JSONResponse(table.summary(), status_code=201)
 
     async def api_table(request: Request) -> Response:
         await ready()
+        damaged = lobby.damaged.get(request.path_params["table"])
+        if damaged is not None:
+            return JSONResponse(damaged)
         try:
             table = lobby.get(request.path_params["table"])
         except ProtocolError as exc:
@@ -147,15 +213,18 @@ def create_app(
         try:
             table = lobby.get(request.path_params["table"])
         except ProtocolError as exc:
-            return _refuse(exc.code, str(exc), 404)
-        seat, name = data.get("seat"), data.get("name", "")
-        if type(seat) is not int or not isinstance(name, str):
-            return _refuse("bad-request", "claim with {'seat': a number, 'name': a text}")
+            return _refuse(exc.code, str(exc), _STATUS.get(exc.code, 404))
         try:
-            token = table.claim(seat, name)
+            claim = Claim.model_validate(data)
+        except ValidationError as exc:
+            return _refuse("bad-request", _first_problem(exc) + "; claim with {'seat', 'name'}")
+        try:
+            token = table.claim(claim.seat, claim.name)
+        except StoreError as exc:
+            return _refuse("storage", str(exc), 503)
         except ProtocolError as exc:
             return _refuse(exc.code, str(exc), 409)
-        return JSONResponse({"table": table.id, "seat": seat, "token": token})
+        return JSONResponse({"table": table.id, "seat": claim.seat, "token": token})
 
     async def api_record(request: Request) -> Response:
         await ready()
@@ -163,7 +232,7 @@ def create_app(
             table = lobby.get(request.path_params["table"])
             text = table.record_text()
         except ProtocolError as exc:
-            return _refuse(exc.code, str(exc), 404 if exc.code == "no-table" else 409)
+            return _refuse(exc.code, str(exc), _STATUS.get(exc.code, 409))
         name = f"cardshop-{table.variant.name}-{table.id}.jsonl"
         return PlainTextResponse(
             text,
@@ -174,7 +243,9 @@ def create_app(
     async def api_replay(request: Request) -> Response:
         body = await _body(request, MAX_BODY_BYTES)
         seat_text = request.query_params.get("seat", "")
-        seat = int(seat_text) if seat_text.isdigit() and len(seat_text) < 3 else None
+        if seat_text and not (seat_text.isascii() and seat_text.isdigit() and len(seat_text) < 3):
+            return _refuse("bad-request", "seat must be a seat's number (0 to 99), or left out")
+        seat = int(seat_text) if seat_text else None
         try:
             text = body.decode("utf-8")
             frames = await asyncio.to_thread(replay_frames, text, seat)
@@ -186,12 +257,14 @@ def create_app(
 
     async def ws_table(websocket: WebSocket) -> None:
         await ready()
-        await websocket.accept()
+        try:
+            await websocket.accept()
+        except (WebSocketDisconnect, OSError):
+            return  # the client left at once
         try:
             table = lobby.get(websocket.path_params["table"])
         except ProtocolError as exc:
-            await websocket.send_json(error(exc))
-            await websocket.close(4404)
+            await _answer(websocket, error(exc), close=4404)
             return
         await _serve_client(websocket, table)
 
@@ -218,23 +291,64 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={_TooBig: _refused_body, _BadJson: _refused_body},
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={
+            _TooBig: _refused_body,
+            _BadJson: _refused_body,
+            Exception: _fault,
+        },
     )
     app.state.lobby = lobby
     return app
 
 
-_NO_FRAMES = {
-    "Content-Security-Policy": (
-        "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
-        "frame-ancestors 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-}
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` and a Content-Security-Policy
+    (:data:`PAGE_CSP` for HTML, :data:`API_CSP` for everything else) on every HTTP
+    response, and :data:`SECURITY_HEADERS` on every WebSocket handshake."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in _headers(headers.get("content-type", "")).items():
+                    headers[name] = value
+            elif message["type"] == "websocket.accept":
+                extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+
+def _headers(content_type: str) -> dict[str, str]:
+    policy = PAGE_CSP if content_type.startswith("text/html") else API_CSP
+    return {**SECURITY_HEADERS, "Content-Security-Policy": policy}
 
 
 def _refuse(code: str, message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": code, "message": message[:500]}, status_code=status)
+
+
+def _first_problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "body"
+    return f"field {where[:60]!r}: {first['msg'][:200]}"
+
+
+async def _fault(request: Request, exc: Exception) -> Response:
+    """An unforeseen fault: a JSON 500 (the server logs the traceback). This answer
+    leaves the app outside its middleware, so it carries the headers itself."""
+    response = _refuse("internal", "the server failed to answer this request; it is logged", 500)
+    response.headers.update(_headers("application/json"))
+    return response
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -254,7 +368,7 @@ async def _body(request: Request, limit: int) -> bytes:
 async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     body = await _body(request, limit)
     try:
-        data = json.loads(body or b"{}")
+        data = loads(body or b"{}")
     except (ValueError, RecursionError):
         raise _BadJson() from None
     if not isinstance(data, dict):
@@ -288,13 +402,13 @@ async def _serve_client(websocket: WebSocket, table: Table) -> None:
             raise ProtocolError("bad-message", "the first message must be 'hello'")
         seat = table.seat_of(hello.token) if hello.token is not None else None
     except ProtocolError as exc:
-        await websocket.send_json(error(exc))
-        await websocket.close(4400)
+        await _answer(websocket, error(exc), close=4400)
         return
     except (TimeoutError, WebSocketDisconnect):
         return
     client = Client(seat)
-    await websocket.send_json(
+    welcomed = await _answer(
+        websocket,
         {
             "type": "welcome",
             "protocol": PROTOCOL,
@@ -305,8 +419,10 @@ async def _serve_client(websocket: WebSocket, table: Table) -> None:
             "title": table.variant.title or table.variant.name,
             "players": table.game.players,
             "dynamics": table.game.dynamics.value,
-        }
+        },
     )
+    if not welcomed:
+        return
     sender = asyncio.get_running_loop().create_task(_send_loop(websocket, client))
     table.join(client)
     allowance, last, strikes = BURST, time.monotonic(), 0
@@ -341,6 +457,21 @@ async def _serve_client(websocket: WebSocket, table: Table) -> None:
             await asyncio.wait_for(sender, timeout=5)
         except (TimeoutError, asyncio.CancelledError):
             sender.cancel()
+
+
+async def _answer(websocket: WebSocket, message: dict[str, Any], close: int | None = None) -> bool:
+    """Send one message before the client has joined (and close, with ``close``);
+    whether it went. A client whose connection has already ended (it left, or sent a
+    frame over the limit, which closes it) is not told: that is not a fault."""
+    try:
+        await websocket.send_json(message)
+        if close is not None:
+            await websocket.close(close)
+    except (WebSocketDisconnect, OSError):
+        return False
+    except RuntimeError:  # the server's WebSocket layer has closed the connection itself
+        return False
+    return True
 
 
 def _handle(table: Table, client: Client, message: Hello | Act | Legal | Ping) -> None:
@@ -399,7 +530,7 @@ def replay_frames(text: str, seat: int | None = None) -> dict[str, Any]:
         seat = None
     game = new_game(final.variant, record.players, record.seed, **record.options)
     family = family_for(game.variant)
-    view = family.table_view if game.variant.match is None else None
+    view = family.table_view  # a match's draws its current game
     reader = SPECTATOR if seat is None else seat
 
     def frame(number: int, actions: list[list[Any]], events: list[str]) -> dict[str, Any]:

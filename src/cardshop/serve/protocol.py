@@ -20,6 +20,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "PROTOCOL",
     "Act",
+    "Claim",
     "ClientMessage",
     "Hello",
     "Legal",
@@ -27,6 +28,7 @@ __all__ = [
     "ProtocolError",
     "TableSpec",
     "error",
+    "loads",
     "parse_message",
 ]
 
@@ -51,7 +53,8 @@ class ProtocolError(CardshopError, ValueError):
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: a field takes only its own JSON type (no "0" or true or 0.0 for a step).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Hello(_Message):
@@ -86,6 +89,16 @@ ClientMessage = Annotated[Hello | Act | Legal | Ping, Field(discriminator="type"
 _CLIENT: TypeAdapter[Hello | Act | Legal | Ping] = TypeAdapter(ClientMessage)
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text as data, as the standard has it: Python's ``NaN`` and ``Infinity``
+    are refused (:class:`ValueError`)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
 def parse_message(text: str | bytes | None) -> Hello | Act | Legal | Ping:
     """One client message from a frame's text; :class:`ProtocolError` otherwise."""
     if not isinstance(text, str):
@@ -95,7 +108,7 @@ def parse_message(text: str | bytes | None) -> Hello | Act | Legal | Ping:
             "too-big", f"a message is at most {MAX_MESSAGE_BYTES} bytes, not {len(text)}"
         )
     try:
-        data = json.loads(text)
+        data = loads(text)
     except (ValueError, RecursionError):
         raise ProtocolError("bad-message", "a message must be a JSON object") from None
     if not isinstance(data, dict):
@@ -128,9 +141,11 @@ class TableSpec(BaseModel):
     takes uploads. ``ticks_per_second`` paces a simultaneous game; ``move_timer``
     (seconds, none by default) bounds a person's turn in a turn-based one; ``bot_delay``
     (seconds) is how long a bot waits before its turn, so that people can follow.
+    Strict, as the messages: a field takes only its own JSON type (a whole number is
+    a number of seconds too).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     variant: Annotated[str, Field(max_length=100)] | None = None
     variant_yaml: Annotated[str, Field(max_length=200_000)] | None = None
@@ -142,3 +157,12 @@ class TableSpec(BaseModel):
     move_timer: Annotated[float, Field(gt=0, le=86_400)] | None = None
     bot_delay: Annotated[float, Field(ge=0, le=60)] = 0.6
     names: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=16)] = []
+
+
+class Claim(BaseModel):
+    """A request for a person's seat (``POST /api/tables/{id}/claim``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seat: Annotated[int, Field(ge=0, le=15)]
+    name: Annotated[str, Field(max_length=200)] = ""

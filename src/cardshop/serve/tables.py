@@ -6,35 +6,52 @@ to the :class:`~cardshop.serve.store.Store`, and only then is told to the client
 gets the table as its own seat may see it (a spectator: what every seat may know).
 
 A simultaneous game (``game.dynamics``) advances on a clock of ``ticks_per_second``:
-at each tick every bot chooses, every person's latest action for the tick is used if
-it is still legal, and a person who sent nothing idles (:data:`IDLE_ACTIONS`: ``wait``
-where the rules allow it). The clock runs once every person's seat is claimed and
-while at least one person is connected (a table of bots only runs at once). A
-turn-based game waits for the person whose turn it is, up to the table's
-``move_timer`` if it has one (then the seat idles); bots act after ``bot_delay``.
+at each tick every bot's choice is played, every person's latest action for the tick
+is used if it is still legal, and a person who sent nothing idles
+(:data:`IDLE_ACTIONS`: ``wait`` where the rules allow it). The bots think while the
+tick runs (they see the state the tick starts from); a tick whose bots have not
+chosen when it is due waits for them: the table slows down, its bots never forfeit,
+so a seeded table of bots plays the same game however loaded the server is. The
+clock runs once every person's seat is claimed and while at least one person is
+connected (a table of bots only runs at once). A turn-based game waits for the
+person whose turn it is, up to the table's ``move_timer`` if it has one (then the
+seat idles); bots act after ``bot_delay``.
 
-Everything that changes a table runs on the server's event loop without awaiting in
-between, so no two changes interleave.
+Bots think off the event loop, in the lobby's pool of bot threads (a table's bots one
+at a time), so no table's bots hold up another table or the HTTP API; a search is
+bounded by the server's :class:`BotBudget`. Everything that changes a table runs on
+the server's event loop without awaiting in between, so no two changes interleave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import hashlib
 import hmac
 import json
 import logging
+import math
+import re
 import secrets
-import sqlite3
 import time
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from cardshop import driver
-from cardshop.bots import Bot, bot_names, make_bot
+from cardshop.bots import (
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MIN_SECONDS,
+    Bot,
+    ISMCTSBot,
+    bot_names,
+    make_bot,
+)
 from cardshop.core.actions import (
     Action,
     Seat,
@@ -61,9 +78,9 @@ from cardshop.core.series import family_for
 from cardshop.core.variant import VariantBase
 from cardshop.records import record_game
 from cardshop.serve.protocol import Act, ProtocolError, TableSpec
-from cardshop.serve.store import Store, StoredTable
+from cardshop.serve.store import Store, StoredTable, StoreError
 
-__all__ = ["HUMAN", "IDLE_ACTIONS", "Client", "Lobby", "Table"]
+__all__ = ["HUMAN", "IDLE_ACTIONS", "BotBudget", "Client", "Lobby", "Table"]
 
 log = logging.getLogger("cardshop.serve")
 
@@ -81,6 +98,82 @@ QUEUE = 256
 SPECTATOR: Seat = -1
 """The seat a spectator's event texts are written for: one that holds no card."""
 MAX_NAME = 40
+BOT_THREADS = 2
+"""The threads the bots of every table think in, by default."""
+MAX_TABLES_PER_CLIENT = 20
+"""Unfinished tables one client address may have opened, by default."""
+SWITCH_INTERVAL = 0.0005
+"""The interpreter's thread switch interval (seconds) ``cardshop serve`` sets, a tenth
+of Python's default: a bot searching in its thread hands the interpreter back to the
+event loop that often, so that a search delays other tables' messages by about a
+millisecond at each turn of the loop rather than five (``sys.setswitchinterval``)."""
+
+_BUDGET = re.compile(
+    r"(?:([0-9]{1,9}):)?(?:([0-9]{1,9})|([0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})s)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BotBudget:
+    """The most a bot of the server may search per decision: ``iterations`` and
+    ``seconds`` (``cardshop serve --max-bot-budget``, written as an ISMCTS budget:
+    ``1000:1s``, ``500``, ``0.5s``; a part left out is the library's bound).
+
+    A table whose bot asks for more is refused (:meth:`check`); every search bot at
+    the server also stops at ``seconds`` (:meth:`enforce`), an iteration budget too,
+    so that no decision takes longer whatever the machine.
+    """
+
+    iterations: int = 1000
+    seconds: float = 1.0
+
+    @classmethod
+    def parse(cls, text: str) -> BotBudget:
+        """A budget from its text; :class:`~cardshop.SetupError` for another text."""
+        found = _BUDGET.fullmatch(text.strip()) if isinstance(text, str) else None
+        usage = (
+            f"bad bot budget {str(text)[:40]!r}: write iterations and seconds as for "
+            f"ISMCTS, '1000:1s' (iterations 1..{MAX_ITERATIONS:,}, seconds "
+            f"{MIN_SECONDS:g}..{MAX_SECONDS:g}), or one of them, '500' or '0.5s'"
+        )
+        if found is None:
+            raise SetupError(usage)
+        first, alone, timed = found.groups()
+        if first is not None and (alone is not None or timed is None):
+            raise SetupError(usage)
+        iterations = int(first or alone or MAX_ITERATIONS)
+        seconds = float(timed) if timed else MAX_SECONDS
+        if not 1 <= iterations <= MAX_ITERATIONS or not MIN_SECONDS <= seconds <= MAX_SECONDS:
+            raise SetupError(usage)
+        return cls(iterations, seconds)
+
+    def __str__(self) -> str:
+        return f"{self.iterations} iterations and {self.seconds:g} s"
+
+    def check(self, bot: Bot, seat: Seat, spec: str) -> None:
+        """Refuse (``bot-budget``) a search bot that asks for more than this budget."""
+        if not isinstance(bot, ISMCTSBot):
+            return
+        asked = []
+        if bot.iterations is not None and bot.iterations > self.iterations:
+            asked.append(f"{bot.iterations} iterations")
+        if bot.time_limit is not None and bot.time_limit > self.seconds:
+            asked.append(f"{bot.time_limit:g} s")
+        if asked:
+            raise ProtocolError(
+                "bot-budget",
+                f"seat {seat}'s bot {spec[:60]!r} asks for {' and '.join(asked)} a decision; "
+                f"bots at this server search at most {self} a decision (the server's "
+                "operator sets it: cardshop serve --max-bot-budget)",
+            )
+
+    def enforce(self, bot: Bot) -> None:
+        """Hold a search bot to this budget: it stops at ``seconds`` a decision."""
+        if isinstance(bot, ISMCTSBot):
+            if bot.iterations is not None:
+                bot.iterations = min(bot.iterations, self.iterations)
+            limit = bot.time_limit if bot.time_limit is not None else math.inf
+            bot.time_limit = min(limit, self.seconds)
 
 
 def _hash(token: str) -> str:
@@ -171,6 +264,10 @@ class Settings:
         }
 
 
+DEFAULT_BOT_BUDGET = BotBudget()
+"""A server's bot budget unless its operator says otherwise: 1000 iterations and 1 s."""
+
+
 class Table:
     """One game at the server: see the module docstring."""
 
@@ -181,15 +278,23 @@ class Table:
         spec: dict[str, Any],
         game: Game,
         store: Store,
+        *,
+        bots: Executor | None = None,
+        budget: BotBudget | None = None,
+        client: str | None = None,
     ) -> None:
         self.id = table_id
         self.created = created
         self.spec = spec
         self.game = game
         self.store = store
+        self.bots = bots
+        """Where the bots think (``None``: the event loop's default executor)."""
+        self.client = client
+        """The address that opened the table (``None``: restored, or opened by code)."""
         self.variant: VariantBase = game.variant
         self.family: Family = family_for(game.variant)
-        self.view = self.family.table_view if game.variant.match is None else None
+        self.view = self.family.table_view  # a match's draws its current game
         self.settings = Settings(**spec["settings"])
         self.seats = [
             SeatState(s["kind"], s.get("name") or "", s.get("token_hash")) for s in spec["seats"]
@@ -197,6 +302,7 @@ class Table:
         for seat, state in enumerate(self.seats):
             if not state.human:
                 state.bot = make_bot(state.kind, self.variant, derive_seed(game.seed, "bot", seat))
+                (budget or DEFAULT_BOT_BUDGET).enforce(state.bot)
         moves = game.moves
         self.step = moves[-1].step + 1 if moves else 0
         self.events: deque[_Logged] = deque(maxlen=EVENT_LOG)
@@ -226,6 +332,7 @@ class Table:
             "step": self.step,
             "over": self.game.is_over,
             "error": self.error,
+            "damaged": False,
             "settings": self.settings.to_dict(),
             "created": self.created,
         }
@@ -316,7 +423,10 @@ class Table:
     # ------------------------------------------------------------ seats
 
     def claim(self, seat: int, name: str = "") -> str:
-        """Give a person's free seat to a client: the secret token that acts for it."""
+        """Give a person's free seat to a client: the secret token that acts for it.
+
+        The seat is stored first and taken in memory after: a :class:`StoreError`
+        leaves it free."""
         if not 0 <= seat < len(self.seats):
             raise ProtocolError("bad-seat", f"table {self.id} has seats 0..{len(self.seats) - 1}")
         state = self.seats[seat]
@@ -325,10 +435,12 @@ class Table:
         if state.token_hash is not None:
             raise ProtocolError("taken", f"seat {seat} of table {self.id} is taken")
         token = secrets.token_urlsafe(24)
-        state.token_hash = _hash(token)
-        state.name = _clean_name(name) or state.name
-        self.spec["seats"][seat].update(token_hash=state.token_hash, name=state.name)
-        self.store.update_spec(self.id, self.spec)
+        digest, shown = _hash(token), _clean_name(name) or state.name
+        spec = copy.deepcopy(self.spec)
+        spec["seats"][seat].update(token_hash=digest, name=shown)
+        self.store.update_spec(self.id, spec)  # written first: a refused write changes nothing
+        self.spec = spec
+        state.token_hash, state.name = digest, shown
         self.broadcast()
         self._wake.set()
         return token
@@ -405,7 +517,7 @@ class Table:
                 raise IllegalActionError(f"{str(action)!r} is not legal for seat {seat} now")
         try:
             self.store.add_step(self.id, self.step, {s: str(a) for s, a in actions.items()})
-        except sqlite3.Error as exc:
+        except StoreError as exc:
             self.error = f"the move log cannot be written ({exc})"
             log.error("table %s: %s", self.id, self.error)
             self.broadcast()
@@ -435,10 +547,23 @@ class Table:
                     return action
         return legal[0]
 
-    def _bot_action(self, seat: Seat) -> Action:
-        bot = self.seats[seat].bot
-        assert bot is not None
-        return bot.choose(self.game.observation(seat), self.game.legal_actions(seat))
+    async def _choose(self, seats: Sequence[Seat]) -> dict[Seat, Action]:
+        """The bots of ``seats`` choose, one after another, in a bot thread (the event
+        loop serves every other table and client meanwhile). Each sees its observation
+        and legal actions of now: nothing changes the game while its bots think."""
+        if not seats:
+            return {}
+        game = self.game
+        asks = []
+        for seat in seats:
+            bot = self.seats[seat].bot
+            assert bot is not None
+            asks.append((seat, bot, game.observation(seat), game.legal_actions(seat)))
+
+        def think() -> dict[Seat, Action]:
+            return {seat: bot.choose(seen, legal) for seat, bot, seen, legal in asks}
+
+        return await asyncio.get_running_loop().run_in_executor(self.bots, think)
 
     # ------------------------------------------------------------ running
 
@@ -463,6 +588,9 @@ class Table:
                 await self._run_turns()
         except asyncio.CancelledError:
             raise
+        except ProtocolError:
+            if not self.error:  # else the table has stopped and said why
+                raise
         except Exception as exc:  # a fault of the server or a bot: stop this table only
             self.error = self.error or f"{type(exc).__name__}: {str(exc)[:200]}"
             log.exception("table %s stopped", self.id)
@@ -473,22 +601,28 @@ class Table:
         period = 1.0 / self.settings.ticks_per_second
         game = self.game
         due = loop.time() + period
-        while not game.is_over:
+        while not game.is_over and not self.error:
             if not self._clock_may_run():
                 self._wake.clear()
                 await self._wake.wait()
                 due = loop.time() + period
                 continue
-            delay = due - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            step = self.step
+            thinking = loop.create_task(
+                self._choose([s for s in game.acting if not self.seats[s].human])
+            )
+            try:
+                await asyncio.sleep(max(0.0, due - loop.time()))  # a late tick yields too
+                chosen = await thinking  # bots slower than the clock slow this table down
+            finally:
+                thinking.cancel()
             due = max(due + period, loop.time())  # late ticks are not made up in a burst
-            if game.is_over:
-                break
+            if game.is_over or self.step != step:
+                continue
             actions: dict[Seat, Action] = {}
             for seat in game.acting:
-                if not self.seats[seat].human:
-                    actions[seat] = self._bot_action(seat)
+                if seat in chosen:
+                    actions[seat] = chosen[seat]
                     continue
                 held = self.pending.get(seat)
                 ok = held is not None and held in game.legal_actions(seat)
@@ -497,20 +631,15 @@ class Table:
 
     async def _run_turns(self) -> None:
         game = self.game
-        while not game.is_over:
+        while not game.is_over and not self.error:
             seat = game.acting[0]
             step = self.step
             state = self.seats[seat]
             if not state.human:
                 await asyncio.sleep(self.settings.bot_delay)  # (0: still lets others run)
-                assert state.bot is not None
-                observation, legal = game.observation(seat), game.legal_actions(seat)
-                if state.kind.startswith("ismcts"):  # a search: off the event loop
-                    action = await asyncio.to_thread(state.bot.choose, observation, legal)
-                else:
-                    action = state.bot.choose(observation, legal)
-                if self.step == step:
-                    self.apply({seat: action})
+                chosen = await self._choose([seat])
+                if self.step == step and not game.is_over:
+                    self.apply(chosen)
                 continue
             self._wake.clear()
             timer = self.settings.move_timer
@@ -540,29 +669,79 @@ class Table:
 
 @dataclass
 class Lobby:
-    """Every table of a server, with the store that keeps them."""
+    """Every table of a server, with the store that keeps them.
+
+    ``budget`` bounds the bots' search (:class:`BotBudget`), ``bot_threads`` how many
+    bots of all tables think at once, ``max_tables`` the tables held and
+    ``max_tables_per_client`` the unfinished tables one client address may have
+    opened (``None``: no bound). A stored table that cannot be set up again stops
+    alone: it is listed as damaged (``damaged``) and the others play on.
+    """
 
     store: Store
     variants: dict[str, VariantBase]
     uploads: bool = True
     max_tables: int = 1000
+    budget: BotBudget = DEFAULT_BOT_BUDGET
+    bot_threads: int = BOT_THREADS
+    max_tables_per_client: int | None = MAX_TABLES_PER_CLIENT
     tables: dict[str, Table] = field(default_factory=dict)
+    damaged: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: bool = False
+    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The threads the bots think in (made on first use)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(
+                max_workers=self.bot_threads, thread_name_prefix="cardshop-bot"
+            )
+        return self._pool
 
     async def start(self) -> None:
-        """Resume every stored table from its log (once)."""
+        """Resume every stored table from its log (once); a table that cannot be
+        resumed is listed as damaged, and the others are resumed all the same."""
         if self.started:
             return
         self.started = True
         for stored in self.store.tables():
-            table = self._restore(stored)
+            try:
+                if stored.damage is not None:
+                    raise _Damaged(stored.damage)
+                table = self._restore(stored)
+            except Exception as exc:  # a damaged row stops its own table only
+                reason = str(exc) if isinstance(exc, _Damaged) else f"{type(exc).__name__}: {exc}"
+                self._damage(stored, reason[:300])
+                continue
             self.tables[table.id] = table
             table.start()
+
+    def _damage(self, stored: StoredTable, reason: str) -> None:
+        log.error("table %s cannot be resumed: %s", stored.id, reason)
+        self.damaged[stored.id] = {
+            "id": stored.id,
+            "family": None,
+            "variant": None,
+            "title": f"damaged table {stored.id}",
+            "players": 0,
+            "dynamics": None,
+            "seats": [],
+            "step": 0,
+            "over": False,
+            "error": f"this table cannot be resumed: {reason}",
+            "damaged": True,
+            "settings": None,
+            "created": stored.created,
+        }
 
     async def stop(self) -> None:
         for table in self.tables.values():
             await table.stop()
         self.started = False
+        pool, self._pool = self._pool, None
+        if pool is not None:  # a search still running ends within the bot budget
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _restore(self, stored: StoredTable) -> Table:
         spec = stored.spec
@@ -577,14 +756,35 @@ class Lobby:
                 error = f"step {number} of the stored log does not replay: {exc}"
                 log.error("table %s: %s", stored.id, error)
                 break
-        table = Table(stored.id, stored.created, spec, game, self.store)
+        table = Table(
+            stored.id, stored.created, spec, game, self.store, bots=self.pool, budget=self.budget
+        )
         table.error = error
         return table
 
-    def create(self, request: TableSpec) -> Table:
-        """Open a table; :class:`~cardshop.CardshopError` for a request that cannot be met."""
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every table's summary (``GET /api/tables``), damaged ones included."""
+        return [*self.damaged.values(), *(t.summary() for t in self.tables.values())]
+
+    def create(self, request: TableSpec, client: str | None = None) -> Table:
+        """Open a table for ``client`` (an address; ``None``: unbounded);
+        :class:`~cardshop.CardshopError` for a request that cannot be met (nothing is
+        kept then: the table is stored first, held in memory after)."""
         if len(self.tables) >= self.max_tables:
             raise ProtocolError("full", f"this server holds at most {self.max_tables} tables")
+        bound = self.max_tables_per_client
+        if client is not None and bound is not None:
+            mine = sum(
+                1
+                for t in self.tables.values()
+                if t.client == client and not t.game.is_over and not t.error
+            )
+            if mine >= bound:
+                raise ProtocolError(
+                    "too-many-tables",
+                    f"one client may have at most {bound} unfinished tables at this server; "
+                    "finish or leave one first",
+                )
         variant = self._variant(request)
         players = request.players or (len(request.seats) if request.seats else variant.players.min)
         seats = request.seats or [HUMAN] + ["random"] * (players - 1)
@@ -596,8 +796,9 @@ class Lobby:
             options["first_player"] = request.first_player
         game = new_game(variant, players, seed, **options)
         for seat, kind in enumerate(seats):
-            if kind != HUMAN:
-                make_bot(kind, variant, derive_seed(seed, "bot", seat))  # an unknown bot fails
+            if kind != HUMAN:  # an unknown bot fails, a search above the budget too
+                bot = make_bot(kind, variant, derive_seed(seed, "bot", seat))
+                self.budget.check(bot, seat, kind)
         names = [_clean_name(n) for n in request.names] + [""] * players
         spec = {
             "variant_name": variant.name,
@@ -613,11 +814,20 @@ class Lobby:
             },
         }
         table_id = secrets.token_urlsafe(6)
-        while table_id in self.tables:
+        while table_id in self.tables or table_id in self.damaged:
             table_id = secrets.token_urlsafe(6)
         created = time.time()
+        table = Table(
+            table_id,
+            created,
+            spec,
+            game,
+            self.store,
+            bots=self.pool,
+            budget=self.budget,
+            client=client,
+        )
         self.store.add_table(table_id, created, spec)
-        table = Table(table_id, created, spec, game, self.store)
         self.tables[table_id] = table
         table.start()
         return table
@@ -638,8 +848,15 @@ class Lobby:
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
         if table is None:
+            damaged = self.damaged.get(table_id)
+            if damaged is not None:
+                raise ProtocolError("damaged", f"table {table_id}: {damaged['error']}")
             raise ProtocolError("no-table", f"no table {table_id[:40]!r}")
         return table
+
+
+class _Damaged(Exception):
+    """A stored row that cannot be read (its reason)."""
 
 
 def describe_variants(variants: Mapping[str, VariantBase]) -> list[dict[str, Any]]:

@@ -50,13 +50,16 @@ def wilson(successes: float, trials: int, z: float = Z95) -> Interval:
         return Interval(0.0, 0.0, 1.0)
     if not 0 <= successes <= trials:
         raise ValueError(f"successes {successes} is not within 0..{trials}")
-    if successes == trials:  # exact ends, free of rounding
-        low = wilson(0, trials, z).high
-        return Interval(1.0, 1.0 - low, 1.0)
     p = successes / trials
     z2 = z * z
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    # The ends are exact at none and at all successes (centre - half is 0 there only up
+    # to rounding), so that the estimate is never outside its own interval.
+    if successes == 0:
+        return Interval(0.0, 0.0, min(1.0, centre + half))
+    if successes == trials:
+        return Interval(1.0, 1.0 - wilson(0, trials, z).high, 1.0)
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
 
 

@@ -21,7 +21,8 @@ through :mod:`cardshop.driver`) at the smallest and largest player counts:
 * illegal actions, unknown action texts and seats that do not act change nothing;
 * hidden information: a game that differs only in what a seat cannot see shows that
   seat the same observation and legal actions (the twin comes from the family's
-  sampler; override :meth:`FamilyTests.hidden_twin` for a family without one);
+  sampler; override :meth:`FamilyTests.hidden_twin` for a family without one), and
+  the same text (``render(game, seat)``), which never holds the game's seed;
 * action texts round-trip through ``parse_action``, and the family's ``action_space``
   holds every legal action;
 * the legal-action view (:class:`~cardshop.core.LegalActions`) agrees exactly with its
@@ -77,9 +78,11 @@ from cardshop.core.frontdoor import new_game
 from cardshop.core.game import (
     Copy,
     Dynamics,
+    Engine,
     Game,
 )
 from cardshop.core.loader import load_variant
+from cardshop.core.registry import get_family
 from cardshop.core.series import (
     current_game,
     family_for,
@@ -113,6 +116,14 @@ def _levels(mine: Any, theirs: Any, copy: Copy) -> Iterator[bool]:
     if copy is not Copy.LIST:
         for a, b in zip(mine, theirs, strict=True):
             yield from _levels(a, b, Copy(copy - 1))
+
+
+def _first_difference(a: str, b: str) -> str:
+    """The first line where two texts differ, as both show it."""
+    for mine, theirs in zip(a.splitlines(), b.splitlines(), strict=False):
+        if mine != theirs:
+            return f"{mine!r} against {theirs!r}"
+    return f"{len(a.splitlines())} lines against {len(b.splitlines())}"
 
 
 def _plain(data: Any) -> Any:
@@ -285,6 +296,11 @@ class FamilyTests:
             position = inner.to_position()
             single = inner.variant.model_copy(update={"match": None})
             placed = Game.from_position(position, single)
+            if isinstance(placed, Engine):
+                assert placed.setup_options() is None, (
+                    "a game set up from a position claims a setup its moves do not start "
+                    "at: its field _from_setup must be false, as Engine._empty leaves it"
+                )
             assert placed.acting == inner.acting
             assert not placed.is_over
             for seat in range(inner.players) if self.positions_keep_observations else ():
@@ -433,6 +449,39 @@ class FamilyTests:
                 "to deal a game that differs only in what a seat cannot see"
             )
         assert differed, "no twin differed from its game: the test proved nothing"
+
+    def test_render_shows_a_seat_only_what_it_may_see(self) -> None:
+        """A seat's text (the family's ``render(game, seat)``: what ``play`` shows a
+        person and a server sends a seat without a graphical view) holds nothing the
+        seat's observation hides. Two checks, on every moment of the playouts before
+        the end: the text never contains the seed of the game, nor of the game a match
+        is playing (every hidden card follows from it), and it is the same for a hidden
+        twin (:meth:`hidden_twin`: a game that differs only in what the seat cannot
+        see, its seed included for a sampler's twin)."""
+        rng = random.Random(13)
+        for family, game in self.positions():
+            if game.is_over:
+                continue
+            inner = current_game(game)  # a match draws its current game
+            own = get_family(game.variant.family)
+            # The playouts' seeds are derived 63-bit numbers: 8 digits or more never
+            # turn up in a text by chance.
+            seeds = {str(s) for s in (game.seed, inner.seed) if len(str(s)) >= 8}
+            for seat in range(game.players):
+                text = family.render(game, seat)
+                for seed in seeds:
+                    assert seed not in text, (
+                        f"render(game, {seat}) shows the seed {seed}, from which every "
+                        f"hidden card follows: {text[:200]!r}"
+                    )
+                twin = self.hidden_twin(inner, seat, rng)
+                if twin is None:
+                    continue
+                mine, theirs = own.render(inner, seat), own.render(twin, seat)
+                assert mine == theirs, (
+                    f"render(game, {seat}) changes when only what seat {seat} cannot see "
+                    f"changes: {_first_difference(mine, theirs)}"
+                )
 
     def test_action_texts_round_trip(self) -> None:
         """Every legal action's text parses back to it, and the same text with its
@@ -635,7 +684,8 @@ class FamilyTests:
         for variant, players, seed in self._setups():
             game = new_game(variant, players, derive_seed(seed, "conformance-history"))
             assert game.setup_options() is not None, (
-                "a new game must state its setup (Game.setup_options), so that a game "
+                "a new game must state its setup (Game.setup_options; an Engine's reads "
+                "its field _from_setup, which Engine.new sets true), so that a game "
                 "read from JSON can be replayed from it"
             )
             bots = [RandomBot(derive_seed(seed, "conformance-bot", s)) for s in range(players)]

@@ -2,12 +2,15 @@
 
 * :func:`tuned_yaml`: a variant that ``extends:`` the base and sets only the tuned
   knobs (a list that holds a knob is written whole: ``extends`` replaces lists), each
-  line commented with the objectives' measures before and after, with 95% intervals;
+  line commented with the objectives' measures before, after and on the confirmation
+  (fresh seeds), with 95% intervals, and the verdict. A base outside the file's
+  folder, which a variant may not extend, is replaced by its built-in ancestor and
+  every key the tuned variant differs in (or by every key): the file loads anywhere;
 * :func:`to_dict`: the whole study as JSON-ready data (schema ``cardshop-tune/1``);
 * :func:`render_html`: one self-contained page built like the audit report's
   (:mod:`cardshop.report`: plotly.js inlined, a Content-Security-Policy that loads
-  nothing): the knobs, the objectives before and after, the optimisation history,
-  the measures before and after with their intervals, and the Pareto front.
+  nothing): the knobs, the objectives before, after and on fresh seeds, the
+  optimisation history, the measures with their intervals, and the Pareto front.
 """
 
 from __future__ import annotations
@@ -17,29 +20,75 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cardshop.core.errors import format_path
-from cardshop.core.loader import builtin_variants
-from cardshop.core.source import KeyPath
+from cardshop.core.errors import (
+    VariantError,
+    format_path,
+)
+from cardshop.core.loader import (
+    MAX_EXTENDS_CHAIN,
+    _looks_like_path,
+    builtin_variants,
+    load_variant,
+    variant_from_data,
+)
+from cardshop.core.source import (
+    KeyPath,
+    load_yaml,
+    read_text,
+)
 from cardshop.measures import Measure
 from cardshop.support.files import write_text_atomic
-from cardshop.tuning.spec import apply_knobs
-from cardshop.tuning.study import Candidate, TuneResult
+from cardshop.tuning.spec import TuneSpec, apply_knobs
+from cardshop.tuning.study import Candidate, Confirmation, TuneResult
 
 __all__ = ["TUNE_SCHEMA", "render_html", "to_dict", "tuned_yaml", "write_html"]
 
 TUNE_SCHEMA = "cardshop-tune/1"
 
 
-def _extends(result: TuneResult, out: Path | None) -> str:
+def _relative_ref(result: TuneResult, out: Path | None) -> str | None:
+    """How a file at ``out`` names the base: its built-in name, or a path relative to
+    ``out``'s folder when the base lies in that folder or below; None otherwise (the
+    loader lets a variant extend only built-ins and files inside its own folder)."""
     ref = result.loaded.base_ref
     if ref in builtin_variants():
         return ref
     target = Path(ref).resolve()
     folder = None if out is None else out.resolve().parent
     if folder is None or not target.is_relative_to(folder):
-        # Outside the tuned file's folder: loading it needs extends_anywhere.
-        return str(target)
+        return None
     return target.relative_to(folder).as_posix()
+
+
+def _builtin_ancestor(ref: str) -> str | None:
+    """The built-in variant that the ``extends`` chain of the file ``ref`` ends at (None:
+    the chain ends at a file that extends nothing)."""
+    path = Path(ref).resolve()
+    for _ in range(MAX_EXTENDS_CHAIN + 1):
+        text, _ = read_text(path, str(path))
+        data = load_yaml(text, str(path)).data
+        parent = data.get("extends") if isinstance(data, dict) else None
+        if not isinstance(parent, str) or not parent:
+            return None
+        if not _looks_like_path(parent):
+            return parent
+        path = (path.parent / parent).resolve()
+    return None
+
+
+def _differences(data: Any, parent: Any) -> dict[Any, Any]:
+    """What a variant extending ``parent`` must set to be ``data``: every key whose value
+    differs, mappings key by key (``extends`` merges them), anything else whole."""
+    out: dict[Any, Any] = {}
+    for key, value in data.items():
+        if key in ("name", "title", "extends"):
+            continue
+        if key not in parent or parent[key] != value:
+            if isinstance(value, dict) and isinstance(parent.get(key), dict):
+                out[key] = _differences(value, parent[key])
+            else:
+                out[key] = value
+    return out
 
 
 def _scalar(value: Any) -> str:
@@ -54,31 +103,33 @@ def _comment(result: TuneResult) -> str:
             after = result.after[n].get(o.measure)
             if before is None or after is None:
                 continue
-            parts.append(f"{o.measure} ({n}p) {before.text()} -> {after.text()}")
+            confirmed = result.confirmed.get(n, {}).get(o.measure)
+            again = "" if confirmed is None else f" -> {confirmed.text()}"
+            parts.append(f"{o.measure} ({n}p) {before.text()} -> {after.text()}{again}")
     return "; ".join(parts)
 
 
-def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
-    """The tuned variant's YAML, to be written at ``out`` (for a relative ``extends``)."""
-    base = result.loaded.base
-    spec = result.spec
-    values = result.tuned_values()
-    data = base.to_data()
-    name = spec.name or f"{base.name}-tuned"
-    games = result.best.games // max(1, len(result.loaded.players))
-    lines = [
-        f"# Tuned by cardshop tune from {result.loaded.source} (seed {spec.seed}, "
-        f"study {result.study_name}).",
-        f"# Measures over {games:,} games per player count, bots "
-        f"{', '.join(spec.bots)}, 95% intervals: base -> tuned.",
-        f"# Objectives: {_comment(result)}",
-        f"extends: {_scalar(_extends(result, None if out is None else Path(out)))}",
-        f"name: {_scalar(name)}",
-        f"title: {_scalar((base.title or base.name) + ' (tuned)')}",
-    ]
-    # The part of the data to write: mappings down to each knob, lists whole.
+def _judged(result: TuneResult) -> str:
+    """The verdict on the targets, and what it was judged on."""
+    if result.confirmation is None:
+        return "Not confirmed on fresh seeds (the study was stopped first): targets not judged."
+    if result.met:
+        return "Every target met on the confirmation's games."
+    if result.search_met:
+        return (
+            "Not every target met on the confirmation's games (the search's games, which "
+            "chose this candidate, met them all)."
+        )
+    return "Not every target met on the confirmation's games."
+
+
+def _with_knobs(
+    tree: dict[Any, Any], data: dict[str, Any], values: dict[KeyPath, Any]
+) -> dict[KeyPath, list[KeyPath]]:
+    """Put each knob's value in ``tree`` (what the file writes), down to its key or to
+    the list that holds it (a list is written whole: ``extends`` replaces lists); the
+    knob paths by the written key they are in, for the comments."""
     tuned = apply_knobs(data, values)
-    tree: dict[Any, Any] = {}
     marks: dict[KeyPath, list[KeyPath]] = {}
     for path in values:
         written: KeyPath = ()
@@ -93,6 +144,72 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
             holder = holder.setdefault(part, {})
         holder[written[-1]] = _at(tuned, written)
         marks.setdefault(written, []).append(path)
+    return marks
+
+
+def _loads_as(tree: dict[Any, Any], ancestor: str, expected: dict[str, Any]) -> bool:
+    """Whether a variant extending ``ancestor`` with ``tree`` is ``expected``."""
+    try:
+        return variant_from_data({"extends": ancestor, **tree}).to_data() == expected
+    except VariantError:
+        return False
+
+
+def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
+    """The tuned variant's YAML, to be written at ``out``.
+
+    It ``extends:`` the base (by name, or by a path relative to ``out``'s folder) and
+    sets the tuned knobs. When the base is a file outside that folder, which the file
+    could not extend, it extends the base's built-in ancestor instead and sets every
+    key in which the tuned variant differs from it (or, when the base's chain has no
+    built-in, sets every key and extends nothing): it loads wherever it is.
+    """
+    base = result.loaded.base
+    spec = result.spec
+    values = result.tuned_values()
+    data = base.to_data()
+    name = spec.name or f"{base.name}-tuned"
+    title = (base.title or base.name) + " (tuned)"
+    games = result.best.games // max(1, len(result.loaded.players))
+    steps = "base -> tuned"
+    if result.confirmation is not None:
+        fresh = result.confirmation.games // max(1, len(result.loaded.players))
+        steps += f" -> tuned again on fresh seeds ({fresh:,} games per player count)"
+    lines = [
+        f"# Tuned by cardshop tune from {result.loaded.source} (seed {spec.seed}, "
+        f"study {result.study_name}).",
+        f"# Measures over {games:,} games per player count, bots "
+        f"{', '.join(spec.bots)}, 95% intervals: {steps}.",
+        f"# Objectives: {_comment(result)}",
+        f"# {_judged(result)}",
+    ]
+    ref = _relative_ref(result, None if out is None else Path(out))
+    tree: dict[Any, Any] = {"name": name, "title": title}
+    if ref is not None:
+        marks = _with_knobs(tree, data, values)
+    else:
+        tuned = {**apply_knobs(data, values), "name": name, "title": title}
+        ancestor = _builtin_ancestor(result.loaded.base_ref)
+        if ancestor is not None:
+            tree.update(_differences(tuned, load_variant(ancestor).to_data()))
+            marks = _with_knobs(tree, data, values)
+            if not _loads_as(tree, ancestor, tuned):  # a key extends cannot drop
+                ancestor = None
+        if ancestor is None:
+            tree = {"name": name, "title": title, **tuned}
+            marks = _with_knobs(tree, data, values)
+        where = (
+            f"extends its built-in ancestor {ancestor} and sets every key in which it differs"
+            if ancestor is not None
+            else "sets every key of the tuned variant"
+        )
+        lines.append(
+            f"# The base, {result.loaded.base_ref}, lies outside this file's folder, which "
+            f"a variant may not extend: this file {where}."
+        )
+        ref = ancestor
+    if ref is not None:
+        lines.append(f"extends: {_scalar(ref)}")
 
     def render(node: dict[Any, Any], indent: str, prefix: KeyPath) -> None:
         for key, value in node.items():
@@ -104,7 +221,7 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
                 if not str(key).isidentifier()
                 else key
             )
-            if isinstance(value, dict) and here not in marks:
+            if isinstance(value, dict) and value and here not in marks:
                 lines.append(f"{indent}{label}:")
                 render(value, indent + "  ", here)
                 continue
@@ -163,6 +280,7 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
         "players": list(result.loaded.players),
         "stopped": result.stopped,
         "met": result.met,
+        "search_met": result.search_met,
         "games": result.games,
         "cpu_seconds": round(result.cpu_seconds, 2),
         "wall_seconds": round(result.wall_seconds, 2),
@@ -181,6 +299,24 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
         "trials": [c.to_dict() for c in [result.base, *result.trials]],
         "before": {str(n): _measures(m) for n, m in result.before.items()},
         "after": {str(n): _measures(m) for n, m in result.after.items()},
+        "confirmation": None if result.confirmation is None else _confirmation(result),
+        "confirmations": [
+            {"trial": c.number, "games": c.games, "met": c.meets(spec)}
+            for c in result.confirmations
+        ],
+    }
+
+
+def _confirmation(result: TuneResult) -> dict[str, Any]:
+    c = result.confirmation
+    assert c is not None
+    return {
+        "trial": c.number,
+        "seeds": "fresh: never used by the search",
+        "games": c.games,
+        "met": c.meets(result.spec),
+        "met_by_objective": list(c.met),
+        "measures": {str(n): _measures(m) for n, m in c.measures.items()},
     }
 
 
@@ -244,6 +380,9 @@ def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] 
         (label, data[key][n].get(measure))
         for label, key in (("base", "before"), ("tuned", "after"))
     ]
+    confirmed = (data.get("confirmation") or {}).get("measures", {}).get(n, {}).get(measure)
+    if confirmed is not None:
+        rows.append(("tuned, fresh seeds", confirmed))
     if any(m is None for _, m in rows):
         return None
     values = [m["value"] for _, m in rows]
@@ -330,6 +469,7 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
             b, a = data["before"][n].get(o["measure"]), data["after"][n].get(o["measure"])
             if b is None or a is None:
                 continue
+            c = (data.get("confirmation") or {}).get("measures", {}).get(n, {}).get(o["measure"])
             goal = (
                 f"{o['target']} ± {o.get('tolerance', 0)}"
                 if "target" in o
@@ -337,7 +477,8 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
             )
             measure_rows.append(
                 f"<tr><td>{_e(a['label'])}</td><td class=num>{_e(n)}</td><td>{_e(goal)}</td>"
-                f"<td class=num>{_e(_fmt(b))}</td><td class=num>{_e(_fmt(a))}</td></tr>"
+                f"<td class=num>{_e(_fmt(b))}</td><td class=num>{_e(_fmt(a))}</td>"
+                f"<td class=num>{_e('' if c is None else _fmt(c))}</td></tr>"
             )
     states: dict[str, int] = {}
     for t in data["trials"][1:]:
@@ -353,7 +494,14 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
         "CPU seconds": data["cpu_seconds"],
         "Trials": ", ".join(f"{v} {k}" for k, v in sorted(states.items())) or "none",
         "Stopped": data["stopped"],
-        "Targets met": "yes" if data["met"] else "no",
+        "Targets met (on the confirmation, fresh seeds)": (
+            "not judged (stopped first)"
+            if data.get("confirmation") is None
+            else "yes"
+            if data["met"]
+            else "no"
+        ),
+        "Targets met on the search's games": "yes" if data.get("search_met") else "no",
         "plotly.js": version,
     }
     figures = "".join(
@@ -379,7 +527,8 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
         + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts.items())
         + "</dl><h2>Knobs</h2><table><tr><th>knob</th><th>base</th><th>tuned</th></tr>"
         f"{knob_rows}</table><h2>Objectives (95% intervals)</h2><table><tr><th>measure</th>"
-        "<th>players</th><th>goal</th><th>base</th><th>tuned</th></tr>"
+        "<th>players</th><th>goal</th><th>base</th><th>tuned (search)</th>"
+        "<th>tuned (fresh seeds)</th></tr>"
         f"{''.join(measure_rows)}</table><h2>Charts</h2><div class=charts>{figures}</div>"
         "<h2>Trials</h2><table><tr><th>trial</th><th>values</th><th>state</th><th>games</th>"
         f"<th>losses</th><th>note</th></tr>{trial_rows}</table>"
@@ -401,6 +550,16 @@ def _fmt(m: dict[str, Any]) -> str:
 def write_html(result: TuneResult | dict[str, Any], path: str | Path) -> None:
     """Write the study's HTML page to ``path``, whole or not at all."""
     write_text_atomic(path, render_html(result))
+
+
+def describe_confirmation(c: Candidate, found: Confirmation, spec: TuneSpec) -> str:
+    """One line about a confirmation on fresh seeds, for progress output."""
+    if not any(o.target is not None for o in spec.objectives):
+        verdict = "no target to judge"
+    else:
+        verdict = "every target met" if found.meets(spec) else "not every target met"
+    who = "the base" if c.number < 0 else f"trial {c.number}"
+    return f"{who}: confirmed on fresh seeds, {found.games:,} games: {verdict}"
 
 
 def describe(c: Candidate) -> str:

@@ -27,7 +27,7 @@ shares or means over games (win shares, first-player advantage, ties, completion
 rounds, lead changes, the skill gap, ...) are computed here from running sums, so a
 look costs little; their 95% intervals equal the audit's (the Wilson interval for
 shares, the normal interval for means). Balance, branching and forced decisions are
-taken from :func:`~cardshop.measures.measure_all` itself (a bootstrap, or a
+taken from :func:`~cardshop.measures.measure_all` itself (a bootstrap band, or a
 cluster-robust ratio), at the level asked.
 """
 
@@ -41,6 +41,7 @@ from statistics import NormalDist
 from cardshop.measures import (
     GameSummary,
     Measure,
+    balance_interval,
     bot_groups,
     decisive_point,
     lead_changes,
@@ -99,12 +100,8 @@ def _position_share(s: GameSummary, position: int) -> float:
 def _from_measure(m: Measure, z: float) -> Estimate:
     """An estimate at another level from an audit measure's own interval data."""
     if m.method == "bootstrap" and m.replicates:
-        ordered = sorted(m.replicates)
-        tail = (1 - NormalDist().cdf(z)) if math.isfinite(z) else 0.0
-        n = len(ordered)
-        return Estimate(
-            m.value, ordered[int(tail * (n - 1))], ordered[math.ceil((1 - tail) * (n - 1))]
-        )
+        level = 2 * NormalDist().cdf(z) - 1 if math.isfinite(z) else 1.0
+        return Estimate(m.value, *balance_interval(m.value, m.replicates, level))
     if m.method in ("normal", "ratio") and math.isfinite(m.se):
         return Estimate(m.value, m.value - z * m.se, m.value + z * m.se)
     return Estimate(m.value, m.low, m.high)

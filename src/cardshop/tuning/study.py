@@ -4,7 +4,8 @@
 
 1. the base variant is played in full (``budget.batches`` batches of ``budget.batch``
    games per player count): its losses start the front, its measures are the
-   "before" figures;
+   "before" figures. Each objective's measure must apply to its games: that is
+   checked on the first batch, before the study's storage is made;
 2. optuna's sampler (TPE, or random) asks for knob values; the candidate variant is
    the base's data with those values, checked as any variant is. One that fails its
    own validation is rejected with the reason and never played;
@@ -13,8 +14,13 @@
    the test of :mod:`cardshop.tuning.racing` says it cannot beat the front; otherwise
    its losses are told to optuna;
 4. it stops at the budget (games, CPU seconds, trials), when every value of a finite
-   space has been tried, or, with ``stop_when_met``, when a candidate's 95% intervals
-   are inside every target's tolerance.
+   space has been tried, or, with ``stop_when_met``, when a candidate meets every
+   target (its 95% intervals inside the tolerances) on the search's games *and* on
+   its confirmation;
+5. the tuned candidate (the best of the front) is **confirmed**: played again as much
+   on fresh seeds, never used by the search. The search chose it because its games
+   looked best, so their figures flatter it (the winner's curse); whether the targets
+   are met is judged on the confirmation's games alone.
 
 Games run where :func:`cardshop.simulate` runs them (one process, a pool, an
 executor or a Dask client; a family's kernel when it can play them). Measures that
@@ -22,12 +28,18 @@ need every decision (lead changes, drama, branching, ...) are played on the refe
 engine with a :class:`cardshop.measures.Tracker`, in this process or on the executor.
 
 The study is kept in optuna's SQLite storage when ``storage`` names a file: run the
-same spec again and it goes on where it stopped (every finished candidate is kept,
-Ctrl-C included).
+same spec again and it goes on where it stopped. It keeps the base's batches (their
+game summaries), every finished candidate (its losses; the best is played again
+from its seeds when needed), the confirmations, and the games and CPU seconds spent.
+A stop (Ctrl-C, or any interruption that is not an error) keeps all of that; a
+candidate cut short is proposed again first when the study resumes. A proposal of
+values already tried is told to optuna and is not a trial.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import hashlib
 import importlib
 import json
@@ -35,6 +47,7 @@ import math
 import os
 import resource
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -44,12 +57,15 @@ from typing import Any
 from cardshop import driver
 from cardshop.bots import make_bot
 from cardshop.core.chance import derive_seed
-from cardshop.core.errors import VariantError
+from cardshop.core.errors import (
+    VariantError,
+    format_path,
+)
 from cardshop.core.frontdoor import new_game
 from cardshop.core.loader import variant_from_data
 from cardshop.core.source import KeyPath
 from cardshop.core.variant import VariantBase
-from cardshop.measures import GameSummary, Measure, Tracker
+from cardshop.measures import GamesFileError, GameSummary, Measure, Tracker
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.racing import (
     Estimate,
@@ -62,7 +78,7 @@ from cardshop.tuning.racing import (
 )
 from cardshop.tuning.spec import KnobSpace, LoadedSpec, TuneError, TuneSpec, apply_knobs, load_spec
 
-__all__ = ["Candidate", "TuneResult", "tune"]
+__all__ = ["Candidate", "Confirmation", "TuneInterrupted", "TuneResult", "tune"]
 
 Z95 = z_of(0.95)
 MAX_DUPLICATES = 50
@@ -100,6 +116,78 @@ class Candidate:
 
 
 @dataclass
+class Confirmation:
+    """A candidate played again on fresh seeds (never used by the search), as many games
+    as the search played it in full: what its figures are when nothing chose them."""
+
+    number: int
+    """The candidate's trial number (-1: the base)."""
+    games: int
+    met: list[bool]
+    """For each objective, whether its 95% intervals (every player count) are inside the
+    target's tolerance on these games (False for an objective without a target)."""
+    measures: dict[int, dict[str, Measure]] = field(default_factory=dict)
+    """The report's measures of these games, by player count, with 95% intervals."""
+
+    def meets(self, spec: TuneSpec) -> bool:
+        """Whether every target is met (objectives with a direction have none)."""
+        return all(m or o.target is None for m, o in zip(self.met, spec.objectives, strict=True))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trial": self.number,
+            "games": self.games,
+            "met": list(self.met),
+            "measures": {
+                str(n): {k: _measure_data(m) for k, m in ms.items()}
+                for n, ms in self.measures.items()
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Confirmation:
+        return cls(
+            int(data["trial"]),
+            int(data["games"]),
+            [bool(x) for x in data["met"]],
+            {
+                int(n): {k: Measure(**m) for k, m in ms.items()}
+                for n, ms in data["measures"].items()
+            },
+        )
+
+
+def _measure_data(m: Measure) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "label": m.label,
+        "value": m.value,
+        "low": m.low,
+        "high": m.high,
+        "unit": m.unit,
+        "meaning": m.meaning,
+        "method": m.method,
+    }
+
+
+class TuneInterrupted(KeyboardInterrupt):
+    """A study stopped (Ctrl-C, or any interruption that is not an error) before its
+    base variant was played in full: no candidate yet, so no result. It says what was
+    kept; the interruption is its ``__cause__``."""
+
+    def __init__(self, batches: int, of: int, games: int, storage: str | None, study: str) -> None:
+        super().__init__("the study was stopped while its base variant was played")
+        self.batches = batches
+        """Batches of the base played in full (every player count) and kept."""
+        self.of = of
+        """Batches of the base in all."""
+        self.games = games
+        """Games of the base kept (in the storage, or none without one)."""
+        self.storage = storage
+        self.study = study
+
+
+@dataclass
 class TuneResult:
     """A finished (or stopped) study: the best candidate, the front, every trial."""
 
@@ -116,6 +204,14 @@ class TuneResult:
     storage: str | None
     before: dict[int, dict[str, Measure]] = field(default_factory=dict)
     after: dict[int, dict[str, Measure]] = field(default_factory=dict)
+    """The tuned candidate's measures on the search's games."""
+    confirmation: Confirmation | None = None
+    """The tuned candidate on fresh seeds (None: a stop came first)."""
+    confirmations: list[Confirmation] = field(default_factory=list)
+    """Every confirmation of the study, the tuned candidate's included (a failed one
+    lets the search go on, with ``stop_when_met``)."""
+    interruption: BaseException | None = field(default=None, repr=False)
+    """What stopped the study when :attr:`stopped` is ``interrupted``."""
 
     @property
     def spec(self) -> TuneSpec:
@@ -123,9 +219,21 @@ class TuneResult:
 
     @property
     def met(self) -> bool:
-        """Whether the best candidate's 95% intervals are inside every target's tolerance
-        (objectives with a direction have none: they never fail this)."""
+        """Whether the best candidate's 95% intervals *on its confirmation* (fresh seeds)
+        are inside every target's tolerance (objectives with a direction have none:
+        they never fail this). False when it was not confirmed (a stop came first)."""
+        return self.confirmation is not None and self.confirmation.meets(self.spec)
+
+    @property
+    def search_met(self) -> bool:
+        """The same judged on the search's own games, which chose the candidate (and
+        so flatter it)."""
         return _meets(self.loaded, self.best, targets_only=True)
+
+    @property
+    def confirmed(self) -> dict[int, dict[str, Measure]]:
+        """The tuned candidate's measures on its confirmation (empty: none)."""
+        return {} if self.confirmation is None else self.confirmation.measures
 
     def tuned_values(self) -> dict[KeyPath, Any]:
         return {k.path: self.best.values[k.label] for k in self.loaded.knobs}
@@ -202,14 +310,22 @@ class _Player:
     executor: Executor | Any | None
     on_games: Callable[[int], None]
     pool: Executor | None = None
+    counting: bool = True
+    """Whether the games played now are new (not a replay of a stored candidate)."""
 
-    def batch_seed(self, players: int, k: int) -> int:
-        return derive_seed(self.loaded.spec.seed, "tune-batch", players, k)
+    def batch_seed(self, players: int, k: int, confirming: int | None = None) -> int:
+        """The seed of batch ``k``: the search's, or, for the confirmation of candidate
+        ``confirming``, one the search never uses."""
+        if confirming is None:
+            return derive_seed(self.loaded.spec.seed, "tune-batch", players, k)
+        return derive_seed(self.loaded.spec.seed, "tune-confirm", confirming, players, k)
 
-    def play(self, variant: VariantBase, players: int, k: int) -> list[GameSummary]:
+    def play(
+        self, variant: VariantBase, players: int, k: int, confirming: int | None = None
+    ) -> list[GameSummary]:
         spec = self.loaded.spec
         games = spec.budget.batch
-        seed = self.batch_seed(players, k)
+        seed = self.batch_seed(players, k, confirming)
         if not self.loaded.needs_trace:
             sim = simulate(
                 variant,
@@ -347,11 +463,17 @@ def _dominates(o: Candidate, c: Candidate) -> bool:
     return all(a <= b for a, b in pairs) and any(a < b for a, b in pairs)
 
 
-def _choose(loaded: LoadedSpec, front: Sequence[Candidate], base: Candidate) -> Candidate:
+def _choose(
+    loaded: LoadedSpec,
+    front: Sequence[Candidate],
+    base: Candidate,
+    confirmations: dict[int, Confirmation] | None = None,
+) -> Candidate:
     """The tuned candidate: of the front, the one whose 95% intervals are inside most
-    targets' tolerances, then the one nearest the targets (and best in the directions),
-    each objective in units of its tolerance (or of the base's value), summed; then the
-    earliest."""
+    targets' tolerances (on its confirmation, once it has one), then the one nearest
+    the targets (and best in the directions), each objective in units of its tolerance
+    (or of the base's value), summed; then the earliest."""
+    confirmed = confirmations or {}
     goals = _objectives(loaded)
     scales = []
     for (target, _, tolerance), b in zip(goals, _raw(loaded, base), strict=True):
@@ -360,7 +482,8 @@ def _choose(loaded: LoadedSpec, front: Sequence[Candidate], base: Candidate) -> 
 
     def key(c: Candidate) -> tuple[int, float, int]:
         near = sum(x / s for x, s in zip(_raw(loaded, c), scales, strict=True))
-        return (-sum(_met(loaded, c)), near, c.number)
+        check = confirmed.get(c.number)
+        return (-sum(_met(loaded, c) if check is None else check.met), near, c.number)
 
     return min(front, key=key)
 
@@ -431,6 +554,41 @@ def _import_optuna() -> Any:
     return optuna
 
 
+def _interruption(exc: BaseException) -> bool:
+    """Whether ``exc`` stops a study rather than fails it: not an error, not an exit
+    (Ctrl-C, or a stop signal a program turned into an exception of its own)."""
+    return not isinstance(exc, Exception | SystemExit | GeneratorExit)
+
+
+_BLOCK = "base:{players}:{batch}"
+"""The study's user attribute holding one batch of the base at one player count."""
+
+
+def _pack(summaries: Sequence[GameSummary]) -> str:
+    text = json.dumps([s.to_dict() for s in summaries], separators=(",", ":"))
+    return base64.b64encode(zlib.compress(text.encode(), 6)).decode("ascii")
+
+
+def _unpack(text: Any, where: str) -> list[GameSummary] | None:
+    """The summaries of a stored batch (None, to play it again, if they cannot be read)."""
+    try:
+        data = json.loads(zlib.decompress(base64.b64decode(str(text), validate=True)))
+        return [GameSummary.from_dict(d, where) for d in data]
+    except (ValueError, TypeError, zlib.error, GamesFileError):
+        return None
+
+
+def _listed(t: Any, state: Any) -> bool:
+    """Whether a stored optuna trial is a trial of the study: not a proposal of values
+    already tried (told to optuna, never played), not one waiting to be asked, not a
+    proposal stopped before any game."""
+    if t.state in (state.WAITING, state.RUNNING) or "duplicate_of" in t.user_attrs:
+        return False
+    if t.state == state.FAIL and "rejected" not in t.user_attrs:
+        return int(t.user_attrs.get("games", 0)) > 0
+    return True
+
+
 def tune(
     spec: str | Path | TuneSpec | dict[str, Any],
     *,
@@ -440,16 +598,22 @@ def tune(
     racing: bool | None = None,
     on_games: Callable[[int], None] | None = None,
     on_trial: Callable[[Candidate], None] | None = None,
+    on_confirmation: Callable[[Candidate, Confirmation], None] | None = None,
 ) -> TuneResult:
     """Tune a variant by a spec (a YAML file, a :class:`TuneSpec` or its data).
 
     ``storage``: an SQLite file for the study (``"auto"``: ``<spec>.tune.db`` beside a
     spec file, in memory otherwise; ``None``: in memory). The same spec run again with
-    the same storage resumes the study. ``workers``/``executor`` are
-    :func:`cardshop.simulate`'s. ``racing`` overrides the spec's. ``on_games(n)`` is
-    called with the games just played, ``on_trial(candidate)`` after each candidate.
-    Ctrl-C (``KeyboardInterrupt``) during a candidate stops the study with every
-    finished candidate kept; the result then says ``stopped == "interrupted"``.
+    the same storage resumes the study. The file is made once the base's first batch
+    has shown that every objective's measure applies to its games (a spec whose
+    measure does not apply raises :class:`TuneError` and leaves no file).
+    ``workers``/``executor`` are :func:`cardshop.simulate`'s. ``racing`` overrides the
+    spec's. ``on_games(n)`` is called with the games just played, ``on_trial(candidate)``
+    after each candidate, ``on_confirmation(candidate, confirmation)`` after each
+    confirmation on fresh seeds. Ctrl-C (``KeyboardInterrupt``, or any interruption that
+    is not an error) during the search stops it with everything finished kept; the
+    result then says ``stopped == "interrupted"``. Before the base is played in full it
+    raises :class:`TuneInterrupted`, having kept the base's finished batches.
     """
     optuna = _import_optuna()
     loaded = load_spec(spec)
@@ -481,39 +645,144 @@ def tune(
     name = study_name(loaded)
     start_wall = time.monotonic()
     start_cpu = _cpu()
-    played = [0]
+    new_games = [0]
+    """Games played in this run for the first time (replays of stored work are not)."""
+
+    player = _Player(loaded, workers, executor, lambda n: None)
 
     def count(n: int) -> None:
-        played[0] += n
+        if player.counting:
+            new_games[0] += n
         if on_games is not None:
             on_games(n)
 
-    player = _Player(loaded, workers, executor, count)
+    player.on_games = count
     objectives = _objectives(loaded)
     race = Race(s.alpha, s.budget.batches, len(objectives) * len(loaded.players))
-    sampler = (
-        optuna.samplers.RandomSampler(seed=s.seed)
-        if s.sampler == "random"
-        else optuna.samplers.TPESampler(seed=s.seed)
-    )
-    study = optuna.create_study(
-        study_name=name,
-        storage=url,
-        directions=["minimize"] * len(objectives),
-        sampler=sampler,
-        load_if_exists=True,
-    )
     state = optuna.trial.TrialState
+
+    def sampler() -> Any:
+        if s.sampler == "random":
+            return optuna.samplers.RandomSampler(seed=s.seed)
+        return optuna.samplers.TPESampler(seed=s.seed)
+
+    def open_study(create: bool) -> Any:
+        if create:
+            return optuna.create_study(
+                study_name=name,
+                storage=url,
+                directions=["minimize"] * len(objectives),
+                sampler=sampler(),
+                load_if_exists=True,
+            )
+        try:
+            return optuna.load_study(study_name=name, storage=url, sampler=sampler())
+        except KeyError:
+            return None
+
+    # An existing file may hold this study: its base batches are not played again.
+    # A new one is made only once the measures are known to apply.
+    study = open_study(False) if url is not None and Path(str(storage)).is_file() else None
+    stored = dict(study.user_attrs) if study is not None else {}
+    base_values = {k.label: k.base_value for k in loaded.knobs}
+    base = Candidate(-1, base_values, "complete")
+    unsaved: list[tuple[int, int, list[GameSummary]]] = []
+    kept_games = [0]
+
+    def keep(n: int, k: int, block: list[GameSummary]) -> None:
+        """Store one batch of the base, once the study exists (and has a file)."""
+        if study is None:
+            unsaved.append((n, k, block))
+        elif url is not None:
+            study.set_user_attr(_BLOCK.format(players=n, batch=k), _pack(block))
+            kept_games[0] += len(block)
+
+    def check(counts: Sequence[int]) -> None:
+        est = _estimates(loaded, base, Z95)
+        for j, objective in enumerate(s.objectives):
+            missing = [n for n in counts if (j, n) not in est]
+            if missing:
+                raise loaded.error(
+                    f"the measure {objective.measure!r} does not apply to the games of "
+                    f"{loaded.base.name} with {', '.join(map(str, missing))} players "
+                    "(docs/measures.md says when each measure is absent)",
+                    ("objectives", j, "measure"),
+                )
+
+    def begin() -> Any:
+        """The study, made now if it was not there: the first batch passed its check."""
+        nonlocal study
+        if study is None:
+            study = open_study(True)
+            for block in unsaved:
+                keep(*block)
+            unsaved.clear()
+        return study
+
+    done = 0
+    try:
+        for k in range(s.budget.batches):
+            for n in loaded.players:
+                key = _BLOCK.format(players=n, batch=k)
+                block = _unpack(stored[key], key) if key in stored else None
+                if block is not None and len(block) == s.budget.batch:
+                    kept_games[0] += len(block)
+                else:
+                    block = player.play(loaded.base, n, k)
+                    keep(n, k, block)
+                base.summaries.setdefault(n, []).extend(block)
+            done = k + 1
+            if k == 0:
+                check(loaded.players)
+                begin()
+    except BaseException as exc:
+        if not _interruption(exc):
+            player.close()
+            raise
+        player.close()
+        if done == 0 and unsaved:  # the first batch of some counts: keep what applies
+            counts = sorted({n for n, _, _ in unsaved})
+            for n in [n for n in loaded.players if n not in counts]:
+                base.summaries.pop(n, None)
+            check(counts)
+            begin()
+        if study is not None:
+            study.set_user_attr(
+                "cpu_seconds", float(stored.get("cpu_seconds", 0.0)) + _cpu() - start_cpu
+            )
+        raise TuneInterrupted(
+            done,
+            s.budget.batches,
+            kept_games[0] if url is not None else 0,
+            None if url is None else str(storage),
+            name,
+        ) from exc
+    study = begin()
+    base.batches = s.budget.batches
+    base.games = sum(len(v) for v in base.summaries.values())
+    check(loaded.players)
+    base.losses = base.measured = _losses(loaded, base)
+
+    earlier = [t for t in study.get_trials(deepcopy=False) if _listed(t, state)]
     for old in study.get_trials(deepcopy=False, states=(state.RUNNING,)):
         study._storage.set_trial_state_values(old._trial_id, state=state.FAIL)
-    earlier = [t for t in study.get_trials(deepcopy=False) if t.state != state.RUNNING]
-    games_before = int(study.user_attrs.get("base_games", 0)) + sum(
-        int(t.user_attrs.get("games", 0)) for t in earlier
+    confirmations: dict[int, Confirmation] = {}
+    for key, value in stored.items():
+        if key.startswith("confirm:") and isinstance(value, dict):
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                found = Confirmation.from_dict(value)
+                confirmations[found.number] = found
+    # Every game the study has played: the base's, the listed trials', the confirmations'.
+    games_before = (
+        base.games
+        + sum(int(t.user_attrs.get("games", 0)) for t in earlier)
+        + sum(c.games for c in confirmations.values())
     )
-    cpu_before = float(study.user_attrs.get("cpu_seconds", 0.0))
+    base_new = new_games[0]
+    cpu_before = float(stored.get("cpu_seconds", 0.0))
 
     def used_games() -> int:
-        return games_before + played[0] - (base_games if counted_base else 0)
+        return games_before + new_games[0] - base_new
 
     def used_cpu() -> float:
         return cpu_before + _cpu() - start_cpu
@@ -525,34 +794,33 @@ def tune(
             return "cpu_seconds"
         return ""
 
-    counted_base = "base_games" in study.user_attrs
-    base_games = 0
-    base_values = {k.label: k.base_value for k in loaded.knobs}
-    base = Candidate(-1, base_values, "complete")
-    trials: list[Candidate] = []
-    stopped = ""
-    try:
+    def confirm(c: Candidate) -> Confirmation:
+        """``c`` played again on fresh seeds (or its stored confirmation)."""
+        found = confirmations.get(c.number)
+        if found is not None:
+            return found
+        variant = _variant_of(loaded, c)
+        fresh = Candidate(c.number, c.values, "complete")
         for k in range(s.budget.batches):
             for n in loaded.players:
-                base.summaries.setdefault(n, []).extend(player.play(loaded.base, n, k))
-        base.batches = s.budget.batches
-        base.games = sum(len(v) for v in base.summaries.values())
-        base_games = base.games
-        est = _estimates(loaded, base, Z95)
-        for j, objective in enumerate(s.objectives):
-            missing = [n for n in loaded.players if (j, n) not in est]
-            if missing:
-                raise loaded.error(
-                    f"the measure {objective.measure!r} does not apply to the games of "
-                    f"{loaded.base.name} with {', '.join(map(str, missing))} players "
-                    "(docs/measures.md says when each measure is absent)",
-                    ("objectives", j, "measure"),
-                )
-        base.losses = base.measured = _losses(loaded, base)
-        if not counted_base:
-            study.set_user_attr("base_games", base_games)
-        for t in earlier:
-            trials.append(_from_trial(t, loaded, state))
+                fresh.summaries.setdefault(n, []).extend(player.play(variant, n, k, c.number))
+        ids = [o.measure for o in s.objectives]
+        found = Confirmation(
+            c.number,
+            sum(len(v) for v in fresh.summaries.values()),
+            _met(loaded, fresh),
+            {n: report_measures(ids, fresh.summaries[n], seed=s.seed) for n in loaded.players},
+        )
+        confirmations[c.number] = found
+        study.set_user_attr(f"confirm:{c.number}", found.to_dict())
+        if on_confirmation is not None:
+            on_confirmation(c, found)
+        return found
+
+    trials: list[Candidate] = [_from_trial(t, loaded, state) for t in earlier]
+    stopped = ""
+    interruption: BaseException | None = None
+    try:
         kept: dict[int, Candidate] = {}
         # The base's own values, if the space holds them, are not played again.
         inside = all(_inside(k, k.base_value) for k in loaded.knobs)
@@ -562,12 +830,16 @@ def tune(
         size = _space_size(loaded.knobs)
         while not stopped:
             front = _pareto([base, *trials])
-            best = _choose(loaded, front, base)
+            best = _choose(loaded, front, base, confirmations)
             if sum(c.state != "stopped" for c in trials) >= s.budget.trials:
                 stopped = "trials"
             elif out_of_budget():
                 stopped = out_of_budget()
-            elif s.stop_when_met and _meets(loaded, _replayed(loaded, player, best)):
+            elif (
+                s.stop_when_met
+                and _meets(loaded, _replayed(loaded, player, best))
+                and confirm(best).meets(s)
+            ):
                 stopped = "met"
             elif len(tried) >= size or duplicates >= MAX_DUPLICATES:
                 stopped = "searched"
@@ -578,6 +850,7 @@ def tune(
             seen = tried.get(tuple(values[k.label] for k in loaded.knobs))
             if seen is not None:
                 duplicates += 1
+                trial.set_user_attr("duplicate_of", seen.number)
                 if seen.losses is not None and seen.state == "complete":
                     study.tell(trial, seen.losses)
                 else:
@@ -596,8 +869,6 @@ def tune(
             except VariantError as exc:
                 c.state, c.reason = "rejected", exc.reason
                 if exc.path:
-                    from cardshop.core.errors import format_path
-
                     c.reason = f"{format_path(exc.path)}: {exc.reason}"
                 trial.set_user_attr("rejected", c.reason)
                 study.tell(trial, state=state.FAIL)
@@ -627,12 +898,17 @@ def tune(
                             f"dropped by racing after {c.batches} of {s.budget.batches} batches"
                         )
                         break
-            except KeyboardInterrupt:
+            except BaseException as exc:
+                if not _interruption(exc):
+                    raise
+                # Played again first when the study resumes.
                 c.state, c.reason = "stopped", "interrupted"
                 trial.set_user_attr("games", c.games)
                 study.tell(trial, state=state.FAIL)
-                stopped = "interrupted"
-                break
+                study.enqueue_trial(values, user_attrs={"resumes": trial.number})
+                if c.games == 0:
+                    trials.remove(c)
+                raise
             trial.set_user_attr("games", c.games)
             trial.set_user_attr("batches", c.batches)
             if c.summaries:
@@ -652,18 +928,26 @@ def tune(
                 kept.pop(number).summaries = {}
             if on_trial is not None:
                 on_trial(c)
-    except KeyboardInterrupt:
-        if base.losses is None:
+    except BaseException as exc:
+        if not _interruption(exc):
             player.close()
             raise
-        stopped = "interrupted"
+        stopped, interruption = "interrupted", exc
+    confirmation: Confirmation | None = None
     try:
         front = _pareto([base, *trials])
-        best = _choose(loaded, front, base)
+        best = _choose(loaded, front, base, confirmations)
         _replayed(loaded, player, best)
+        confirmation = confirmations.get(best.number)
+        if confirmation is None and interruption is None:
+            confirmation = confirm(best)
+    except BaseException as exc:
+        if not _interruption(exc):
+            raise
+        stopped, interruption = "interrupted", interruption or exc
     finally:
         player.close()
-    study.set_user_attr("cpu_seconds", used_cpu())
+        study.set_user_attr("cpu_seconds", used_cpu())
     result = TuneResult(
         loaded=loaded,
         base=base,
@@ -676,6 +960,9 @@ def tune(
         stopped=stopped,
         study_name=name,
         storage=None if storage is None else str(storage),
+        confirmation=confirmation,
+        confirmations=list(confirmations.values()),
+        interruption=interruption,
     )
     ids = [o.measure for o in s.objectives]
     for n in loaded.players:
@@ -690,9 +977,13 @@ def _replayed(loaded: LoadedSpec, player: _Player, c: Candidate) -> Candidate:
     if c.summaries or c.losses is None:
         return c
     variant = _variant_of(loaded, c)
-    for k in range(loaded.spec.budget.batches):
-        for n in loaded.players:
-            c.summaries.setdefault(n, []).extend(player.play(variant, n, k))
+    player.counting = False  # played before: counted then
+    try:
+        for k in range(loaded.spec.budget.batches):
+            for n in loaded.players:
+                c.summaries.setdefault(n, []).extend(player.play(variant, n, k))
+    finally:
+        player.counting = True
     return c
 
 

@@ -39,6 +39,7 @@ FAMILY = Family.for_engine(
     digest="wuhltisch-rules.md",
     variant_strategy="cardshop.wuhltisch.strategies:variants",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
+    length_unit="round",  # a game is counted in rounds of ticks (WT-END-3)
     audit=AuditDefaults(
         bots=("greedy",),
         games=100,

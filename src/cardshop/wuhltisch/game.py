@@ -203,13 +203,9 @@ class WuhltischGame(Engine):
 
     def _init_empty(self, variant: WuhltischVariant, players: int, seed: int) -> None:
         n = players
-        self.variant = variant
-        self.rules = variant.rules
-        self.n = n
-        self.seed = seed
+        self.rules = variant.rules  # variant, n, seed and _from_setup: Engine._empty
         self.setup_events: list[WuhltischEvent] = []
         self._moves: list[tuple[int, int, Action]] = []  # Move's fields, plain tuples
-        self._from_setup = True  # false for a game set up from a position
         self._step = 0
         self._chance = 0
         self._round = 1

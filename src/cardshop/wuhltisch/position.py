@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
     PositionError,
+    PositionSeed,
     PositionVariant,
     derive_rng,
     position_setup,
@@ -58,7 +59,7 @@ class PositionModel(_Model):
 
     variant: PositionVariant = None
     players: Annotated[int, Field(ge=1, le=12)] | None = None
-    seed: Annotated[int, Field(ge=0, lt=2**64)] = 0
+    seed: PositionSeed = 0
     chance: Count = 0
     round: Annotated[int, Field(ge=1, le=20)] = 1
     tick: Count = 0
@@ -101,7 +102,6 @@ def game_from_position(
         return [card(x, f"{where}[{i}]") for i, x in enumerate(names)]
 
     game = cls._empty(var, n, pos.seed)
-    game._from_setup = False
     for s, seat in enumerate(pos.seats):
         at = f"seats[{s}]"
         game._active[s] = card(seat.face_up, f"{at}.face_up") if seat.face_up is not None else -1

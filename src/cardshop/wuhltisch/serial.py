@@ -16,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardshop.core import (
     Action,
+    HistoryCheck,
     PositionError,
+    PositionSeed,
     VariantError,
     format_path,
     read_game_json,
-    verify_history,
 )
 from cardshop.wuhltisch.variant import MAX_CARDS, WuhltischVariant
 
@@ -70,7 +71,7 @@ class _Doc(_Model):
     variant_hash: str
     variant: dict[str, Any]
     players: Annotated[int, Field(ge=1, le=12)]
-    seed: Annotated[int, Field(ge=0, lt=2**64)]
+    seed: PositionSeed
     from_setup: bool = True
     steps: Count
     moves: Annotated[
@@ -141,7 +142,15 @@ def game_from_data(
     per_seat = (st.view, st.hands, st.found, st.stacks, st.active, st.sets, st.last_sets)
     if any(len(x) != n for x in (*per_seat, st.last_found, st.in_front)):
         raise PositionError(f"game JSON: a per-seat list does not have {n} entries")
+    if len(doc.moves) > doc.steps * n:  # at most one move of each seat a step
+        raise PositionError(
+            f"game JSON: {len(doc.moves)} moves cannot be made in {doc.steps} steps of {n} players"
+        )
     game = cls._empty(variant, n, doc.seed)
+    game._from_setup = doc.from_setup
+    # A game dealt by new_game is replayed as its moves are read: the first move that
+    # cannot be stops the read.
+    check = HistoryCheck(game)
     by_text = rules.actions_by_text
     moves: list[tuple[int, int, Action]] = []
     last = -1
@@ -160,9 +169,9 @@ def game_from_data(
         ):
             raise PositionError(f"game JSON: the move {[step, seat, text]} cannot be in this game")
         last = step
+        check.add(step, seat, action)
         moves.append((step, seat, action))
     game._moves = moves
-    game._from_setup = doc.from_setup
     game._step = doc.steps
     game._chance = st.chance
     game._round = st.round
@@ -188,5 +197,5 @@ def game_from_data(
     problems = state_problems(game)
     if problems:
         raise PositionError("game JSON is not a legal state: " + "; ".join(problems[:5]))
-    verify_history(game)
+    check.finish(game)
     return game

@@ -92,7 +92,9 @@ def observation_encoder(variant: VariantBase, players: int) -> WuhltischEncoder:
 
 
 def render(game: Game, seat: Seat | None = None) -> str:
-    """The table as plain text, as ``seat`` may see it (``None``: everything)."""
+    """The table as plain text, as ``seat`` may see it (``None``: everything): a seat's
+    text holds only what its observation shows (the sizes of the face-down lists, not
+    their cards)."""
     if not isinstance(game, WuhltischGame):
         raise TypeError(f"not a Wühltisch game: {game!r}")
     rules = game.rules
@@ -123,7 +125,10 @@ def render(game: Game, seat: Seat | None = None) -> str:
             lines.append(f"  in view: {shirt(v) if v >= 0 else 'nothing'}")
             for i, c in enumerate(game._hands[s]):
                 lines.append(f"  slot {i}: {shirt(c)}")
-            stack = ", ".join(name[c] for c in game._stacks[s][::-1]) or "none"
+            if seat is None:
+                stack = ", ".join(name[c] for c in game._stacks[s][::-1]) or "none"
+            else:  # nobody sees the face-down lists, their owner included [WT-KNOW-1]
+                stack = f"{len(game._stacks[s])} (hidden)"
             lines.append(f"  face-down lists: {stack}")
             if seat is None:
                 for i, st in enumerate(game._sets[s]):
