@@ -54,14 +54,13 @@ from cardshop.core.errors import (
     CardshopError,
     SetupError,
 )
-from cardshop.core.frontdoor import new_game
+from cardshop.core.frontdoor import new_game, resolve
 from cardshop.core.game import (
     Event,
     Game,
     check_players,
 )
 from cardshop.core.loader import (
-    load_variant,
     variant_from_data,
 )
 from cardshop.core.registry import get_family
@@ -836,23 +835,77 @@ def simulate(
     ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
     (:func:`~cardshop.core.check_seed`; a :class:`SetupError` otherwise).
     """
+    run = _plan(
+        variant, players, games, bots, seed, workers, rotate, chunk_size, setup, engine, progress
+    )
+    if executor is None and (workers == 1 or games <= 1):
+        _play_here(run, chunk_size)
+    else:
+        _play_on_pool(run, workers, executor, chunk_size)
+    return run.result()
+
+
+@dataclass(slots=True)
+class _Run:
+    """A simulation under way: its job, and the games it has played so far."""
+
+    job: _Job
+    variant: VariantBase
+    games: int
+    note: str
+    """Why this engine plays the games (:attr:`SimulationResult.engine_note`)."""
+    progress: Callable[[int], None] | None
+    outcomes: list[GameOutcome] = field(default_factory=list)
+    chunks: list[tuple[int, Sequence[Any]]] = field(default_factory=list)
+    """A kernel's rows of outcomes: (first game, rows)."""
+
+    def add(self, start: int, played: Sequence[Any]) -> None:
+        """Games ``start, start + 1, ...`` played (outcomes, or a kernel's rows)."""
+        if self.job.kernel is not None:
+            self.chunks.append((start, played))
+        else:
+            self.outcomes.extend(_as_outcomes(played))
+        if self.progress is not None:
+            self.progress(len(played))
+
+    def played(self) -> int:
+        return len(self.outcomes) + sum(len(c) for _, c in self.chunks)
+
+    def result(self) -> SimulationResult:
+        job, used = self.job, "reference" if self.job.kernel is None else "kernel"
+        if job.kernel is not None:
+            self.chunks.sort(key=lambda chunk: chunk[0])
+            rows = [c for _, c in self.chunks]
+            return SimulationResult._from_rows(
+                self.variant, job.players, job.seed, rows, engine=used, engine_note=self.note
+            )
+        self.outcomes.sort(key=lambda o: o.game)
+        return SimulationResult(
+            self.variant, job.players, job.seed, self.outcomes, engine=used, engine_note=self.note
+        )
+
+
+def _plan(
+    variant: VariantBase | str | Path,
+    players: int,
+    games: int,
+    bots: Sequence[BotSpec] | str,
+    seed: int,
+    workers: int | None,
+    rotate: bool,
+    chunk_size: int | None,
+    setup: Callable[[], object] | None,
+    engine: str,
+    progress: Callable[[int], None] | None,
+) -> _Run:
+    """The simulation :func:`simulate` was asked for, every argument checked and the
+    engine chosen, before any game is played."""
     if engine not in ENGINES:
         raise SetupError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: both engines agree
-    var = load_variant(variant)
+    var = resolve(variant).variant
     specs = check_arguments(var, players, games, bots, workers)
-    kernel: str | None = None
-    note = "the reference engine was asked for"
-    if engine == "auto" and games < AUTO_KERNEL_GAMES:
-        note = f"fewer than {AUTO_KERNEL_GAMES} games: the kernel's start would cost more"
-    elif engine != "reference":
-        kernel, note = kernel_note(var, players, specs, seed)
-        if kernel is None and engine == "kernel":
-            raise SetupError(
-                f"engine 'kernel' cannot play these games of {var.name}: {note}; use "
-                "engine 'auto' to fall back to the reference engine"
-            )
-    used = "reference" if kernel is None else "kernel"
+    kernel, note = _choose_engine(var, players, games, specs, seed, engine)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")
     if setup is not None and not callable(setup):
@@ -860,36 +913,54 @@ def simulate(
     job = _Job(
         var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup, kernel
     )
-    outcomes: list[GameOutcome] = []
-    chunks: list[tuple[int, Sequence[Any]]] = []  # a kernel's rows: (first game, rows)
+    return _Run(job, var, games, note, progress)
 
-    def result() -> SimulationResult:
-        if kernel is not None:
-            chunks.sort(key=lambda chunk: chunk[0])
-            return SimulationResult._from_rows(
-                var, players, seed, [c for _, c in chunks], engine=used, engine_note=note
-            )
-        return SimulationResult(var, players, seed, outcomes, engine=used, engine_note=note)
 
-    if executor is None and (workers == 1 or games <= 1):
-        if games:
-            _set_up(job)
-        if kernel is not None:
-            if games:
-                _prepare_kernel(kernel, var, players, threads=True)
-            step = chunk_size or KERNEL_CHUNK
-            for start in range(0, games, step):
-                played = _play_chunk(job, range(start, min(start + step, games)))
-                chunks.append((start, played))
-                if progress is not None:
-                    progress(len(played))
-            return result()
+def _choose_engine(
+    variant: VariantBase,
+    players: int,
+    games: int,
+    specs: Sequence[BotSpec],
+    seed: int,
+    engine: str,
+) -> tuple[str | None, str]:
+    """The kernel's module that plays the games (None: the reference engine), and why."""
+    if engine == "reference":
+        return None, "the reference engine was asked for"
+    if engine == "auto" and games < AUTO_KERNEL_GAMES:
+        return None, f"fewer than {AUTO_KERNEL_GAMES} games: the kernel's start would cost more"
+    kernel, note = kernel_note(variant, players, specs, seed)
+    if kernel is None and engine == "kernel":
+        raise SetupError(
+            f"engine 'kernel' cannot play these games of {variant.name}: {note}; use "
+            "engine 'auto' to fall back to the reference engine"
+        )
+    return kernel, note
+
+
+def _play_here(run: _Run, chunk_size: int | None) -> None:
+    """Play the games in this process, in order."""
+    job, games = run.job, run.games
+    if games:
+        _set_up(job)
+    if job.kernel is None:
         for i in range(games):
-            outcomes.append(_play_one(job, i))
-            if progress is not None:
-                progress(1)
-        return result()
+            run.add(i, [_play_one(job, i)])
+        return
+    if games:
+        _prepare_kernel(job.kernel, run.variant, job.players, threads=True)
+    step = chunk_size or KERNEL_CHUNK
+    for start in range(0, games, step):
+        run.add(start, _play_chunk(job, range(start, min(start + step, games))))
 
+
+def _play_on_pool(
+    run: _Run, workers: int | None, executor: Executor | Any | None, chunk_size: int | None
+) -> None:
+    """Play the games in chunks on the caller's executor, or on a pool of our own
+    (processes, or threads for a kernel that releases the GIL), a few chunks a worker
+    ahead; a pool of our own is stopped if anything goes wrong."""
+    job, games, kernel = run.job, run.games, run.job.kernel
     own_pool = executor is None
     slots = min(workers or os.cpu_count() or 1, games) if own_pool else _slots(executor)
     most = MAX_CHUNK if kernel is None else KERNEL_CHUNK
@@ -900,16 +971,40 @@ def simulate(
     ranges = (range(start, min(start + size, games)) for start in range(0, games, size))
     threads = own_pool and kernel is not None and _releases_gil(kernel)
     if own_pool and kernel is not None:
-        _prepare_kernel(kernel, var, players, threads=threads)
+        _prepare_kernel(kernel, run.variant, job.players, threads=threads)
     if not own_pool:
         pool = _as_executor(executor)
     else:
         pool = _thread_pool(slots) if threads else _process_pool(slots)
+    try:
+        _drain(run, pool, ranges, slots, freeze=own_pool and not threads and _forking())
+    except BrokenProcessPool:
+        if own_pool:
+            _stop_workers(pool)
+        played = run.played()
+        raise WorkerLostError(
+            f"a worker process died (killed, or out of memory) during the simulation: "
+            f"{played:,} of {games:,} games were played and {games - played:,} lost",
+            played=played,
+            lost=games - played,
+        ) from None
+    except BaseException:
+        # An error in a game, Ctrl-C, or a signal turned into an exception: stop now.
+        if own_pool:
+            _stop_workers(pool)
+        raise
+    if own_pool:
+        pool.shutdown(wait=True)
+
+
+def _drain(run: _Run, pool: Executor, ranges: Iterator[range], slots: int, *, freeze: bool) -> None:
+    """Send the chunks to ``pool``, two a slot ahead, and take their games as they end
+    (the chunks still waiting are cancelled if anything goes wrong)."""
     pending: set[Future[Sequence[Any]]] = set()
     starts: dict[Future[Sequence[Any]], int] = {}
 
     def submit(chunk: range) -> None:
-        future = pool.submit(_play_chunk, job, chunk)
+        future = pool.submit(_play_chunk, run.job, chunk)
         starts[future] = chunk.start
         pending.add(future)
 
@@ -919,7 +1014,6 @@ def simulate(
         # collections never walk them (nor copy the pages they touch): a caller holding
         # the 200,000 outcomes of an earlier simulation made two workers 1.76x of one
         # instead of 1.9x and more.
-        freeze = own_pool and not threads and _forking()
         if freeze:
             gc.freeze()
         try:
@@ -931,34 +1025,10 @@ def simulate(
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                played = future.result()
-                if kernel is not None:
-                    chunks.append((starts.pop(future), played))
-                else:
-                    outcomes.extend(_as_outcomes(played))
-                if progress is not None:
-                    progress(len(played))
+                run.add(starts.pop(future), future.result())
             for chunk in itertools.islice(ranges, len(done)):
                 submit(chunk)
-    except BrokenProcessPool:
-        if own_pool:
-            _stop_workers(pool)
-        played_games = len(outcomes) + sum(len(c) for _, c in chunks)
-        lost = games - played_games
-        raise WorkerLostError(
-            f"a worker process died (killed, or out of memory) during the simulation: "
-            f"{played_games:,} of {games:,} games were played and {lost:,} lost",
-            played=played_games,
-            lost=lost,
-        ) from None
     except BaseException:
-        # An error in a game, Ctrl-C, or a signal turned into an exception: stop now.
         for future in pending:
             future.cancel()
-        if own_pool:
-            _stop_workers(pool)
         raise
-    if own_pool:
-        pool.shutdown(wait=True)
-    outcomes.sort(key=lambda o: o.game)
-    return result()
