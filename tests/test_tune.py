@@ -3,6 +3,7 @@ real variants, resuming, Ctrl-C, the outputs, and the command's errors (docs/tun
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -613,14 +614,16 @@ def _stored_base_batches(db: Path) -> int:
     """How many batches of the base the study's file holds (0 while it is being made)."""
     import sqlite3
 
-    try:
-        with sqlite3.connect(db, timeout=1) as con:
+    with contextlib.suppress(sqlite3.Error):  # a poll: a busy file is read again later
+        con = sqlite3.connect(db, timeout=1)
+        try:
             (n,) = con.execute(
                 "select count(*) from study_user_attributes where key like 'base:%'"
             ).fetchone()
             return int(n)
-    except sqlite3.Error:
-        return 0
+        finally:
+            con.close()
+    return 0
 
 
 def test_ctrl_c_while_the_base_is_played_keeps_its_batches(tmp_path: Path) -> None:
