@@ -23,22 +23,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from _serve import START_GUARD, http, served
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-START_GUARD = 60.0
 JUNK: list[str | bytes] = [
     "not json at all",
     b"\x00\x01\x02binary",
@@ -60,14 +53,6 @@ class Phase:
 class Flood:
     frames: int = 0
     connections: int = 0
-
-
-def _http(url: str, data: Any = None) -> Any:
-    body = None if data is None else json.dumps(data).encode()
-    req = urllib.request.Request(url, data=body, method="POST" if body else "GET")
-    req.add_header("content-type", "application/json")
-    with urllib.request.urlopen(req, timeout=START_GUARD) as response:
-        return json.loads(response.read())
 
 
 async def pinger(url: str, phase: Phase, stop: float, every: float) -> None:
@@ -124,7 +109,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     quiet = []
     for i in range(args.quiet_tables):
         table = await asyncio.to_thread(
-            _http, base + "api/tables", {"variant": "klunker-en", "seats": ["human"] * 3, "seed": i}
+            http, base + "api/tables", {"variant": "klunker-en", "seats": ["human"] * 3, "seed": i}
         )
         quiet.append(table["id"])
     calm = Phase()
@@ -136,7 +121,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     bot = f"ismcts:{args.budget}"
     for i in range(args.search_tables):
         table = await asyncio.to_thread(
-            _http,
+            http,
             base + "api/tables",
             {"variant": "wuhltisch", "seats": [bot, bot], "seed": i, "ticks_per_second": 50},
         )
@@ -150,7 +135,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
         asyncio.gather(measure(ws_base, quiet, stop, args.every, loaded), *floods),
         timeout=args.seconds + START_GUARD,
     )
-    tables = {t["id"]: t for t in (await asyncio.to_thread(_http, base + "api/tables"))["tables"]}
+    tables = {t["id"]: t for t in (await asyncio.to_thread(http, base + "api/tables"))["tables"]}
     return {
         "quiet_tables": len(quiet),
         "search_tables": len(searching),
@@ -180,39 +165,8 @@ def main() -> None:
         parser.error("at most 300 seconds a phase and 1 to 100 quiet tables")
     if not (0 <= args.search_tables <= 20 and 0 <= args.flooders <= 100 and args.every >= 0.06):
         parser.error("at most 20 search tables and 100 flooders; pings at most every 0.06 s")
-    with tempfile.TemporaryDirectory() as folder:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        base = f"http://127.0.0.1:{port}/"
-        command = [sys.executable, "-m", "cardshop", "serve", "--db",
-                   str(Path(folder) / "flood.sqlite"), "--port", str(port),
-                   "--max-bot-budget", args.budget, "--max-tables-per-client", "0"]  # fmt: skip
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + START_GUARD
-            while True:
-                try:
-                    _http(base + "api/variants")
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit("cardshop serve did not start") from None
-                    time.sleep(0.05)
-            report = asyncio.run(run(args, base))
-        finally:
-            server.terminate()
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-            assert server.stderr is not None
-            errors = server.stderr.read().decode()
-            server.stderr.close()
-        report["server_errors"] = errors[-2000:] if "Traceback" in errors else ""
-        report["cpus"] = os.cpu_count()
+    options = ["--max-bot-budget", args.budget, "--max-tables-per-client", "0"]
+    report = served(options, lambda base: asyncio.run(run(args, base)))
     print(json.dumps(report, indent=2))
 
 

@@ -22,19 +22,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from _serve import http, served
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -47,7 +41,6 @@ title: Wühltisch, one round (load test)
 rounds: 1
 round_ticks: 400
 """
-START_GUARD = 60.0
 PACE = 1.25 / RATE
 """The least time between two actions of one simulated person: within the server's
 limit on messages a second, as any person's client is (a fast machine would otherwise
@@ -62,14 +55,6 @@ class Stats:
     hostile_sent: int = 0
     hostile_refused: int = 0
     finished: int = 0
-
-
-def _http(url: str, data: Any = None) -> Any:
-    body = None if data is None else json.dumps(data).encode()
-    req = urllib.request.Request(url, data=body, method="POST" if body else "GET")
-    req.add_header("content-type", "application/json")
-    with urllib.request.urlopen(req, timeout=START_GUARD) as response:
-        return json.loads(response.read())
 
 
 async def person(url: str, token: str, stats: Stats, stop: float, seed: int) -> None:
@@ -176,18 +161,16 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     turn, tick = [], []
     for i in range(args.turn_tables):
         table = await asyncio.to_thread(
-            _http,
+            http,
             base + "api/tables",
             {"variant": "klunker-en", "seats": ["human", "greedy", "greedy"], "seed": i,
              "bot_delay": 0},
         )  # fmt: skip
-        claim = await asyncio.to_thread(
-            _http, base + f"api/tables/{table['id']}/claim", {"seat": 0}
-        )
+        claim = await asyncio.to_thread(http, base + f"api/tables/{table['id']}/claim", {"seat": 0})
         turn.append((table["id"], claim["token"]))
     for i in range(args.tick_tables):
         table = await asyncio.to_thread(
-            _http,
+            http,
             base + "api/tables",
             {"variant_yaml": WUHLTISCH, "seats": ["greedy"] * 3, "seed": i,
              "ticks_per_second": args.tps},
@@ -204,7 +187,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
               for i in range(args.hostile)]  # fmt: skip
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.seconds + 30)
     elapsed = time.monotonic() - started
-    tables = {t["id"]: t for t in (await asyncio.to_thread(_http, base + "api/tables"))["tables"]}
+    tables = {t["id"]: t for t in (await asyncio.to_thread(http, base + "api/tables"))["tables"]}
     actions = sum(tables[t]["step"] for t, _ in turn) + sum(3 * tables[t]["step"] for t in tick)
     lat = sorted(stats.latencies)
     cuts = statistics.quantiles(lat, n=100) if len(lat) >= 2 else lat * 99
@@ -243,39 +226,8 @@ def main() -> None:
     args = parser.parse_args()
     if not (0 < args.seconds <= 300 and 0 <= args.turn_tables + args.tick_tables <= 1000):
         parser.error("at most 300 seconds and 1000 tables")
-    with tempfile.TemporaryDirectory() as folder:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        base = f"http://127.0.0.1:{port}/"
-        command = [sys.executable, "-m", "cardshop", "serve", "--db",
-                   str(Path(folder) / "load.sqlite"), "--port", str(port),
-                   "--max-tables-per-client", "0"]  # every table is opened from here  # fmt: skip
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + START_GUARD
-            while True:
-                try:
-                    _http(base + "api/variants")
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit("cardshop serve did not start") from None
-                    time.sleep(0.05)
-            report = asyncio.run(run(args, base))
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-            assert server.stderr is not None
-            errors = server.stderr.read().decode()
-            server.stderr.close()
-        report["server_errors"] = errors[-2000:] if "Traceback" in errors else ""
-        report["cpus"] = os.cpu_count()
+    options = ["--max-tables-per-client", "0"]  # every table is opened from here
+    report = served(options, lambda base: asyncio.run(run(args, base)))
     print(json.dumps(report, indent=2))
 
 
