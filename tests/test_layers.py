@@ -264,12 +264,27 @@ API_BEFORE = {
 """``cardshop`` and ``cardshop.core``: every name of ``__all__`` and its kind, as
 they were before the core became a package."""
 
+API_ADDED: dict[str, dict[str, str]] = {
+    "cardshop": {},
+    "cardshop.core": {
+        "Expression": "class",
+        "ExpressionError": "class",
+        "Name": "class",
+        "closest": "callable",
+        "compile_expression": "callable",
+        "describe_names": "callable",
+        "expression": "callable",
+    },
+}
+"""Names added since, each with its kind: the variant language of expressions."""
+
 
 @pytest.mark.parametrize("module", ["cardshop", "cardshop.core"])
 def test_the_public_api_is_unchanged_name_for_name(module: str) -> None:
+    """Nothing of the API before is gone or changed in kind; what is new is listed."""
     found = sys.modules[module]
     now = {name: _kind(getattr(found, name)) for name in found.__all__}
-    assert now == API_BEFORE[module]
+    assert now == {**API_BEFORE[module], **API_ADDED[module]}
 
 
 def test_games_pickled_before_the_core_became_a_package_still_load() -> None:

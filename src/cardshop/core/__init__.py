@@ -54,6 +54,11 @@ What is here, by concern:
   ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
   :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
+* **Expressions**: :func:`expression` (the type of a variant key that holds an integer or
+  an expression over named quantities), :class:`Name` (one such quantity, with its
+  range), :func:`compile_expression`, :class:`Expression` (compiled to a closure;
+  ``.constant`` when it reads no name), :class:`ExpressionError`, :func:`closest` (the
+  nearest spelling, for messages) and :func:`describe_names`.
 * **The family record**: :class:`Family`, what a family hands the registry, with
   :class:`Invariant`, :class:`SearchHooks`, :data:`RolloutPolicy`,
   :data:`CandidatePolicy`, :data:`BotFactory` (:func:`optionless_bot` makes one),
@@ -113,6 +118,14 @@ from cardshop.core.errors import (
 from cardshop.core.events import (
     EventCodec,
     GameEnded,
+)
+from cardshop.core.expr import (
+    Expression,
+    ExpressionError,
+    Name,
+    closest,
+    compile_expression,
+    describe_names,
 )
 from cardshop.core.factored import ActionFactors
 from cardshop.core.family import (
@@ -186,6 +199,7 @@ from cardshop.core.variant import (
     Slug,
     VariantBase,
     check_range,
+    expression,
 )
 
 __all__ = [
@@ -219,6 +233,8 @@ __all__ = [
     "Engine",
     "Event",
     "EventCodec",
+    "Expression",
+    "ExpressionError",
     "Family",
     "Game",
     "GameEnded",
@@ -231,6 +247,7 @@ __all__ = [
     "LegalActions",
     "Match",
     "Move",
+    "Name",
     "ObservationEncoder",
     "Players",
     "PositionCounter",
@@ -260,10 +277,14 @@ __all__ = [
     "check_seed",
     "check_setup",
     "choose_by_verb",
+    "closest",
+    "compile_expression",
     "derive_below",
     "derive_rng",
     "derive_seed",
     "derive_shuffle",
+    "describe_names",
+    "expression",
     "format_path",
     "format_value",
     "is_seed",

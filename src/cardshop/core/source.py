@@ -418,6 +418,18 @@ def validation_errors(exc: ValidationError, sourced: Sourced) -> list[VariantErr
             msg = f"unknown key {path[-1]!r}" if path else "unknown key"
         elif kind == "missing":
             msg = f"required key {path[-1]!r} is missing" if path else msg
+        cause = (error.get("ctx") or {}).get("error")
+        if kind == "value_error" and isinstance(cause, ValueError):
+            # A check of ours: its own words, without pydantic's "Value error, ".
+            found = sourced.error(str(cause), path)
+            column = getattr(cause, "column", None)
+            if isinstance(column, int) and found.location is not None:
+                # An expression's problem: the column inside the value's text.
+                loc = found.location
+                at = SourceLocation(loc.file, loc.line, loc.column + column - 1)
+                found = VariantError(found.reason, source=found.source, path=path, location=at)
+            out.append(found)
+            continue
         value = error.get("input")
         if kind not in ("missing", "extra_forbidden") and not isinstance(value, (dict, list)):
             shown = repr(value)

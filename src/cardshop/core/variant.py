@@ -13,12 +13,29 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Self, get_args
+from typing import Annotated, Any, ClassVar, Self, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
 from pydantic.json_schema import models_json_schema
 
 from cardshop.core.errors import SetupError
+from cardshop.core.expr import (
+    MAX_EXPRESSION_CHARS,
+    Expression,
+    Name,
+    compile_expression,
+    describe_names,
+)
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -35,6 +52,7 @@ __all__ = [
     "Slug",
     "VariantBase",
     "check_range",
+    "expression",
     "variant_schema",
 ]
 
@@ -63,8 +81,31 @@ def _no_required(schema: dict[str, Any], cls: type) -> None:
     schema.pop("required", None)
 
 
+def _omit_defaults(model: BaseModel, data: Any) -> Any:
+    """``data`` (a model's dump) without the keys of ``OMIT_AT_DEFAULT`` that hold
+    their default: keys added to a format after variants were recorded leave those
+    variants' data, and so their content hash, as it was."""
+    omit: frozenset[str] = getattr(type(model), "OMIT_AT_DEFAULT", frozenset())
+    if not omit or not isinstance(data, dict):
+        return data
+    fields = type(model).model_fields
+    for key in omit:
+        info = fields.get(key)
+        if (
+            key in data
+            and info is not None
+            and getattr(model, key) == info.get_default(call_default_factory=True)
+        ):
+            del data[key]
+    return data
+
+
 class Section(BaseModel):
-    """Base of a variant's nested mappings: strict, closed, immutable."""
+    """Base of a variant's nested mappings: strict, closed, immutable.
+
+    ``OMIT_AT_DEFAULT`` names keys that a dump leaves out while they hold their
+    default (see :meth:`VariantBase.to_data`).
+    """
 
     model_config = ConfigDict(
         extra="forbid",
@@ -73,6 +114,46 @@ class Section(BaseModel):
         defer_build=True,
         json_schema_extra=_no_required,
     )
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        return _omit_defaults(self, handler(self))
+
+
+def expression(
+    names: dict[str, Name], *, low: int = 0, high: int = 1_000_000, what: str = "value"
+) -> Any:
+    """The type of a variant key that holds an integer or an expression
+    (:mod:`cardshop.core.expr`) over ``names``, with values in ``low..high``.
+
+    The key reads as an :class:`~cardshop.core.expr.Expression`, checked when the file
+    is read (an error names the file, line, column and key); it is written back as the
+    integer or text the file gave.
+    """
+    listed = describe_names(names) if names else "none"
+    schema = {
+        "anyOf": [
+            {"type": "integer", "minimum": low, "maximum": high},
+            {"type": "string", "minLength": 1, "maxLength": MAX_EXPRESSION_CHARS},
+        ],
+        "description": (
+            f"An integer {low}..{high}, or an expression giving the {what} "
+            f"(docs/variant-language.md). Names: {listed}."
+        ),
+    }
+
+    def check(value: object) -> Expression:
+        if isinstance(value, Expression):
+            return value
+        return compile_expression(value, names, low=low, high=high)
+
+    return Annotated[
+        Expression,
+        PlainValidator(check),
+        PlainSerializer(lambda e: e.source),
+        WithJsonSchema(schema),
+    ]
 
 
 def _variant_schema(schema: dict[str, Any], cls: type) -> None:
@@ -173,6 +254,15 @@ class VariantBase(BaseModel):
         ),
     )
 
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset()
+    """Keys that :meth:`to_data` leaves out while they hold their default: keys added
+    to a family's format after its variants were recorded, so that a recorded
+    variant's data and content hash stay what they were."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        return _omit_defaults(self, handler(self))
+
     @classmethod
     def limits(cls) -> dict[str, int]:
         """The bounds on what a variant of this model holds, by name (docs/security.md):
@@ -194,6 +284,13 @@ class VariantBase(BaseModel):
         """
         if self.players.max < self.players.min:
             return [(("players", "max"), "max is smaller than min")]
+        return []
+
+    def semantic_warnings(self) -> list[tuple[KeyPath, str]]:
+        """Settings that cannot matter as the variant stands, as (key path, reason):
+        a step with nothing to do, a bonus no card can reach, a term of weight 0.
+        The variant plays; ``validate`` and ``audit`` show them, ``--strict`` makes
+        them errors. A family that overrides this calls ``super()`` first."""
         return []
 
     @classmethod
