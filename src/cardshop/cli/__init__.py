@@ -20,6 +20,7 @@ from cardshop.cli import _records  # noqa: F401  isort: skip
 from cardshop.cli import _simulate  # noqa: F401  isort: skip
 from cardshop.cli import _serve  # noqa: F401  isort: skip
 from cardshop.cli import _tune  # noqa: F401  isort: skip
+from cardshop.cli import _variants  # noqa: F401  isort: skip
 
 __all__ = ["app", "run", "user_errors"]
 

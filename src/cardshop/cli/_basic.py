@@ -1,5 +1,5 @@
 """Commands about variants and the demo game: ``demo``, ``variants``, ``validate``,
-``show``, ``schema``.
+``show``.
 
 Every command here works for any registered family: it finds the family of a variant
 with :func:`cardshop.core.registry.get_family` and uses only the core's protocol (the
@@ -44,7 +44,6 @@ from cardshop.core.loader import (
     inspect_variant,
     load_variant,
 )
-from cardshop.core.loader import schema as variant_schema
 from cardshop.core.registry import (
     ENTRY_POINT_GROUP,
     families,
@@ -312,9 +311,3 @@ def show(
         data = loaded.model_dump(exclude={"extends"})
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         console.print(text.rstrip(), markup=False)
-
-
-@app.command()
-def schema() -> None:
-    """Print the JSON Schema of the variant format (for editor completion and checks)."""
-    console.print(json.dumps(variant_schema(), indent=2), markup=False)

@@ -259,6 +259,11 @@ class VariantBase(BaseModel):
     to a family's format after its variants were recorded, so that a recorded
     variant's data and content hash stay what they were."""
 
+    LIST_KEYS: ClassVar[Mapping[str, str]] = {}
+    """How ``extends`` matches the items of a list of mappings with the base's: by the
+    item key named here, per list (a dotted key path such as ``"cards"``); the items
+    of a list not named here are matched by their whole value."""
+
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         return _omit_defaults(self, handler(self))
