@@ -128,3 +128,11 @@ def test_range_holds_every_value(window: int, players: int, a: int, b: int) -> N
             continue
         got = expr({"window": window, "players": players})
         assert expr.low <= got <= expr.high, text
+
+
+def test_a_value_outside_the_place_is_clamped_to_its_bounds() -> None:
+    expr = compile_expression("window - 3", NAMES, low=0, high=5)
+    assert (expr.low, expr.high) == (0, 5)
+    assert [expr({"window": w}) for w in (0, 3, 4, 8, 100)] == [0, 0, 1, 5, 5]
+    inside = compile_expression("min(window, 5)", NAMES, low=0, high=5)
+    assert inside.fn is not None and inside({"window": 2}) == 2

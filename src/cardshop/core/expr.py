@@ -27,7 +27,8 @@ once, when the variant is read, by a grammar for `lark <https://lark-parser.read
 (never ``eval``), and checked there: unknown names (with the valid ones and the
 closest spelling), types (an integer where a number is due), and bounds (from the
 ranges of the names, the range the expression can take; an expression that can never
-give an allowed value is refused). Then it is compiled to plain Python closures; an
+give an allowed value is refused, and a value outside the place's range is clamped to
+its nearest bound when the game runs). Then it is compiled to plain Python closures; an
 expression without names is folded to its constant, so a variant written with
 integers runs exactly as fast as before.
 """
@@ -389,8 +390,8 @@ class Expression:
 
     ``source`` is what the variant wrote (an int or the text); ``constant`` is its
     value if it reads no name (then the engine uses the int and never calls it);
-    ``names`` are the names it reads; ``low``..``high`` the range it can take before
-    the place that uses it clamps it to the range it allows.
+    ``names`` are the names it reads; ``low``..``high`` the range of its values (a
+    value outside the range of the place that holds it is clamped to that range).
     """
 
     source: int | str
@@ -440,7 +441,7 @@ def compile_expression(
     names are ``names`` and whose values lie in ``low..high``.
 
     Raises :class:`ExpressionError` (a :class:`ValueError`) with the column of the
-    problem. A result outside ``low..high`` is clamped by the place that uses it; an
+    problem. A result outside ``low..high`` is clamped to the nearest bound; an
     expression that can never give a value inside is refused.
     """
     if isinstance(source, bool) or not isinstance(source, (int, str)):
@@ -483,4 +484,14 @@ def compile_expression(
     value = node.const
     if value is not None:
         return Expression(text, _constant_fn(value), int(value), frozenset(), value, value)
-    return Expression(text, node.fn, None, _names_read(tree), node.low, node.high)
+    fn = node.fn
+    if node.low < low or node.high > high:
+        # A value outside the place's range is clamped to its nearest bound (stated in
+        # docs/variant-language.md), so the engine never sees an impossible number.
+        raw, lo, hi = node.fn, low, high
+
+        def fn(env: Env) -> int:
+            value: int = raw(env)
+            return lo if value < lo else hi if value > hi else value
+
+    return Expression(text, fn, None, _names_read(tree), max(node.low, low), min(node.high, high))
