@@ -135,4 +135,17 @@ def test_a_value_outside_the_place_is_clamped_to_its_bounds() -> None:
     assert (expr.low, expr.high) == (0, 5)
     assert [expr({"window": w}) for w in (0, 3, 4, 8, 100)] == [0, 0, 1, 5, 5]
     inside = compile_expression("min(window, 5)", NAMES, low=0, high=5)
-    assert inside.fn is not None and inside({"window": 2}) == 2
+    assert inside({"window": 2}) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("window ** 2", "no powers"),
+        ("window = 2 ? 1 : 0", "compare with =="),
+        ("window > 1 & window < 3 ? 1 : 0", "write &&"),
+    ],
+)
+def test_common_slips_get_a_hint(text: str, hint: str) -> None:
+    with pytest.raises(ExpressionError, match=hint):
+        compile_expression(text, NAMES)

@@ -465,6 +465,10 @@ def compile_expression(
         pos = exc.pos_in_stream or 0
         char = text[pos] if pos < len(text) else ""
         hint = " (there are no strings, attributes or powers)" if char in "'\".[]^" else ""
+        if char == "=":
+            hint = " (compare with ==)"
+        elif char == "&" or char == "|":
+            hint = f" (write {char * 2})"
         raise ExpressionError(f"cannot read {char!r} here{hint}", exc.column) from None
     except UnexpectedEOF:
         raise ExpressionError("the expression ends too early", len(text) + 1) from None
@@ -473,7 +477,11 @@ def compile_expression(
         if token is None or getattr(token, "type", "") == "$END" or not str(token):
             raise ExpressionError("the expression ends too early", len(text) + 1) from None
         column = getattr(exc, "column", 1)
-        raise ExpressionError(f"unexpected {str(token)!r}", column if column > 0 else 1) from None
+        column = column if isinstance(column, int) and column > 0 else 1
+        hint = ""
+        if str(token) == "*" and text[column - 2 : column - 1] == "*":
+            hint = " (there are no powers: multiply, e.g. window * window)"
+        raise ExpressionError(f"unexpected {str(token)!r}{hint}", column) from None
     node = _Checker(names).walk(tree)
     if node.kind != "int":
         raise ExpressionError("the expression gives a condition; a number is needed here")
