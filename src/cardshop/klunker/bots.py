@@ -187,7 +187,10 @@ class GreedyBot:
 
     def _buy_gain(self, obs: Observation, buyer: Seat, owner: Seat) -> float:
         rules = self.rules
-        price = 0 if owner == buyer else min(rules.price, obs.cash[buyer])
+        due = rules.price_for(  # BUY-3; the observation has no lap: the first is assumed
+            sum(obs.windows[owner]), obs.cash[buyer], obs.cash[owner], obs.players, obs.round, 1
+        )
+        price = 0 if owner == buyer else min(due, obs.cash[buyer])
         value = self.heuristic.gain(obs.safes[buyer], obs.windows[owner]) - price
         if price and obs.players > 1:
             value -= price / (obs.players - 1)  # the price helps one opponent

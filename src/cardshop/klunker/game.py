@@ -134,6 +134,16 @@ def _pay_seed(seed: int, chance: int, draw: int) -> int:
     return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+def _keeps_extra(rules: Rules) -> bool:
+    """Whether a game's JSON states the rows sold and purchase laps: only for variants
+    whose rules read them (the built-in editions' JSON stays as it was)."""
+    return (
+        rules.score_weights[4] != 0
+        or rules.per_round > 1
+        or any(rule.endswith("rows_sold") for rule in rules.tiebreak)
+    )
+
+
 class Observation(NamedTuple):
     """What one seat may know. Card kinds are counts in the variant's kind order.
 
@@ -270,14 +280,15 @@ class Game(Engine):
         start = rules.kind_start
         counts[deck_zone * k : deck_zone * k + k] = [start[i + 1] - start[i] for i in range(k)]
         self._counts = counts
-        self._totals = [0] * n_zones
+        # After the zones: rows sold per seat, then the purchase laps done (BUY-7).
+        self._totals = [0] * (n_zones + players + 1)
         self._totals[deck_zone] = rules.n_cards
         events: list[Event] = []
-        cash = rules.starting_cash[players]
+        cash = rules.seat_cash[players]
         for i in range(players):  # SETUP-3
             s = (first_player + i) % players
-            if cash:
-                events.append(_new(Dealt, (s, "bank", self._deal(3 * players + s, cash))))
+            if cash[i]:
+                events.append(_new(Dealt, (s, "bank", self._deal(3 * players + s, cash[i]))))
         for i in range(players):  # SETUP-4
             s = (first_player + i) % players
             events.append(_new(Dealt, (s, "hand", self._deal(3 * s, rules.hand_size))))
@@ -344,6 +355,14 @@ class Game(Engine):
         """The purchase card each seat holds (0 = none)."""
         return tuple(self._held)
 
+    @property
+    def purchase_lap(self) -> int:
+        """The purchase card holders' turn in this purchase step, from 1 (BUY-7); 0
+        outside the purchase step."""
+        if self._phase != PURCHASE and self._phase != SELL:
+            return 0
+        return self._totals[5 * self.n + 2] + 1
+
     def cash(self, seat: Seat) -> int:
         """Number of cash cards in ``seat``'s bank: its score. [SCORE-1]"""
         return self._totals[3 * self.n + seat]
@@ -405,6 +424,9 @@ class Game(Engine):
         counts = self._counts
         k = rules.k
         if phase == FILL:
+            cap = rules.window_cap
+            if cap and self._totals[3 * turn + 1] >= cap:  # FILL-3
+                return [DONE]
             if not _PURE:  # compiled: a native loop beats the C-level calls below
                 return self._native_hand_actions(rules.place_actions, DONE)
             acts = list(compress(rules.place_alpha, self._hands[turn](counts)))
@@ -420,12 +442,20 @@ class Game(Engine):
         if phase == PURCHASE:
             totals = self._totals
             n = self.n
-            can_pay = rules.broke_may_buy or totals[3 * n + turn] >= rules.price  # BUY-6
-            acts = [
-                rules.buy_actions[w]
-                for w in range(n)
-                if totals[3 * w + 1] and (w == turn or can_pay)
-            ]
+            if rules.price_expr is None:
+                can_pay = rules.broke_may_buy or totals[3 * n + turn] >= rules.price  # BUY-6
+                acts = [
+                    rules.buy_actions[w]
+                    for w in range(n)
+                    if totals[3 * w + 1] and (w == turn or can_pay)
+                ]
+            else:
+                acts = [
+                    rules.buy_actions[w]
+                    for w in range(n)
+                    if totals[3 * w + 1]
+                    and (w == turn or rules.broke_may_buy or self._can_pay(turn, w))
+                ]
             if not totals[3 * turn + 1]:  # BUY-4/5
                 acts.append(DECLINE)
             return acts
@@ -434,6 +464,22 @@ class Game(Engine):
             size = rules.set_size
             return [rules.sell_actions[i] for i in rules.alpha if counts[base + i] >= size]
         return []
+
+    def _price(self, buyer: Seat, owner: Seat) -> int:
+        """The price of ``owner``'s window for ``buyer`` now. [BUY-3]"""
+        n = self.n
+        totals = self._totals
+        return self.rules.price_for(
+            totals[3 * owner + 1],
+            totals[3 * n + buyer],
+            totals[3 * n + owner],
+            n,
+            self._round,
+            totals[5 * n + 2] + 1,
+        )
+
+    def _can_pay(self, buyer: Seat, owner: Seat) -> bool:
+        return self._totals[3 * self.n + buyer] >= self._price(buyer, owner)  # BUY-6
 
     def _native_hand_actions(self, by_kind: tuple[Action, ...], first: Action) -> list[Action]:
         """The fill or store actions, as :meth:`_compute_legal` makes them, for the
@@ -611,6 +657,9 @@ class Game(Engine):
                 return None
             if not self._counts[3 * turn * k + kind]:
                 return f"no {arg} in hand"
+            cap = rules.window_cap
+            if verb == "window" and cap and self._totals[3 * turn + 1] >= cap:
+                return f"the window holds {cap} cards, the most it may (FILL-3)"
             return None
         if verb == "done":
             if not self._totals[3 * turn + 1] and self._totals[3 * turn]:
@@ -630,9 +679,10 @@ class Game(Engine):
             return f"seat {arg}'s window is empty (BUY-2)"
         if arg != turn and not rules.broke_may_buy:
             cash = self._totals[3 * n + turn]
-            if cash < rules.price:
+            price = self._price(turn, arg)
+            if cash < price:
                 return (
-                    f"seat {turn} has {cash} cash and cannot pay {rules.price} "
+                    f"seat {turn} has {cash} cash and cannot pay {price} "
                     f"for another player's window (BUY-6)"
                 )
         return None
@@ -794,13 +844,19 @@ class Game(Engine):
         rows = self._rows(seat)
         pay = rules.pay_for(kind, rows)
         safe = 3 * seat + 2
-        bank = 3 * self.n + seat
-        cash = tuple(self._move(kind, safe, bank) for _ in range(pay))
-        discard = 4 * self.n + 1
-        gone = tuple(self._move(kind, safe, discard) for _ in range(rules.set_size - pay))
+        n = self.n
+        bank = 3 * n + seat
+        size = rules.set_size
+        cash = tuple(self._move(kind, safe, bank) for _ in range(min(pay, size)))
+        discard = 4 * n + 1
+        gone = tuple(self._move(kind, safe, discard) for _ in range(size - pay))
         if rules.unpaid_to_deck:
             for card in gone:
                 self._to_deck(card, discard)
+        if pay > size:  # SELL-7: the rest from the top of the deck, as far as it goes
+            cash += self._deal(bank, min(pay - size, len(self._deck)))
+            pay = len(cash)
+        self._totals[4 * n + 2 + seat] += 1
         events.append(_new(Sold, (seat, rules.kinds[kind], rows, pay, cash, gone)))
 
     def _sell_completed(self, seat: Seat, events: list[Event]) -> bool:
@@ -846,6 +902,11 @@ class Game(Engine):
         k = rules.k
         window = 3 * owner + 1
         safe = 3 * seat + 2
+        price = 0
+        paid: tuple[int, ...] = ()
+        if owner != seat:  # the price reads the window before it moves (BUY-3)
+            due = rules.price if rules.price_expr is None else self._price(seat, owner)
+            price = min(due, self._totals[3 * n + seat])
         where = self._where
         counts = self._counts
         start = rules.kind_start
@@ -865,12 +926,8 @@ class Game(Engine):
         moved = len(cards)
         self._totals[window] -= moved
         self._totals[safe] += moved
-        price = 0
-        paid: tuple[int, ...] = ()
-        if owner != seat:
-            price = min(rules.price, self._totals[3 * n + seat])
-            if price:
-                paid = self._pay(3 * n + seat, 3 * n + owner, price)
+        if price:
+            paid = self._pay(3 * n + seat, 3 * n + owner, price)
         events.append(_new(Bought, (seat, owner, cards, price, paid)))
         if self._sell_completed(seat, events):
             self._next_buyer(events)
@@ -878,9 +935,14 @@ class Game(Engine):
     def _next_buyer(self, events: list[Event]) -> None:
         """Hand the turn to the next purchase card, or end the phase. [BUY-1]"""
         card_no = self._buying + 1
-        if card_no > self.n:
-            self._end_purchase(events)
-            return
+        n = self.n
+        if card_no > n:
+            laps = 5 * n + 2
+            if self._totals[laps] + 1 >= self.rules.per_round:
+                self._end_purchase(events)
+                return
+            self._totals[laps] += 1  # BUY-7: the purchase cards buy again, from card 1
+            card_no = 1
         self._buying = card_no
         self._turn = self._held.index(card_no)
         self._phase = PURCHASE
@@ -890,6 +952,7 @@ class Game(Engine):
         self._held = [0] * self.n
         self._next_card = 1
         self._buying = 0
+        self._totals[5 * self.n + 2] = 0
         if self._decliner >= 0:
             self._start = self._decliner
             self._decliner = -1
@@ -904,8 +967,8 @@ class Game(Engine):
         while True:
             if self._step == len(steps):
                 events.append(_new(RoundEnded, (self._round, self._start)))
-                if self._round >= rules.round_cap:  # TERM-1
-                    self._end_game(2, events)
+                if self._round >= rules.round_limit:  # TERM-1, TERM-2
+                    self._end_game(rules.limit_ending, events)
                     return
                 self._round += 1
                 self._step = 0
@@ -973,29 +1036,42 @@ class Game(Engine):
         self._termination = termination
         self._phase = OVER
         self._turn = -1
-        n = self.n
-        scores = tuple(self._totals[3 * n : 4 * n])
-        events.append(_new(GameEnded, (_ENDINGS[termination], scores)))
+        events.append(_new(GameEnded, (_ENDINGS[termination], self.scores())))
 
     # ---------------------------------------------------------------- results
 
     def scores(self) -> tuple[int, ...]:
-        """Cash cards per seat (the score, at any moment). [SCORE-1]"""
+        """The score per seat, at any moment: the cash cards, or the weighted sum the
+        variant's ``score`` sets. [SCORE-1]"""
         n = self.n
-        return tuple(self._totals[3 * n : 4 * n])
+        if self.rules.cash_only:
+            return tuple(self._totals[3 * n : 4 * n])
+        return tuple([self.rules.score_of(*self._counts_of(s)) for s in range(n)])
+
+    def rows_sold(self, seat: Checked[Seat]) -> int:
+        """Rows ``seat`` has sold this game. [SELL-2]"""
+        return self._totals[4 * self.n + 2 + seat]
+
+    def _counts_of(self, seat: Seat) -> tuple[int, int, int, int, int]:
+        """A seat's cash, hand, safe, window and rows sold (the score's terms)."""
+        totals = self._totals
+        n = self.n
+        return (
+            totals[3 * n + seat],
+            totals[3 * seat],
+            totals[3 * seat + 2],
+            totals[3 * seat + 1],
+            totals[4 * n + 2 + seat],
+        )
 
     def _rank_key(self, seat: Seat) -> tuple[int, ...]:
-        """Most cash first, then the variant's tiebreaks, fewest cards best (the result's
-        ranks follow). [SCORE-1, SCORE-2]"""
-        totals = self._totals
-        key = [totals[3 * self.n + seat]]
-        for rule in self.rules.tiebreak:
-            if rule == "fewest_safe_and_window":
-                key.append(-(totals[3 * seat + 1] + totals[3 * seat + 2]))
-            elif rule == "fewest_safe":
-                key.append(-totals[3 * seat + 2])
-            else:
-                key.append(-totals[3 * seat + 1])
+        """Highest score first, then the variant's tiebreaks (the result's ranks
+        follow). [SCORE-1, SCORE-2]"""
+        rules = self.rules
+        counts = self._counts_of(seat)
+        key = [rules.score_of(*counts)]
+        for rule in rules.tiebreak:
+            key.append(rules.tiebreak_value(rule, *counts))
         return tuple(key)
 
     # ------------------------------------------------------------ observation
@@ -1089,7 +1165,7 @@ class Game(Engine):
 
     def _plain_dict(self) -> dict[str, Any]:
         text_of = self.rules.text_of
-        return {
+        data: dict[str, Any] = {
             "format": self.FORMAT,
             "variant_hash": self.rules.content_hash,
             "players": self.n,
@@ -1115,6 +1191,9 @@ class Game(Engine):
                 "step": self._step,
             },
         }
+        if _keeps_extra(self.rules):
+            data["state"]["extra"] = self._totals[4 * self.n + 2 :]
+        return data
 
     def to_json(self) -> str:
         """The whole game as compact JSON; :meth:`from_json` reads it back."""
@@ -1151,7 +1230,10 @@ class Game(Engine):
         k = self.rules.k
         n_zones = 4 * self.n + 2
         counts = [0] * (n_zones * k)
-        totals = [0] * n_zones
+        totals = [0] * (n_zones + self.n + 1)
+        old = getattr(self, "_totals", None)
+        if old is not None and len(old) == len(totals):  # rows sold and laps are kept
+            totals[n_zones:] = old[n_zones:]
         kind_of = self.rules.kind_of
         for card, z in enumerate(self._where):
             counts[z * k + kind_of[card]] += 1

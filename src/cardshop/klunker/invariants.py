@@ -275,7 +275,7 @@ def check_setup(game: Game) -> None:
     """
     rules = game.rules
     n = game.players
-    cash = rules.starting_cash[n]
+    by_seat = game.variant.starting_cash_by_seat.get(n) or [rules.starting_cash[n]] * n
     steps = list(game.variant.steps)
     first = min(steps.index(s) for s in ("fill", "store", "purchase"))
     taxed = "tax" in steps[:first]
@@ -286,12 +286,13 @@ def check_setup(game: Game) -> None:
                 "hand_size",
                 f"seat {seat} starts with {hand} cards; the hand size is {rules.hand_size}",
             )
+        cash = by_seat[(seat - game.first_player) % n]  # dealt from the first player on
         if not taxed and game.cash(seat) != cash:
             _fail(
                 "bank_ledger",
                 f"seat {seat} starts with {game.cash(seat)} cash; the variant deals {cash}",
             )
-    deck = rules.n_cards - n * (cash + rules.hand_size)
+    deck = rules.n_cards - sum(by_seat) - n * rules.hand_size
     if not taxed and len(game.zones()["deck"]) != deck:
         _fail("conservation", f"the deck starts with {len(game.zones()['deck'])} cards, not {deck}")
 
@@ -313,6 +314,12 @@ def check_forced_actions(game: Game, snap: _Snapshot | None = None) -> None:
     window = snap.size(f"window:{seat}")
     phase = game.phase
     if phase is Phase.FILL:
+        cap = game.variant.window_cap
+        if cap is not None and window >= cap and texts != ["done"]:
+            _fail(
+                "legal_actions",
+                f"seat {seat}'s window is full ({window}) but it is offered {texts}",
+            )
         if not hand and texts != ["done"]:
             _fail("legal_actions", f"seat {seat} has an empty hand but is offered {texts}")
         if hand and not window and "done" in texts:
@@ -324,29 +331,55 @@ def check_forced_actions(game: Game, snap: _Snapshot | None = None) -> None:
         if window and "decline" in texts:
             _fail("legal_actions", f"seat {seat}'s window holds cards but it may decline")
         rules = game.rules
-        own = f"buy {seat}"
-        if not rules.broke_may_buy and snap.size(f"bank:{seat}") < rules.price:
-            others = [t for t in texts if t.startswith("buy ") and t != own]
-            if others:
+        cash = snap.size(f"bank:{seat}")
+        for owner in range(game.players):
+            size = snap.size(f"window:{owner}")
+            if owner == seat or not size or rules.broke_may_buy:
+                continue
+            price = rules.price_for(
+                size,
+                cash,
+                snap.size(f"bank:{owner}"),
+                game.players,
+                game.round,
+                game.purchase_lap,
+            )
+            if cash < price and f"buy {owner}" in texts:
                 _fail(
                     "legal_actions",
-                    f"seat {seat} holds {snap.size(f'bank:{seat}')} cash, less than the price "
-                    f"{rules.price}, but is offered {others} (BUY-6)",
+                    f"seat {seat} holds {cash} cash, less than the price {price}, but is "
+                    f"offered buy {owner} (BUY-6)",
                 )
 
 
-def _rank_key(game: Game, snap: _Snapshot, seat: Seat) -> tuple[int, ...]:
-    """Most cash first, then the variant's tiebreaks. [SCORE-2]"""
-    key = [-snap.size(f"bank:{seat}")]
+def _terms(game: Game, snap: _Snapshot, seat: Seat) -> dict[str, int]:
+    """A seat's counts that a score or tiebreak names, from the card ids. [SCORE-1]"""
     window = snap.size(f"window:{seat}")
     safe = snap.size(f"safe:{seat}")
+    return {
+        "cash": snap.size(f"bank:{seat}"),
+        "hand": snap.size(f"hand:{seat}"),
+        "safe": safe,
+        "window": window,
+        "rows_sold": game.rows_sold(seat),
+        "safe_and_window": safe + window,
+    }
+
+
+def _score(game: Game, snap: _Snapshot, seat: Seat) -> int:
+    """The weighted sum of the variant's ``score``. [SCORE-1]"""
+    terms = _terms(game, snap, seat)
+    return sum(weight * terms[term] for term, weight in game.variant.score.model_dump().items())
+
+
+def _rank_key(game: Game, snap: _Snapshot, seat: Seat) -> tuple[int, ...]:
+    """Highest score first, then the variant's tiebreaks (smaller keys rank first).
+    [SCORE-2, SCORE-4]"""
+    terms = _terms(game, snap, seat)
+    key = [-_score(game, snap, seat)]
     for rule in game.variant.tiebreak:
-        if rule == "fewest_safe_and_window":
-            key.append(window + safe)
-        elif rule == "fewest_safe":
-            key.append(safe)
-        else:
-            key.append(window)
+        most, term = rule.split("_", 1)
+        key.append(-terms[term] if most == "most" else terms[term])
     return tuple(key)
 
 
@@ -356,18 +389,20 @@ def check_score(game: Game, snap: _Snapshot | None = None) -> None:
     n = game.players
     banks = tuple(snap.size(f"bank:{s}") for s in range(n))
     shown = {
-        "scores()": game.scores(),
         "cash()": tuple(game.cash(s) for s in range(n)),
         "observation().cash": game.observation(0).cash,
     }
     for where, values in shown.items():
         if values != banks:
             _fail("score", f"{where} gives {list(values)} but the banks hold {list(banks)}")
+    want = tuple(_score(game, snap, s) for s in range(n))
+    if game.scores() != want:
+        _fail("score", f"scores() gives {list(game.scores())}; the score rule gives {list(want)}")
     if not game.is_over:
         return
     result = game.result()
-    if result.scores != banks:
-        _fail("score", f"result() scores {list(result.scores)}; the banks hold {list(banks)}")
+    if result.scores != want:
+        _fail("score", f"result() scores {list(result.scores)}; the score rule gives {list(want)}")
     keys = [_rank_key(game, snap, s) for s in range(n)]
     ranks = tuple(1 + sum(other < key for other in keys) for key in keys)
     if result.ranks != ranks:

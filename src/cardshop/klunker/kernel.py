@@ -111,6 +111,25 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
+def house_rules(variant: Variant) -> list[str]:
+    """The keys of ``variant`` that the kernel does not play, set away from their
+    default (docs/kernel.md): the kernel refuses such a variant."""
+    keys: list[str] = [key for key in sorted(Variant.OMIT_AT_DEFAULT) if key in variant.to_data()]
+    if variant.purchase.price.constant is None:
+        keys.append("purchase.price (an expression)")
+    if variant.purchase.per_round != 1:
+        keys.append("purchase.per_round")
+    if variant.sale.extra_from is not None:
+        keys.append("sale.extra_from")
+    if any(rule not in _KERNEL_TIEBREAKS for rule in variant.tiebreak):
+        other = ", ".join(r for r in variant.tiebreak if r not in _KERNEL_TIEBREAKS)
+        keys.append(f"tiebreak ({other})")
+    return keys
+
+
+_KERNEL_TIEBREAKS = frozenset({"fewest_safe_and_window", "fewest_safe", "fewest_window"})
+
+
 def unavailable(
     variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
 ) -> str | None:
@@ -124,6 +143,12 @@ def unavailable(
                 f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
                 "(other bots, bot options and bot functions run on the reference engine)"
             )
+    house = house_rules(variant)
+    if house:
+        return (
+            f"the kernel cannot play {', '.join(house)} (a house rule of this variant); "
+            "the reference engine will"
+        )
     try:
         check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: True is no 1 here
     except SetupError as exc:
@@ -147,6 +172,9 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
         family = getattr(variant, "family", type(variant).__name__)
         raise SetupError(f"the kernel compiles Klunker variants, not the {family!r} family")
     check_players(variant, players)
+    house = house_rules(variant)
+    if house:
+        raise SetupError(f"the kernel cannot play {', '.join(house)}; the reference engine will")
     import numpy as np
 
     key = (variant.content_hash, players)

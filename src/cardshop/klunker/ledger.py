@@ -96,6 +96,8 @@ class Ledger:
         self.fees_received = [0] * n
         self.fees_paid = [0] * n
         self.tax = [0] * n
+        self.rows_sold = [game.rows_sold(s) for s in range(n)]
+        self.lap = game.purchase_lap
         self.kind_of = [game.card_kind(c) for c in range(rules.n_cards)]
         self.steps: list[str] = list(game.variant.steps)
         self.phase = game.phase
@@ -128,6 +130,17 @@ class Ledger:
             "fees_paid": self.fees_paid[seat],
             "tax": self.tax[seat],
         }
+
+    def score(self, seat: Seat) -> int:
+        """The seat's score from the ledger's counts and the variant's weights. [SCORE-1]"""
+        weights = self.variant.score
+        return (
+            weights.cash * self.banks[seat]
+            + weights.hand * len(self.hands[seat])
+            + weights.safe * len(self.safes[seat])
+            + weights.window * len(self.windows[seat])
+            + weights.rows_sold * self.rows_sold[seat]
+        )
 
     def expected_bank(self, seat: Seat) -> int:
         """Opening cash + sale pay + fees received - fees paid - tax paid."""
@@ -244,13 +257,16 @@ class Ledger:
             due = 0
         else:
             cash = self.banks[seat]
-            if cash < rules.price and not rules.broke_may_buy:
+            price = rules.price_for(
+                len(window), cash, self.banks[owner], self.n, self.round, max(self.lap, 1)
+            )
+            if cash < price and not rules.broke_may_buy:
                 _fail(
                     "bank_ledger",
                     f"seat {seat} bought seat {owner}'s window with {cash} cash, less than "
-                    f"the price {rules.price} (BUY-6)",
+                    f"the price {price} (BUY-6)",
                 )
-            due = min(rules.price, cash)
+            due = min(price, cash)
         if ev.price != due:
             _fail(
                 "bank_ledger",
@@ -326,34 +342,43 @@ class Ledger:
         override = variant.sale.overrides.get(ev.kind)
         table = variant.sale.payout
         pay = override if override is not None else table[min(rows, len(table)) - 1]
+        own = min(pay, size)  # the row's own cards paid; the rest from the deck (SELL-7)
+        if rules.extra_from_deck and pay > own:  # the unpaid cards may reach the deck first
+            deck = len(self.deck) + (size - own if rules.unpaid_to_deck else 0)
+            pay = own + min(pay - own, deck)
         if ev.payout != pay or len(ev.cash) != pay:
             _fail(
                 "sale_payout",
                 f"a row of {ev.kind} sold with {rows} rows pays {pay}; the sale paid "
                 f"{ev.payout} and turned {len(ev.cash)} card(s) into cash",
             )
-        if len(ev.cash) + len(ev.discarded) != size:
+        if own + len(ev.discarded) != size:
             _fail(
                 "sale_payout",
-                f"{ev!r}: {len(ev.cash)} paid + {len(ev.discarded)} unpaid is not the set size "
-                f"{size}",
+                f"{ev!r}: {own} paid + {len(ev.discarded)} unpaid is not the set size {size}",
             )
-        sold = (*ev.cash, *ev.discarded)
+        sold = (*ev.cash[:own], *ev.discarded)
         if len(set(sold)) != size or any(self.kind_of[c] != ev.kind for c in sold):
             _fail("sale_payout", f"{ev!r} does not sell {size} distinct {ev.kind} cards")
         unpaid = self.deck if rules.unpaid_to_deck else self.discard
-        for card in ev.cash:
+        for card in ev.cash[:own]:
             self._move(card, safe, self.bank_cards[seat], f"seat {seat}'s safe")
         for card in ev.discarded:
             self._move(card, safe, unpaid, f"seat {seat}'s safe")
+        for card in ev.cash[own:]:
+            self._move(card, self.deck, self.bank_cards[seat], "the deck")
         self.banks[seat] += pay
         self.sales[seat] += pay
+        self.rows_sold[seat] += 1
 
     def _next_buyer(self, stream: _Stream) -> None:
         self.buying += 1
         if self.buying > self.n:
-            self._end_purchase(stream)
-            return
+            if self.lap >= self.rules.per_round:
+                self._end_purchase(stream)
+                return
+            self.lap += 1  # BUY-7: the purchase cards buy again
+            self.buying = 1
         if self.buying not in self.held:
             _fail("turn_order", f"no seat holds purchase card {self.buying}: {self.held}")
         self.phase = Phase.PURCHASE
@@ -363,6 +388,7 @@ class Ledger:
         self.held = [0] * self.n
         self.next_card = 1
         self.buying = 0
+        self.lap = 0
         if self.decliner >= 0:
             self.start = self.decliner
             self.decliner = -1
@@ -383,11 +409,11 @@ class Ledger:
                         f"round {self.round} ends with seat {ev.start_player} as start player; "
                         f"the rules make it seat {self.start}",
                     )
-                if self.round >= rules.round_cap:
+                if self.round >= rules.round_limit:  # TERM-1, TERM-2
                     end = stream.take(
-                        event.GameEnded, "end_of_game", f"round {self.round} is the round cap"
+                        event.GameEnded, "end_of_game", f"round {self.round} is the last round"
                     )
-                    self._ended(end, "capped")
+                    self._ended(end, "capped" if rules.limit_ending == 2 else "finished")
                     return
                 self.round += 1
                 self.step = 0
@@ -399,7 +425,7 @@ class Ledger:
                 self.phase, self.next_card, self.turn = Phase.STORE, 1, self.start
                 return
             if step == "purchase":
-                self.phase, self.buying = Phase.PURCHASE, 1
+                self.phase, self.buying, self.lap = Phase.PURCHASE, 1, 1
                 if 1 not in self.held:
                     _fail("turn_order", f"no seat holds purchase card 1: {self.held}")
                 self.turn = self.held.index(1)
@@ -481,8 +507,9 @@ class Ledger:
                 "end_of_game",
                 f"the game ended as {ev.termination!r} where the rules say {termination!r}",
             )
-        if tuple(ev.scores) != tuple(self.banks):
-            _fail("score", f"the game ended with scores {list(ev.scores)}; banks {self.banks}")
+        scores = tuple(self.score(s) for s in range(self.n))
+        if tuple(ev.scores) != scores:
+            _fail("score", f"the game ended with scores {list(ev.scores)}; the ledger's {scores}")
         self.phase = Phase.OVER
         self.turn = None
         self.termination = termination

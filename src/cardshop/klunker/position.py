@@ -99,8 +99,10 @@ def game_from_position(
     ):
         if value is not None and value >= n:
             raise PositionError(f"{key} is {value}, but seats are 0..{n - 1}")
-    if pos.round > rules.round_cap:
-        raise PositionError(f"round {pos.round} is past the round cap {rules.round_cap}")
+    if pos.round > rules.round_limit:
+        raise PositionError(
+            f"round {pos.round} is past the {rules.last_round_name} {rules.round_limit}"
+        )
 
     k = rules.k
 

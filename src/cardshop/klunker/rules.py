@@ -15,12 +15,18 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, final
 
-from cardshop.core import Action
+from cardshop.core import Action, Expression
 
 if TYPE_CHECKING:  # not at run time: the variant module imports this one
     from cardshop.klunker.variant import Variant
 
-__all__ = ["STEP_CODES", "HandGetter", "Rules"]
+__all__ = ["SCORE_TERMS", "STEP_CODES", "TIEBREAK_TERMS", "HandGetter", "Rules"]
+
+SCORE_TERMS: Final = ("cash", "hand", "safe", "window", "rows_sold")
+"""The counts of a seat that the final score weighs (``score``), in this order."""
+
+TIEBREAK_TERMS: Final = (*SCORE_TERMS, "safe_and_window")
+"""The counts a tiebreak may name, after ``fewest_`` or ``most_``."""
 
 STEP_CODES: Final[dict[str, int]] = {
     "fill": 0,
@@ -46,8 +52,10 @@ class Rules:
         "alpha",
         "broke_may_buy",
         "buy_actions",
+        "cash_only",
         "content_hash",
         "decline_ends_phase",
+        "extra_from_deck",
         "games_per_player",
         "hand_size",
         "k",
@@ -55,16 +63,22 @@ class Rules:
         "kind_of",
         "kind_start",
         "kinds",
+        "limit_ending",
         "max_players",
         "min_players",
         "n_cards",
         "name",
         "override",
         "payout",
+        "per_round",
         "place_actions",
         "place_alpha",
         "price",
+        "price_expr",
         "round_cap",
+        "round_limit",
+        "score_weights",
+        "seat_cash",
         "sell_actions",
         "set_size",
         "starting_cash",
@@ -78,6 +92,7 @@ class Rules:
         "unpaid_to_deck",
         "variant",
         "variant_json",
+        "window_cap",
     )
 
     variant: Variant
@@ -117,6 +132,16 @@ class Rules:
     actions_by_text: dict[str, Action]  # every action of the variant, by its text form
     text_of: dict[Action, str]  # and the other way round
     variant_json: str  # the resolved variant as canonical JSON (its hash is content_hash)
+    # House rules (docs/rules.md); at their defaults they cost the engine nothing.
+    window_cap: int  # 0 = no cap (FILL-3)
+    per_round: int  # purchase laps per round (BUY-7)
+    price_expr: Expression | None  # None when the price is the constant ``price``
+    seat_cash: dict[int, tuple[int, ...]]  # starting cash per seat in deal order, by players
+    round_limit: int  # the last round: rounds, else round_cap
+    limit_ending: int  # 1 (finished) when rounds ends the game, 2 (capped) for the cap
+    score_weights: tuple[int, ...]  # cash, hand, safe, window, rows_sold
+    cash_only: bool  # the score is the cash
+    extra_from_deck: bool
     _getters: dict[int, tuple[HandGetter, ...]]  # hand_getters cache, by players
 
     def __init__(
@@ -157,6 +182,15 @@ class Rules:
         actions_by_text: dict[str, Action],
         text_of: dict[Action, str],
         variant_json: str,
+        window_cap: int,
+        per_round: int,
+        price_expr: Expression | None,
+        seat_cash: dict[int, tuple[int, ...]],
+        round_limit: int,
+        limit_ending: int,
+        score_weights: tuple[int, ...],
+        cash_only: bool,
+        extra_from_deck: bool,
     ) -> None:
         self.variant = variant
         self.name = name
@@ -194,6 +228,15 @@ class Rules:
         self.actions_by_text = actions_by_text
         self.text_of = text_of
         self.variant_json = variant_json
+        self.window_cap = window_cap
+        self.per_round = per_round
+        self.price_expr = price_expr
+        self.seat_cash = seat_cash
+        self.round_limit = round_limit
+        self.limit_ending = limit_ending
+        self.score_weights = score_weights
+        self.cash_only = cash_only
+        self.extra_from_deck = extra_from_deck
         self._getters = {}
 
     @classmethod
@@ -215,6 +258,12 @@ class Rules:
         buy = tuple(Action("buy", s) for s in range(v.players.max))
         alpha = tuple(sorted(range(len(kinds)), key=kinds.__getitem__))
         every = (*simple, *place, *store, *sell, *buy)
+        price = v.purchase.price
+        seat_cash = {
+            n: tuple(v.starting_cash_by_seat.get(n) or [v.starting_cash.get(n, 0)] * n)
+            for n in range(v.players.min, v.players.max + 1)
+        }
+        weights = tuple(getattr(v.score, term) for term in SCORE_TERMS)
         return cls(
             variant=v,
             name=v.name,
@@ -233,7 +282,7 @@ class Rules:
             payout=tuple(v.sale.payout),
             override=tuple(v.sale.overrides.get(k, -1) for k in kinds),
             unpaid_to_deck=v.sale.unpaid_to == "deck",
-            price=v.purchase.price,
+            price=price.constant if price.constant is not None else 0,
             broke_may_buy=v.purchase.broke_may_buy,
             decline_ends_phase=v.purchase.decline == "ends_phase",
             tax=dict(v.tax.per_player_count),
@@ -252,6 +301,15 @@ class Rules:
             actions_by_text={str(a): a for a in every},
             text_of={a: str(a) for a in every},
             variant_json=canonical,
+            window_cap=v.window_cap or 0,
+            per_round=v.purchase.per_round,
+            price_expr=None if price.constant is not None else price,
+            seat_cash=seat_cash,
+            round_limit=v.rounds or v.round_cap,
+            limit_ending=1 if v.rounds else 2,
+            score_weights=weights,
+            cash_only=weights == (1, 0, 0, 0, 0),
+            extra_from_deck=v.sale.extra_from == "deck",
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -296,6 +354,15 @@ class Rules:
                 self.actions_by_text,
                 self.text_of,
                 self.variant_json,
+                self.window_cap,
+                self.per_round,
+                self.price_expr,
+                self.seat_cash,
+                self.round_limit,
+                self.limit_ending,
+                self.score_weights,
+                self.cash_only,
+                self.extra_from_deck,
             ),
         )
 
@@ -323,3 +390,48 @@ class Rules:
             return fixed
         table = self.payout
         return table[rows - 1] if rows <= len(table) else table[-1]
+
+    def price_for(
+        self, window: int, buyer_cash: int, owner_cash: int, players: int, rnd: int, lap: int
+    ) -> int:
+        """The price of buying another seat's window of ``window`` cards. [BUY-3]"""
+        expr = self.price_expr
+        if expr is None:
+            return self.price
+        return expr(
+            {
+                "window": window,
+                "buyer_cash": buyer_cash,
+                "owner_cash": owner_cash,
+                "players": players,
+                "round": rnd,
+                "lap": lap,
+            }
+        )
+
+    def score_of(self, cash: int, hand: int, safe: int, window: int, rows_sold: int) -> int:
+        """A seat's score from its counts: the weighted sum ``score`` sets. [SCORE-1]"""
+        w = self.score_weights
+        return w[0] * cash + w[1] * hand + w[2] * safe + w[3] * window + w[4] * rows_sold
+
+    def tiebreak_value(
+        self, rule: str, cash: int, hand: int, safe: int, window: int, rows_sold: int
+    ) -> int:
+        """A tiebreak's value for a seat, larger ranks first. [SCORE-2, SCORE-4]"""
+        most, term = rule.split("_", 1)
+        counts = {
+            "cash": cash,
+            "hand": hand,
+            "safe": safe,
+            "window": window,
+            "rows_sold": rows_sold,
+            "safe_and_window": safe + window,
+        }
+        value = counts[term]
+        return value if most == "most" else -value
+
+    @property
+    def last_round_name(self) -> str:
+        """What ends a game at :attr:`round_limit`: "last round" (``rounds``, TERM-2) or
+        "round cap" (TERM-1), for messages."""
+        return "last round" if self.limit_ending == 1 else "round cap"

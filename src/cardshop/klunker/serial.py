@@ -88,6 +88,8 @@ class _State(_Model):
     start: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
     round: Annotated[int, Field(ge=1, le=MAX_COUNT)]
     step: Annotated[int, Field(ge=0, le=100)]
+    # Rows sold per seat and purchase laps done, for variants whose rules read them.
+    extra: Annotated[list[Small], Field(max_length=MAX_SEATS + 1)] | None = None
 
 
 class _Doc(_Model):
@@ -113,9 +115,9 @@ def history_cap(rules: Rules, players: int) -> int:
 
     In one round each seat places at most a hand of cards and says done, stores at
     most a hand and passes, and buys or declines once, then chooses the order of at
-    most one sale per kind.
+    most one sale per kind, in each of its purchase turns (BUY-7).
     """
-    per_round = players * (2 * rules.hand_size + 3 + rules.k)
+    per_round = players * (2 * rules.hand_size + 2 + rules.per_round * (1 + rules.k))
     return per_round * rules.round_cap
 
 
@@ -183,8 +185,13 @@ def game_from_data(
     cap = history_cap(rules, n)
     if len(doc.history) > cap:
         raise bad("history", f"{len(doc.history)} actions; a game of {n} can have {cap} at most")
-    if st.round > rules.round_cap:
-        raise bad("state.round", f"round {st.round} is past the round cap {rules.round_cap}")
+    if st.round > rules.round_limit:
+        raise bad(
+            "state.round",
+            f"round {st.round} is past the {rules.last_round_name} {rules.round_limit}",
+        )
+    if st.extra is not None and len(st.extra) != n + 1:
+        raise bad("state.extra", f"gives {len(st.extra)} counts; {n} players need {n + 1}")
     # One chance event per reshuffle and per payment: at most 2n + 1 per round.
     if st.chance > (2 * n + 1) * st.round:
         raise bad("state.chance", f"{st.chance} chance events cannot happen in {st.round} rounds")
@@ -207,12 +214,17 @@ def game_from_data(
             raise bad("state.phase", "a finished game has turn -1 and a termination 1 or 2")
         if any(st.held) or st.buying or st.decliner != -1 or st.next_card != 1:
             raise bad("state.held", "purchase cards are back in the middle when a game ends")
-        want = STEP_CODES["refill"] if st.termination == 1 else -1
+        ended_by_rounds = (
+            st.termination == rules.limit_ending == 1
+            and st.round == rules.round_limit
+            and st.step == len(steps)
+        )  # TERM-2
+        want = STEP_CODES["refill"] if st.termination == 1 and not ended_by_rounds else -1
         at_end = st.step == len(steps) if want < 0 else st.step == steps.index(want)
         if not at_end:
             raise bad("state.step", f"{st.step} is not where a game can end")
-        if st.termination == 2 and st.round != rules.round_cap:
-            raise bad("state.round", f"a capped game ends in round {rules.round_cap}")
+        if st.termination == 2 and st.round != rules.round_limit:
+            raise bad("state.round", f"a capped game ends in round {rules.round_limit}")
     else:
         if not 0 <= turn < n:
             raise bad("state.turn", f"{turn} is not a seat 0..{n - 1}")
@@ -242,7 +254,7 @@ def game_from_data(
     counts = game._counts
     if phase == OVER:
         check_zones(rules, n, counts, prefix="game JSON: ")
-        if st.termination == 1:
+        if st.termination == 1 and not ended_by_rounds:
             need = sum(max(0, rules.hand_size - game._totals[3 * s]) for s in range(n))
             if len(st.deck) >= need:
                 raise bad("state.termination", "the deck could still refill every hand (END-4)")
@@ -290,12 +302,14 @@ def game_from_data(
     game._start = st.start
     game._round = st.round
     game._step = st.step
+    if st.extra is not None:
+        game._totals[4 * n + 2 :] = st.extra
     if replayed:
-        _check_history(cls, game)
+        _check_history(cls, game, st.extra is not None)
     return game
 
 
-def _check_history(cls: type[Game], game: Game) -> None:
+def _check_history(cls: type[Game], game: Game, extra: bool = True) -> None:
     """Replay the history from the setup; it must lead to the stated state exactly."""
     again = cls.new(game.variant, game.n, game.seed, game.first_player)
     for i, action in enumerate(game.history):
@@ -307,6 +321,13 @@ def _check_history(cls: type[Game], game: Game) -> None:
                 f"(seed and first_player): {exc}"
             ) from None
     seats, game._seats = game._seats, again._seats
+    tail = 4 * game.n + 2
+    if not extra:  # not stated: the replay gives the rows sold
+        game._totals[tail:] = again._totals[tail:]
+    elif game._totals[tail:] != again._totals[tail:]:
+        raise PositionError(
+            "game JSON: state.extra: the history does not lead to these rows sold and laps"
+        )
     if again != game:
         diff = [
             f.name.lstrip("_")

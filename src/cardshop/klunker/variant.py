@@ -9,7 +9,7 @@ the pydantic model.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field
 from pydantic.config import JsonDict
@@ -23,7 +23,10 @@ from cardshop.core import (
     Section,
     Slug,
     VariantBase,
+    compile_expression,
+    expression,
 )
+from cardshop.core.expr import Name
 from cardshop.klunker.rules import STEP_CODES, Rules
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "Purchase",
     "Rules",
     "Sale",
+    "Score",
     "Step",
     "Tax",
     "Variant",
@@ -53,6 +57,8 @@ MAX_SET_SIZE = 100
 MAX_PAYOUT_ENTRIES = 64
 MAX_CASH = 1000
 MAX_ROUND_CAP = 1_000_000
+MAX_PURCHASES = 10
+MAX_WEIGHT = 100
 
 
 Cash = Annotated[int, Field(ge=0, le=MAX_CASH)]
@@ -79,7 +85,21 @@ Step = Literal["fill", "store", "purchase", "tax", "reshuffle", "refill"]
 """Round steps. ``fill``, ``store`` and ``purchase`` ask players for decisions; the
 others happen on their own, in the order the variant lists them."""
 
-TiebreakRule = Literal["fewest_safe_and_window", "fewest_safe", "fewest_window"]
+TiebreakRule = Literal[
+    "fewest_safe_and_window",
+    "fewest_safe",
+    "fewest_window",
+    "fewest_hand",
+    "fewest_cash",
+    "fewest_rows_sold",
+    "most_safe_and_window",
+    "most_safe",
+    "most_window",
+    "most_hand",
+    "most_cash",
+    "most_rows_sold",
+]
+"""A tiebreak: ``fewest_`` or ``most_`` and a count of a seat (SCORE-2, SCORE-4)."""
 Destination = Literal["discard", "deck"]
 
 
@@ -108,13 +128,42 @@ class Sale(Section):
     unpaid_to: Destination = Field(
         "discard", description="Where the sold cards that do not pay go (SELL-4)."
     )
+    extra_from: Literal["deck"] | None = Field(
+        None,
+        description=(
+            "Where the cash of a row that pays more than its own set_size cards comes from "
+            "(SELL-7): deck, the top cards of the deck (as many as it holds). Left out, a "
+            "payout above the set size is an error."
+        ),
+    )
+
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"extra_from"})
+
+
+PRICE_NAMES: dict[str, Name] = {
+    "window": Name("cards in the window bought", 1, MAX_CARDS),
+    "buyer_cash": Name("cash cards of the buyer", 0, MAX_CARDS),
+    "owner_cash": Name("cash cards of the window's owner", 0, MAX_CARDS),
+    "players": Name("players in the game", 2, MAX_PLAYERS),
+    "round": Name("the round, from 1", 1, MAX_ROUND_CAP),
+    "lap": Name("the buyer's turn of the purchase step, from 1", 1, MAX_PURCHASES),
+}
+"""The names a purchase price may read (BUY-3)."""
+
+
+def _price(value: int | str) -> Any:
+    return compile_expression(value, PRICE_NAMES, low=0, high=MAX_CASH)
 
 
 class Purchase(Section):
-    """The purchase phase. [BUY-1..BUY-6]"""
+    """The purchase phase. [BUY-1..BUY-7]"""
 
-    price: Cash = Field(
-        1, description="Cash cards paid to the owner for another player's window (BUY-3)."
+    price: expression(PRICE_NAMES, low=0, high=MAX_CASH, what="price of a purchase") = Field(  # type: ignore[valid-type]
+        default_factory=lambda: _price(1),
+        description=(
+            "Cash cards paid to the owner for another player's window (BUY-3): an integer, "
+            "or an expression over window, buyer_cash, owner_cash, players, round and lap."
+        ),
     )
     broke_may_buy: bool = Field(
         False,
@@ -130,6 +179,15 @@ class Purchase(Section):
             "pass this player's turn (skip_turn) (BUY-5)."
         ),
     )
+    per_round: Annotated[int, Field(ge=1, le=MAX_PURCHASES)] = Field(
+        1,
+        description=(
+            "Turns each purchase card has in a round's purchase step: the cards buy in "
+            "order 1..N, then again, this many times (BUY-7)."
+        ),
+    )
+
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"per_round"})
 
 
 class Tax(Section):
@@ -142,6 +200,19 @@ class Tax(Section):
         description="Cash cards each player pays, by number of players; absent counts pay 0.",
     )
     to: Destination = Field("deck", description="Where paid tax cards go.")
+
+
+Weight = Annotated[int, Field(ge=-MAX_WEIGHT, le=MAX_WEIGHT)]
+
+
+class Score(Section):
+    """The final score as a sum of weighted counts of a seat. [SCORE-1]"""
+
+    cash: Weight = Field(1, description="Weight of each cash card in the bank (SCORE-1).")
+    hand: Weight = Field(0, description="Weight of each card left in the hand (SCORE-1).")
+    safe: Weight = Field(0, description="Weight of each card in the safe (SCORE-1).")
+    window: Weight = Field(0, description="Weight of each card in the window (SCORE-1).")
+    rows_sold: Weight = Field(0, description="Weight of each row the seat sold (SCORE-1).")
 
 
 class Variant(VariantBase):
@@ -183,8 +254,42 @@ class Variant(VariantBase):
     tax: Tax = Field(default_factory=lambda: Tax())
     tiebreak: list[TiebreakRule] = Field(
         default_factory=list,
-        max_length=3,
-        description="Tiebreaks after most cash, in order; players still tied share (SCORE-2).",
+        max_length=12,
+        description=(
+            "Tiebreaks after the score, in order; players still tied share (SCORE-2). Each "
+            "is fewest_ or most_ and one of cash, hand, safe, window, safe_and_window, "
+            "rows_sold (SCORE-4)."
+        ),
+    )
+    window_cap: Annotated[int, Field(gt=0, le=MAX_CARDS)] | None = Field(
+        None,
+        description=(
+            "At most this many cards in a shop window; a full window takes no more cards "
+            "(FILL-3). Left out: no cap."
+        ),
+    )
+    starting_cash_by_seat: dict[
+        PlayerCount, Annotated[list[Cash], Field(min_length=1, max_length=MAX_PLAYERS)]
+    ] = Field(
+        default_factory=dict,
+        max_length=MAX_PLAYERS,
+        json_schema_extra=_PLAYER_KEYS,
+        description=(
+            "Starting cash seat by seat, by number of players: entry i for the i-th seat "
+            "dealt, the first start player first; replaces starting_cash for that count "
+            "(SETUP-3)."
+        ),
+    )
+    score: Score = Field(
+        default_factory=lambda: Score(),
+        description="The final score: weights of cash, hand, safe, window and rows sold (SCORE-1).",
+    )
+    rounds: Annotated[int, Field(gt=0, le=MAX_ROUND_CAP)] | None = Field(
+        None,
+        description=(
+            "A game of this many rounds: it ends after the last one with outcome "
+            "'finished' (TERM-2), unless the deck ended it first. Left out: no such limit."
+        ),
     )
     round_cap: Annotated[int, Field(gt=0, le=MAX_ROUND_CAP)] = Field(
         200,
@@ -192,6 +297,10 @@ class Variant(VariantBase):
             "A game still running after this many rounds ends as 'capped' (TERM-1). Audits "
             "raise it to look for games that never end; nothing is stored per round."
         ),
+    )
+
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset(
+        {"window_cap", "starting_cash_by_seat", "score", "rounds"}
     )
 
     @classmethod
@@ -206,6 +315,8 @@ class Variant(VariantBase):
             "payout_entries": MAX_PAYOUT_ENTRIES,
             "cash": MAX_CASH,
             "round_cap": MAX_ROUND_CAP,
+            "purchases_per_round": MAX_PURCHASES,
+            "score_weight": MAX_WEIGHT,
         }
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
@@ -218,14 +329,14 @@ class Variant(VariantBase):
             )
         if self.players.min < 2:
             errs.append((("players", "min"), "a game needs at least 2 players"))
+        over = (
+            f"more than the set size {self.sale.set_size} (sale.extra_from: deck lets a row "
+            "pay more, from the deck)"
+        )
+        extra = self.sale.extra_from is not None
         for i, pay in enumerate(self.sale.payout):
-            if pay > self.sale.set_size:
-                errs.append(
-                    (
-                        ("sale", "payout", i),
-                        f"pays {pay}, more than the set size {self.sale.set_size}",
-                    )
-                )
+            if pay > self.sale.set_size and not extra:
+                errs.append((("sale", "payout", i), f"pays {pay}, {over}"))
         for kind, pay in self.sale.overrides.items():
             if kind not in self.cards:
                 errs.append(
@@ -234,18 +345,25 @@ class Variant(VariantBase):
                         f"unknown card kind {kind!r}; kinds are {', '.join(self.cards)}",
                     )
                 )
-            elif pay > self.sale.set_size:
-                errs.append(
-                    (
-                        ("sale", "overrides", kind),
-                        f"pays {pay}, more than the set size {self.sale.set_size}",
-                    )
-                )
+            elif pay > self.sale.set_size and not extra:
+                errs.append((("sale", "overrides", kind), f"pays {pay}, {over}"))
         for n in range(self.players.min, self.players.max + 1):
-            if n not in self.starting_cash:
+            by_seat = self.starting_cash_by_seat.get(n)
+            if by_seat is not None:
+                if len(by_seat) != n:
+                    errs.append(
+                        (
+                            ("starting_cash_by_seat", n),
+                            f"gives {len(by_seat)} seats' cash; {n} players need {n} entries",
+                        )
+                    )
+                    continue
+                need = sum(by_seat) + n * self.hand_size
+            elif n not in self.starting_cash:
                 errs.append((("starting_cash",), f"no starting cash given for {n} players"))
                 continue
-            need = n * (self.starting_cash[n] + self.hand_size)
+            else:
+                need = n * (self.starting_cash[n] + self.hand_size)
             if need > total:
                 errs.append(
                     (
@@ -261,6 +379,22 @@ class Variant(VariantBase):
                         f"{n} players is outside players {self.players.min}..{self.players.max}",
                     )
                 )
+        for n in self.starting_cash_by_seat:
+            if not self.players.min <= n <= self.players.max:
+                errs.append(
+                    (
+                        ("starting_cash_by_seat", n),
+                        f"{n} players is outside players {self.players.min}..{self.players.max}",
+                    )
+                )
+        if self.rounds is not None and self.rounds > self.round_cap:
+            errs.append(
+                (
+                    ("rounds",),
+                    f"{self.rounds} rounds is more than round_cap {self.round_cap}; raise "
+                    "round_cap to at least rounds",
+                )
+            )
         for n in self.tax.per_player_count:
             if not self.players.min <= n <= self.players.max:
                 errs.append(
@@ -280,6 +414,48 @@ class Variant(VariantBase):
         if self.tax.per_player_count and "tax" not in self.steps:
             errs.append((("tax",), "a tax is configured but 'tax' is not one of the steps"))
         return errs
+
+    def semantic_warnings(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Settings that cannot matter as the variant stands, as (key path, reason)."""
+        warns = super().semantic_warnings()
+        players = range(self.players.min, self.players.max + 1)
+        if "tax" in self.steps and not any(self.tax.per_player_count.get(n) for n in players):
+            warns.append(
+                (
+                    ("steps", self.steps.index("tax")),
+                    "the tax step has nothing to do: tax.per_player_count sets no tax for "
+                    f"{self.players.min}..{self.players.max} players",
+                )
+            )
+        for term in sorted(self.score.model_fields_set):
+            if getattr(self.score, term) == 0:
+                warns.append((("score", term), f"the weight of {term} is 0: it never counts"))
+        total = sum(self.cards.values())
+        if self.window_cap is not None and self.window_cap >= total:
+            warns.append(
+                (
+                    ("window_cap",),
+                    f"a cap of {self.window_cap} is never reached: the deck has {total} cards",
+                )
+            )
+        if self.sale.extra_from is not None:
+            top = max([*self.sale.payout, *self.sale.overrides.values()])
+            if top <= self.sale.set_size:
+                warns.append(
+                    (
+                        ("sale", "extra_from"),
+                        f"no row pays more than the set size {self.sale.set_size}",
+                    )
+                )
+        seen: set[str] = set()
+        for i, rule in enumerate(self.tiebreak):
+            term = rule.split("_", 1)[1]
+            if term in seen:
+                warns.append((("tiebreak", i), f"{rule} repeats a count an earlier tiebreak used"))
+            elif term == "cash" and self.score == Score():
+                warns.append((("tiebreak", i), f"{rule} never decides: the score is the cash"))
+            seen.add(term)
+        return warns
 
     @cached_property
     def rules(self) -> Rules:
