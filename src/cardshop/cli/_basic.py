@@ -27,6 +27,7 @@ from cardshop.core.chance import derive_seed
 from cardshop.core.errors import (
     CardshopError,
     SetupError,
+    format_path,
 )
 from cardshop.core.family import (
     Family,
@@ -43,12 +44,14 @@ from cardshop.core.loader import (
     builtin_variants,
     inspect_variant,
     load_variant,
+    variant_changes,
 )
 from cardshop.core.registry import (
     ENTRY_POINT_GROUP,
     families,
 )
 from cardshop.core.series import family_for
+from cardshop.core.source import VariantWarning
 from cardshop.core.variant import VariantBase
 from cardshop.driver import step as driver_step
 
@@ -262,10 +265,16 @@ def validate(
     extends_anywhere: Annotated[
         bool, typer.Option("--extends-anywhere", help=EXTENDS_ANYWHERE_HELP)
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Fail (exit 2) on warnings too, not only on errors."),
+    ] = False,
 ) -> None:
     """Check variant files of any family; print each problem with file, line and key.
 
-    Exit 2 on any error.
+    Errors (``cardshop: error:``) and warnings (``cardshop: warning:``: the variant
+    plays, but maybe not as written) are printed in line order, one paragraph each.
+    Exit 2 on any error, and with ``--strict`` on any warning too; exit 0 otherwise.
     """
     bad = 0
     for path in files:
@@ -275,15 +284,20 @@ def validate(
             err_console.print(f"cardshop: error: {path}: {_fault(exc)}", markup=False)
             bad += 1
             continue
+        warned = 0
         for problem in problems:
-            err_console.print(f"cardshop: error: {paragraph(str(problem))}", markup=False)
-        if variant is None:
+            kind = "warning" if isinstance(problem, VariantWarning) else "error"
+            warned += kind == "warning"
+            err_console.print(f"cardshop: {kind}: {paragraph(str(problem))}", markup=False)
+        if variant is None or (strict and warned):
             bad += 1
-        else:
+        if variant is not None:
             players = variant.players
+            note = f", {warned} warning{'s' if warned != 1 else ''}" if warned else ""
+            verdict = "fails --strict" if strict and warned else "ok"
             console.print(
-                f"{path}: ok ({variant.name}, {variant.family} family, "
-                f"{players.min}-{players.max} players)",
+                f"{path}: {verdict} ({variant.name}, {variant.family} family, "
+                f"{players.min}-{players.max} players{note})",
                 markup=False,
             )
     if bad:
@@ -295,6 +309,15 @@ def validate(
 def show(
     variant: Annotated[str, typer.Argument(help="Built-in variant name or YAML file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of YAML.")] = False,
+    changes: Annotated[
+        bool,
+        typer.Option(
+            "--changes",
+            help="Instead of the variant, list what the file changes in the variant it "
+            "extends: each key set, added or deleted, each list replaced and each item "
+            "removed, merged, prepended or appended, with its line.",
+        ),
+    ] = False,
     extends_anywhere: Annotated[
         bool, typer.Option("--extends-anywhere", help=EXTENDS_ANYWHERE_HELP)
     ] = False,
@@ -302,8 +325,34 @@ def show(
     """Print a variant as resolved (after ``extends``), with every default filled in.
 
     Both forms load back as a variant file (in JSON, player counts are string keys).
+    With ``--changes``, list the edits of a file that extends another, in line order.
     """
     loaded = load_variant(variant, extends_anywhere=extends_anywhere)
+    if changes:
+        edits = sorted(
+            variant_changes(variant, extends_anywhere=extends_anywhere),
+            key=lambda c: (
+                (c.location.file, c.location.line, c.location.column)
+                if c.location is not None
+                else ("", 0, 0)
+            ),
+        )
+        if as_json:
+            rows = [
+                {
+                    "kind": c.kind,
+                    "key": format_path(c.path),
+                    "location": str(c.location) if c.location is not None else None,
+                    "detail": c.detail,
+                }
+                for c in edits
+            ]
+            console.print(json.dumps(rows, indent=2, ensure_ascii=False), markup=False)
+        elif not edits:
+            console.print(f"{variant}: extends nothing, or changes nothing", markup=False)
+        for c in [] if as_json else edits:
+            console.print(str(c), markup=False)
+        return
     if as_json:
         console.print(json.dumps(loaded.to_data(), indent=2), markup=False)
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -28,19 +29,21 @@ from pydantic import ValidationError
 from cardshop.core.errors import VariantError
 from cardshop.core.registry import families
 from cardshop.core.source import (
+    Change,
     FileStamp,
     Sourced,
+    VariantWarning,
     check_reference,
+    edit,
     file_stamp,
+    find_markers,
+    line_order,
     load_yaml,
-    merge,
     read_text,
     validation_errors,
 )
-from cardshop.core.variant import (
-    VariantBase,
-    variant_schema,
-)
+from cardshop.core.schema import combined_schema
+from cardshop.core.variant import VariantBase
 
 __all__ = [
     "MAX_EXTENDS_CHAIN",
@@ -50,7 +53,9 @@ __all__ = [
     "load_variant",
     "parse_variant",
     "schema",
+    "variant_changes",
     "variant_from_data",
+    "variant_warnings",
 ]
 
 MAX_EXTENDS_CHAIN = 8
@@ -60,6 +65,8 @@ NOT_INHERITED = ("title", "description")
 """Keys a variant does not take from the one it extends: they describe one file."""
 
 _SUFFIXES = (".yaml", ".yml", ".json")
+_WARNINGS = "_cardshop_load_warnings"
+"""Where a loaded variant keeps the warnings of its load (:func:`variant_warnings`)."""
 _CACHE_SIZE = 64
 
 
@@ -123,6 +130,10 @@ class _Reading:
 
     extends_anywhere: bool
     stamps: list[FileStamp] = field(default_factory=list)
+    warnings: list[VariantWarning] = field(default_factory=list)
+    """What ``extends`` edits and the family's ``semantic_warnings`` warn of."""
+    changes: list[Change] = field(default_factory=list)
+    """Every edit of the files of the chain to their bases (``show --changes``)."""
 
 
 def _parent_path(
@@ -180,10 +191,17 @@ def _read_chain(
     data = sourced.data
     if not isinstance(data, dict):
         raise sourced.error("a variant must be a YAML mapping of keys to values")
-    if "extends" not in data:
-        return sourced
-    ref = data["extends"]
+    ref = data.get("extends")
     if ref is None:
+        marked = find_markers(data)
+        if marked is not None:
+            raise sourced.error(
+                "edit markers ($append, $remove, ...) change a list of the variant this "
+                "file extends, and this file extends none: write the list itself",
+                marked,
+            )
+        if "extends" not in data:
+            return sourced
         out = dict(data)
         del out["extends"]
         return Sourced(out, sourced.positions, sourced.source, sourced.inherited)
@@ -215,7 +233,9 @@ def _read_chain(
         at = sourced.positions.get(("extends",))
         positions = dict.fromkeys(base.positions, at) if at is not None else {}
         base = Sourced(base.data, positions, sourced.source, dict.fromkeys(positions, builtin))
-    merged = merge(base, sourced)
+    merged, warnings, changes = edit(base, sourced, _list_keys(data, base.data))
+    reading.warnings.extend(warnings)
+    reading.changes.extend(changes)
     merged.data.pop("extends", None)
     for key_name in NOT_INHERITED:
         if key_name not in data:
@@ -223,8 +243,19 @@ def _read_chain(
     return merged
 
 
-def _check(sourced: Sourced) -> tuple[VariantBase | None, list[VariantError]]:
-    """The variant, or every problem found in it."""
+def _list_keys(data: dict[str, Any], base: Any) -> Mapping[str, str]:
+    """How the family of a file (or of its base) matches list items in ``extends``."""
+    family = data.get("family", base.get("family") if isinstance(base, dict) else None)
+    found = families().get(family) if isinstance(family, str) else None
+    return found.variant_model.LIST_KEYS if found is not None else {}
+
+
+def _check(
+    sourced: Sourced, reading: _Reading | None = None
+) -> tuple[VariantBase | None, list[VariantError]]:
+    """The variant, or every problem found in it (in line order). The family's
+    ``semantic_warnings`` of a valid variant join ``reading.warnings``; the variant
+    keeps every warning of its load (:func:`variant_warnings`)."""
     data: Any = sourced.data
     known = families()
     names = ", ".join(known) or "none"
@@ -240,9 +271,15 @@ def _check(sourced: Sourced) -> tuple[VariantBase | None, list[VariantError]]:
     try:
         variant = model.model_validate(data)
     except ValidationError as exc:
-        return None, validation_errors(exc, sourced)
+        return None, sorted(validation_errors(exc, sourced), key=line_order)
     problems = [sourced.error(reason, path) for path, reason in variant.semantic_errors()]
-    return (None, problems) if problems else (variant, [])
+    if problems:
+        return None, sorted(problems, key=line_order)
+    warnings = reading.warnings if reading is not None else []
+    warnings.extend(sourced.warning(reason, path) for path, reason in variant.semantic_warnings())
+    warnings.sort(key=line_order)
+    variant.__dict__[_WARNINGS] = tuple(warnings)
+    return variant, []
 
 
 def _first(problems: list[VariantError]) -> VariantError:
@@ -256,7 +293,7 @@ def _first(problems: list[VariantError]) -> VariantError:
 
 
 def _checked(sourced: Sourced, folder: Path | None, reading: _Reading) -> VariantBase:
-    variant, problems = _check(_read_chain(sourced, folder, (sourced.source,), reading))
+    variant, problems = _check(_read_chain(sourced, folder, (sourced.source,), reading), reading)
     if variant is None:
         raise _first(problems)
     return variant
@@ -323,7 +360,7 @@ def _read_path(
     text, stamp = read_text(path, name)
     reading.stamps.append(stamp)
     sourced = load_yaml(text, name)
-    return _check(_read_chain(sourced, path.parent, (str(path),), reading))
+    return _check(_read_chain(sourced, path.parent, (str(path),), reading), reading)
 
 
 def _resolve(ref: str) -> Path:
@@ -413,37 +450,94 @@ def _load_file(path: Path, name: str, *, extends_anywhere: bool) -> VariantBase:
 def check_variant(
     name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
 ) -> list[VariantError]:
-    """Every problem of a variant file (or built-in name); an empty list if it is valid.
+    """Every error of a variant file (or built-in name); an empty list if it is valid.
 
     Where :func:`load_variant` stops at the first problem, this lists each one as a
-    :class:`~cardshop.VariantError`: every schema error (unknown keys, wrong types,
-    values out of bounds) or, once the schema holds, every consistency problem. A file
-    that cannot be read or parsed, or whose ``extends`` fails, gives one error.
+    :class:`~cardshop.VariantError`, in line order: every schema error (unknown keys,
+    wrong types, values out of bounds) or, once the schema holds, every consistency
+    problem. A file that cannot be read or parsed, or whose ``extends`` fails, gives
+    one error. Warnings are not errors: :func:`inspect_variant` lists them too.
     """
-    return inspect_variant(name_or_path, extends_anywhere=extends_anywhere)[1]
+    problems = inspect_variant(name_or_path, extends_anywhere=extends_anywhere)[1]
+    return [p for p in problems if not isinstance(p, VariantWarning)]
 
 
 def inspect_variant(
     name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
 ) -> tuple[VariantBase | None, list[VariantError]]:
-    """The variant (None if invalid) and every problem: :func:`check_variant` and more."""
+    """The variant (None if invalid) and every problem, errors and warnings, in line
+    order (file, line, column): what ``cardshop validate`` prints.
+
+    A warning is a :class:`~cardshop.VariantWarning` (a subclass of
+    :class:`~cardshop.VariantError`, ``severity == "warning"``): the variant plays, but
+    maybe not as written (an inherited list replaced, an empty mapping over a base's
+    entries, a setting the family's ``semantic_warnings`` finds without effect). Tell
+    them apart with ``isinstance(problem, VariantWarning)``.
+    """
+    variant, errors, reading = _inspect(name_or_path, extends_anywhere)
+    return variant, sorted([*errors, *reading.warnings], key=line_order)
+
+
+def _inspect(
+    name_or_path: str | os.PathLike[str], extends_anywhere: bool
+) -> tuple[VariantBase | None, list[VariantError], _Reading]:
+    reading = _Reading(extends_anywhere)
     try:
         ref, maybe_name = _reference(name_or_path)
         check_reference(ref)
         if maybe_name:
             builtin = _named_files().get(ref)
             if builtin is not None:
-                return _read_path(builtin, str(builtin), _Reading(False))
+                reading.extends_anywhere = False
+                return (*_read_path(builtin, str(builtin), reading), reading)
             if not _is_file(ref):
                 raise VariantError(
                     f"unknown variant {ref!r}: not a built-in name ({_known()}) nor a file",
                     source=ref,
                 )
-        return _read_path(_resolve(ref), ref, _Reading(extends_anywhere))
+        return (*_read_path(_resolve(ref), ref, reading), reading)
     except VariantError as exc:
-        return None, [exc]
+        return None, [exc], reading
+
+
+def variant_warnings(
+    variant: str | os.PathLike[str] | VariantBase, *, extends_anywhere: bool = False
+) -> list[VariantWarning]:
+    """The warnings of a variant, in line order: what its ``extends`` edits warn of
+    (an inherited list replaced by a plain list, an empty mapping that keeps the
+    base's entries) and its family's ``semantic_warnings`` (settings without effect).
+
+    ``variant`` is a built-in name, a file (loaded as :func:`load_variant` does, so an
+    invalid file raises its :class:`~cardshop.VariantError`) or a loaded variant (the
+    warnings of its load; a variant built otherwise has only its semantic warnings,
+    without a line).
+    """
+    loaded = load_variant(variant, extends_anywhere=extends_anywhere)
+    kept = loaded.__dict__.get(_WARNINGS)
+    if isinstance(kept, tuple):
+        return list(kept)
+    source = loaded.name
+    return [
+        VariantWarning(reason, source=source, path=path)
+        for path, reason in loaded.semantic_warnings()
+    ]
+
+
+def variant_changes(
+    name_or_path: str | os.PathLike[str], *, extends_anywhere: bool = False
+) -> list[Change]:
+    """What a file that ``extends`` another changes in its base (``cardshop show
+    --changes``): every key set, added or deleted and every list replaced or edited by
+    a marker, with its file and line, in the order of the chain's files (the base's
+    edits first). Empty for a file without ``extends``. Raises the first
+    :class:`~cardshop.VariantError` of an invalid file."""
+    variant, errors, reading = _inspect(name_or_path, extends_anywhere)
+    if variant is None:
+        raise _first(sorted(errors, key=line_order))
+    return list(reading.changes)
 
 
 def schema() -> dict[str, Any]:
-    """The JSON Schema of variant files of every registered family (``cardshop schema``)."""
-    return variant_schema([f.variant_model for f in families().values()])
+    """The JSON Schema of variant files of every registered family (``cardshop schema``),
+    its branch picked by ``family`` (:func:`cardshop.core.schema.combined_schema`)."""
+    return combined_schema()

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -34,18 +36,25 @@ from cardshop.core.errors import (
     SourceLocation,
     VariantError,
     format_path,
+    format_value,
 )
+from cardshop.core.expr import closest
 
 __all__ = [
+    "MARKERS",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_NODES",
     "MAX_NUMBER_CHARS",
+    "Change",
     "FileStamp",
     "KeyPath",
     "Positions",
     "Sourced",
+    "VariantWarning",
     "check_reference",
+    "edit",
+    "line_order",
     "load_yaml",
     "merge",
     "read_file",
@@ -75,6 +84,56 @@ MAX_PATH_CHARS = 4096
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
 _MERGE = "tag:yaml.org,2002:merge"
+
+
+class VariantWarning(VariantError):
+    """A setting of a variant file that plays, but not as its author may think: an
+    inherited list replaced by a plain list, an empty mapping that keeps the base's
+    entries, a setting that cannot matter (a family's ``semantic_warnings``).
+
+    It is never raised by a load: :func:`cardshop.variant_warnings` and
+    ``inspect_variant`` return it, ``cardshop validate`` prints it with a ``warning:``
+    prefix (``--strict`` makes it fail). Like a :class:`VariantError` it names the
+    file, line, column and key; its message says ``warning`` instead of ``invalid``.
+    """
+
+    severity: ClassVar[str] = "warning"
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        source: str = "<string>",
+        path: tuple[str | int, ...] = (),
+        location: SourceLocation | None = None,
+    ) -> None:
+        super().__init__(reason, source=source, path=path, location=location)
+        where = str(location) if location is not None else source
+        key = f" at {format_path(path)}" if path else ""
+        self.args = (f"{where}: warning{key}: {reason}",)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (_warning, (self.reason, self.source, self.path, self.location))
+
+
+def _warning(
+    reason: str, source: str, path: tuple[str | int, ...], location: SourceLocation | None
+) -> VariantWarning:
+    return VariantWarning(reason, source=source, path=path, location=location)
+
+
+def line_order(problem: VariantError) -> tuple[str, int, int, int]:
+    """Sort key of problems in the order of their files' lines (file, line, column);
+    a problem without a position comes first in its file, and at one position a
+    warning (which often says why) comes before an error."""
+    rank = 0 if isinstance(problem, VariantWarning) else 1
+    loc = problem.location
+    if loc is None:
+        return (problem.source, 0, 0, rank)
+    return (loc.file, loc.line, loc.column, rank)
+
+
+_E = TypeVar("_E", bound=VariantError)
 
 
 class Sourced:
@@ -110,14 +169,21 @@ class Sourced:
         return found[1] if found else None
 
     def error(self, reason: str, path: KeyPath = ()) -> VariantError:
+        return self._problem(VariantError, reason, path)
+
+    def warning(self, reason: str, path: KeyPath = ()) -> VariantWarning:
+        """A :class:`VariantWarning` at ``path``: the variant plays, but not as written."""
+        return self._problem(VariantWarning, reason, path)
+
+    def _problem(self, cls: type[_E], reason: str, path: KeyPath) -> _E:
         found = self._find(path)
         if found is None:
-            return VariantError(reason, source=self.source, path=path)
+            return cls(reason, source=self.source, path=path)
         prefix, loc = found
         parent = self.inherited.get(prefix)
         if parent is not None:
             reason += f" (the value comes from the built-in variant {parent!r} through extends)"
-        return VariantError(reason, source=loc.file, path=path, location=loc)
+        return cls(reason, source=loc.file, path=path, location=loc)
 
 
 def _mark(source: str, node: yaml.Node | yaml.Event | yaml.Mark) -> SourceLocation:
@@ -233,7 +299,9 @@ def _build(loader: _BoundedLoader, root: yaml.Node, positions: Positions) -> Any
                         location=_mark(source, key_node),
                     )
                 out[key] = build(value_node, (*path, key))
-                positions.setdefault((*path, key), _mark(source, key_node))
+                if isinstance(value_node, (yaml.MappingNode, yaml.SequenceNode)):
+                    # A mapping or list is placed at its key's line, not its first child's.
+                    positions[(*path, key)] = _mark(source, key_node)
             return out
         if isinstance(node, yaml.SequenceNode):
             return [build(item, (*path, i)) for i, item in enumerate(node.value)]
@@ -400,6 +468,301 @@ def merge(base: Sourced, over: Sourced) -> Sourced:
     positions = {**base.positions, **over.positions}
     inherited = {p: v for p, v in base.inherited.items() if p not in over.positions}
     return Sourced(go(base.data, over.data), positions, over.source, inherited)
+
+
+MARKERS = ("$replace", "$remove", "$merge", "$prepend", "$append")
+"""The edit markers of a list in a file that extends another, in the order they apply:
+``$replace`` (the whole list), ``$remove`` (items, or their keys), ``$merge`` (an item
+whose key matches a base item replaces it, merged key by key; others are appended),
+``$prepend`` and ``$append``."""
+
+_CHANGE_KINDS = ("set", "add", "delete", "replace", "remove", "merge", "prepend", "append")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One edit a file that extends another makes to its base (``cardshop show
+    --changes``): ``kind`` is one of set (a value the base has, changed), add (a key the
+    base has not), delete (``key: null``), replace (a whole list), remove, merge,
+    prepend and append (one list item each); ``detail`` says what, in words."""
+
+    kind: str
+    path: KeyPath
+    location: SourceLocation | None
+    detail: str
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location is not None else ""
+        return f"{where}{self.kind} {format_path(self.path)}: {self.detail}"
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable stand-in of plain data, equal where the data is equal (of one type)."""
+    if isinstance(value, dict):
+        return ("map", frozenset((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("list", tuple(_freeze(v) for v in value))
+    return (type(value).__name__, value)
+
+
+_KEEP: Any = object()
+"""A list entry's over value when the base's item is kept as it is."""
+
+
+def _is_markers(value: Any) -> bool:
+    return isinstance(value, dict) and any(isinstance(k, str) and k.startswith("$") for k in value)
+
+
+def find_markers(data: Any, path: KeyPath = ()) -> KeyPath | None:
+    """The path of the first mapping of edit markers in ``data``, if any."""
+    if _is_markers(data):
+        return path
+    items = (
+        data.items()
+        if isinstance(data, dict)
+        else enumerate(data)
+        if isinstance(data, list)
+        else ()
+    )
+    for key, value in items:
+        found = find_markers(value, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _listing(names: list[str], most: int = 30) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "") or "nothing"
+
+
+def _did_you_mean(word: object, choices: list[str]) -> str:
+    if not isinstance(word, str):
+        return ""
+    near = closest(word, choices)
+    return f"; did you mean {near!r}?" if near else ""
+
+
+def _dotted(path: KeyPath) -> str:
+    return ".".join(p for p in path if isinstance(p, str))
+
+
+def edit(
+    base: Sourced, over: Sourced, list_keys: Mapping[str, str] | None = None
+) -> tuple[Sourced, list[VariantWarning], list[Change]]:
+    """Apply a file that extends another (``over``) to its base: the merge of
+    :func:`merge`, with the edit markers of docs/cookbook/extends.md.
+
+    * ``key: null`` deletes the key (the model's default applies), at any depth where
+      the base has a mapping; deleting a key the base has not is an error.
+    * A list of the base may be given as a mapping of :data:`MARKERS`; items of a list
+      named in ``list_keys`` (dotted path -> item key, ``VariantBase.LIST_KEYS``) match
+      by that key, others by their whole value.
+    * A plain list over a different, non-empty list of the base replaces it with a
+      warning; an empty mapping over a non-empty one keeps the base's, with a warning.
+
+    Returns the merged data with the position of every value, the warnings and the
+    changes (in the order of ``over``). The work is linear in the size of both.
+    """
+    keys = list_keys or {}
+    positions: Positions = {}
+    inherited: dict[KeyPath, str] = {}
+    warnings: list[VariantWarning] = []
+    changes: list[Change] = []
+
+    def copy(value: Any, side: Sourced, src: KeyPath, dst: KeyPath) -> None:
+        loc = side.positions.get(src)
+        if loc is not None:
+            positions[dst] = loc
+        parent = side.inherited.get(src)
+        if parent is not None:
+            inherited[dst] = parent
+        if isinstance(value, dict):
+            for k, v in value.items():
+                copy(v, side, (*src, k), (*dst, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                copy(v, side, (*src, i), (*dst, i))
+
+    def change(kind: str, at: KeyPath, path: KeyPath, detail: str) -> None:
+        changes.append(Change(kind, path, over.location(at), detail))
+
+    def mapping(
+        a: dict[Any, Any], b: dict[Any, Any], pa: KeyPath, pb: KeyPath, dst: KeyPath
+    ) -> Any:
+        copy_node(pa, pb, dst)
+        if not b and a:
+            warnings.append(
+                over.warning(
+                    "an empty mapping keeps the base's entries "
+                    f"({_listing([str(k) for k in a], 8)}); "
+                    "write null to delete the key, or list entries with null to delete them",
+                    pb,
+                )
+            )
+        out = dict(a)
+        for key, value in b.items():
+            at = (*pb, key)
+            if value is None:
+                if key not in a:
+                    have = [str(k) for k in a]
+                    raise over.error(
+                        f"null deletes a key of the base, and the base has no {key!r} here "
+                        f"(it has: {_listing(have)}){_did_you_mean(key, have)}",
+                        at,
+                    )
+                del out[key]
+                change("delete", at, (*dst, key), "back to the default")
+            elif key in a:
+                out[key] = go(a[key], value, (*pa, key), at, (*dst, key))
+            elif _is_markers(value):
+                raise over.error(
+                    f"edit markers change a list of the base, and the base has no {key!r} "
+                    "here: write the list itself",
+                    at,
+                )
+            else:
+                out[key] = value
+                copy(value, over, at, (*dst, key))
+                if dst or key != "extends":
+                    change("add", at, (*dst, key), format_value(value))
+        for key in a:
+            if key in out and key not in b:
+                copy(a[key], base, (*pa, key), (*dst, key))
+        return out
+
+    def copy_node(pa: KeyPath, pb: KeyPath, dst: KeyPath) -> None:
+        loc = over.positions.get(pb) or base.positions.get(pa)
+        if loc is not None:
+            positions[dst] = loc
+        if pb not in over.positions and pa in base.inherited:
+            inherited[dst] = base.inherited[pa]
+
+    def go(a: Any, b: Any, pa: KeyPath, pb: KeyPath, dst: KeyPath) -> Any:
+        if _is_markers(b):
+            return markers(a, b, pa, pb, dst)
+        if isinstance(a, dict) and isinstance(b, dict):
+            return mapping(a, b, pa, pb, dst)
+        if isinstance(a, list) and isinstance(b, dict):
+            raise over.error(
+                f"the base's {format_path(dst)} is a list: to edit it write a mapping of "
+                f"the markers {', '.join(MARKERS)}; to replace it write a list",
+                pb,
+            )
+        if isinstance(a, list) and isinstance(b, list) and a and _freeze(a) != _freeze(b):
+            field = keys.get(_dotted(dst))
+            merge_hint = f" (or $merge to replace items by {field})" if field else ""
+            warnings.append(
+                over.warning(
+                    f"this list replaces the base's {len(a)} item{'s' if len(a) != 1 else ''} "
+                    f"with {len(b)}; to keep the base's items write {{$append: [...]}}"
+                    f"{merge_hint}, or {{$replace: [...]}} to replace the list without "
+                    "this warning",
+                    pb,
+                )
+            )
+            change("replace", pb, dst, f"the base's {len(a)} items replaced by {len(b)}")
+        elif _freeze(a) != _freeze(b):
+            change("set", pb, dst, f"{format_value(a)} -> {format_value(b)}")
+        copy(b, over, pb, dst)
+        return b
+
+    def markers(a: Any, b: dict[Any, Any], pa: KeyPath, pb: KeyPath, dst: KeyPath) -> Any:
+        for key in b:
+            if key not in MARKERS:
+                raise over.error(
+                    f"unknown edit marker {key!r}; the markers are {', '.join(MARKERS)}"
+                    f"{_did_you_mean(key, list(MARKERS))}",
+                    (*pb, key),
+                )
+            if not isinstance(b[key], list):
+                raise over.error(f"{key} takes a list of items", (*pb, key))
+        if not isinstance(a, list):
+            what = "a mapping" if isinstance(a, dict) else f"the value {format_value(a)}"
+            raise over.error(
+                f"edit markers change a list, and the base's {format_path(dst)} is {what}",
+                pb,
+            )
+        field = keys.get(_dotted(dst))
+
+        def ident(item: Any, loose: bool = False) -> Any:
+            if field is not None and isinstance(item, dict) and field in item:
+                return ("key", _freeze(item[field]))
+            if field is not None and loose and not isinstance(item, (dict, list)):
+                return ("key", _freeze(item))
+            return ("value", _freeze(item))
+
+        def label(item: Any) -> str:
+            if field is not None and isinstance(item, dict) and field in item:
+                return str(item[field])
+            return item if isinstance(item, str) else format_value(item)
+
+        # Each entry: (base value, its path, the value over it or _KEEP, its path).
+        Entry = tuple[Any, KeyPath, Any, KeyPath]
+        entries: list[Entry] = [(v, (*pa, i), _KEEP, ()) for i, v in enumerate(a)]
+
+        def value(entry: Entry) -> Any:
+            return entry[0] if entry[2] is _KEEP else entry[2]
+
+        if "$replace" in b:
+            at = (*pb, "$replace")
+            entries = [(_KEEP, (), v, (*at, j)) for j, v in enumerate(b["$replace"])]
+            change("replace", at, dst, f"the base's {len(a)} items replaced by {len(entries)}")
+        if "$remove" in b:
+            have = {ident(value(e)) for e in entries}
+            drop = set()
+            for j, item in enumerate(b["$remove"]):
+                found = ident(item, loose=True)
+                if found not in have:
+                    names = [label(value(e)) for e in entries]
+                    raise over.error(
+                        f"$remove: the base's {format_path(dst)} has no item "
+                        f"{format_value(item)} (it has: {_listing(names)})"
+                        f"{_did_you_mean(item, names)}",
+                        (*pb, "$remove", j),
+                    )
+                drop.add(found)
+                change("remove", (*pb, "$remove", j), dst, label(item))
+            entries = [e for e in entries if ident(value(e)) not in drop]
+        if "$merge" in b:
+            index = {ident(value(e)): n for n, e in enumerate(entries)}
+            for j, item in enumerate(b["$merge"]):
+                at = (*pb, "$merge", j)
+                n = index.get(ident(item))
+                if n is None:
+                    index[ident(item)] = len(entries)
+                    entries.append((_KEEP, (), item, at))
+                    change("merge", at, dst, f"{label(item)} (new)")
+                else:
+                    old = entries[n]
+                    keep = old[2] is _KEEP
+                    entries[n] = (old[0], old[1], item, at) if keep else (_KEEP, (), item, at)
+                    change("merge", at, dst, f"{label(item)} (merged into the base's)")
+        for kind in ("$prepend", "$append"):
+            if kind in b:
+                added = [(_KEEP, (), v, (*pb, kind, j)) for j, v in enumerate(b[kind])]
+                for _, _, v, at in added:
+                    change(kind[1:], at, dst, label(v))
+                entries = [*added, *entries] if kind == "$prepend" else [*entries, *added]
+        copy_node(pa, pb, dst)
+        out = []
+        for i, (old_value, old_at, new_value, new_at) in enumerate(entries):
+            if new_value is _KEEP:
+                out.append(old_value)
+                copy(old_value, base, old_at, (*dst, i))
+            elif (
+                old_value is not _KEEP
+                and isinstance(old_value, dict)
+                and isinstance(new_value, dict)
+            ):
+                out.append(mapping(old_value, new_value, old_at, new_at, (*dst, i)))
+            else:
+                out.append(new_value)
+                copy(new_value, over, new_at, (*dst, i))
+        return out
+
+    data = go(base.data, over.data, (), (), ())
+    return Sourced(data, positions, over.source, inherited), warnings, changes
 
 
 # ------------------------------------------------------------ pydantic errors
