@@ -558,7 +558,7 @@ class WuhltischGame(Engine):
                 back += mine
         if back:
             self._throw_back(back)
-        scores = [self._score_seat(s, s in callers, events) for s in range(n)]
+        scores = [self._score_seat(s, callers, capped, events) for s in range(n)]
         self._last_sets = [[st.copy() for st in self._sets[s]] for s in range(n)]
         self._last_found = [f.copy() for f in self._found]
         self._in_front = [
@@ -578,17 +578,18 @@ class WuhltischGame(Engine):
         self._round += 1
         self._start_round(events)
 
-    def _score_seat(self, seat: Seat, caller: bool, events: list[WuhltischEvent]) -> int:
-        """Sets plus lost property; the caller's all-or-nothing rule. [WT-SCORE-4/5]"""
+    def _score_seat(
+        self, seat: Seat, callers: list[int], capped: bool, events: list[WuhltischEvent]
+    ) -> int:
+        """Sets plus lost property; the caller's all-or-nothing rule; the round terms.
+        [WT-SCORE-4/5/7]"""
         rules = self.rules
-        total = 0
-        failed = False
         price = rules.price
+        set_scores: list[int] = []
         for st in self._sets[seat]:
             lst, shirts = st[0], st[1:]
             score = rules.set_score(lst, shirts)
-            failed = failed or score == 0
-            total += score
+            set_scores.append(score)
             events.append(
                 _new(
                     SetScored,
@@ -602,9 +603,16 @@ class WuhltischGame(Engine):
                     ),
                 )
             )
-        if caller and failed and rules.caller_all_or_nothing:
-            total = 0
-        return total + sum(rules.lost_value[c] for c in self._found[seat])
+        lost = sum(rules.lost_value[c] for c in self._found[seat])
+        return rules.round_score(
+            set_scores,
+            lost,
+            caller=seat in callers,
+            callers=len(callers),
+            capped=capped,
+            round_=self._round,
+            players=self.n,
+        )
 
     @property
     def termination(self) -> Termination | None:

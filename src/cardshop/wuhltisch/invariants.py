@@ -76,7 +76,7 @@ def state_problems(game: WuhltischGame) -> list[str]:
     if len(game._round_scores) != played or len(game._callers) != played:
         problems.append(f"the score sheet must list {played} finished round(s)")
     for r, scores in enumerate(game._round_scores):
-        top = per * rules.max_set_score + sum(rules.lost_value)
+        top = rules.max_round_score
         if len(scores) != n or any(not 0 <= x <= top for x in scores):
             problems.append(f"round {r + 1}'s scores {scores} are not {n} scores in 0..{top}")
     for r, callers in enumerate(game._callers):
@@ -148,16 +148,17 @@ def check_hands(game: Game) -> str | None:
 
 
 def check_score_bounds(game: Game) -> str | None:
-    """A set scores 0 or threshold..max; round scores stay in bounds. [WT-SCORE-1..4]"""
+    """A set scores 0 or threshold..max (0..max with set terms); round scores stay in
+    bounds. [WT-SCORE-1..4, WT-SCORE-6/7]"""
     g = _game(game)
     rules = g.rules
-    lo, hi = rules.threshold, rules.max_set_score
+    lo, hi = rules.min_set_score, rules.max_set_score
     for s in range(g.n):
         for st in (*g._sets[s], *g._last_sets[s]):
             score = rules.set_score(st[0], st[1:])
             if score != 0 and not lo <= score <= hi:
                 return f"seat {s}'s set {st} scores {score}, not 0 or {lo}..{hi}"
-    top = rules.lists_per_player * hi + sum(rules.lost_value)
+    top = rules.max_round_score
     for r, scores in enumerate(g._round_scores):
         if any(not 0 <= x <= top for x in scores):
             return f"round {r + 1} scores {scores}, outside 0..{top}"
@@ -166,7 +167,8 @@ def check_score_bounds(game: Game) -> str | None:
 
 def check_caller_rule(game: Game) -> str | None:
     """The last round's scores follow from its revealed sets and lost property, with the
-    caller's all-or-nothing rule; every caller laid down all his lists. [WT-SCORE-4/5]"""
+    caller's all-or-nothing rule and the round terms (the game's own scoring function);
+    every caller laid down all his lists. [WT-SCORE-4/5/7]"""
     g = _game(game)
     if not g._round_scores:
         return None
@@ -177,11 +179,15 @@ def check_caller_rule(game: Game) -> str | None:
         sets = g._last_sets[s]
         if s in callers and len(sets) != rules.lists_per_player:
             return f"caller {s} laid down {len(sets)} sets, not {rules.lists_per_player}"
-        set_scores = [rules.set_score(st[0], st[1:]) for st in sets]
-        total = sum(set_scores)
-        if s in callers and rules.caller_all_or_nothing and 0 in set_scores:
-            total = 0
-        total += sum(rules.lost_value[c] for c in g._last_found[s])
+        total = rules.round_score(
+            [rules.set_score(st[0], st[1:]) for st in sets],
+            sum(rules.lost_value[c] for c in g._last_found[s]),
+            caller=s in callers,
+            callers=len(callers),
+            capped=len(g._round_scores) in g._capped,
+            round_=len(g._round_scores),
+            players=g.n,
+        )
         if total != scores[s]:
             return f"seat {s} scored {scores[s]} in the last round; its sets give {total}"
     return None
@@ -190,7 +196,7 @@ def check_caller_rule(game: Game) -> str | None:
 INVARIANTS: tuple[Invariant, ...] = (
     Invariant("conservation", check_conservation, "every card in exactly one zone"),
     Invariant("hand-size", check_hands, "at most set_size shirts held, one shirt in view"),
-    Invariant("score-bounds", check_score_bounds, "a set scores 0 or threshold..max"),
+    Invariant("score-bounds", check_score_bounds, "a set scores 0 or in its bounds"),
     Invariant("caller-rule", check_caller_rule, "round scores follow the caller rule"),
 )
 """The family's checks, conservation first, for the core harness (after every step)."""

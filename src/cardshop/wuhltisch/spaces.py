@@ -41,7 +41,7 @@ class WuhltischEncoder:
         self.players = players
         top_price = float(max(rules.price))
         lost_total = float(sum(rules.lost_value))
-        most = float(rules.rounds * (rules.lists_per_player * rules.max_set_score + lost_total))
+        most = float(rules.rounds * rules.max_round_score)
         labels: list[str] = []
         high: list[float] = []
         for slot in ["view", *(f"hand {i}" for i in range(rules.set_size))]:

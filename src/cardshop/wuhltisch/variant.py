@@ -23,20 +23,41 @@ import itertools
 import re
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from cardshop.core import SLUG_PATTERN, SetupError, Slug, VariantBase
-from cardshop.wuhltisch.rules import WuhltischRules
+from cardshop.core import (
+    SLUG_PATTERN,
+    Expression,
+    ExpressionError,
+    Name,
+    Section,
+    SetupError,
+    Slug,
+    VariantBase,
+    compile_expression,
+    describe_names,
+)
+from cardshop.wuhltisch.rules import (
+    MAX_TERM,
+    ROUND_NAMES,
+    SET_NAMES,
+    THRESHOLD_NAMES,
+    WuhltischRules,
+    round_names,
+    set_names,
+)
 
 __all__ = [
     "MAX_CARDS",
@@ -44,6 +65,7 @@ __all__ = [
     "MAX_SHIRTS",
     "Bonuses",
     "LostProperty",
+    "Score",
     "Shirts",
     "WuhltischRules",
     "WuhltischVariant",
@@ -111,6 +133,82 @@ class Bonuses(_Model):
     )
 
 
+def _checker(names: dict[str, Name], low: int, high: int) -> Any:
+    """The check of a key holding an integer or an expression over ``names``
+    (docs/variant-language.md) when the file is read (a problem names its column). The
+    model keeps the int or text as written, which pickles and dumps as it was; the
+    compiled rules compile it again over the variant's own ranges."""
+
+    def check(value: object) -> int | str:
+        return compile_expression(value, names, low=low, high=high).source
+
+    return PlainValidator(check)
+
+
+def _schema(names: dict[str, Name], low: int, high: int, what: str) -> WithJsonSchema:
+    return WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": low, "maximum": high},
+                {"type": "string", "minLength": 1, "maxLength": 500},
+            ],
+            "description": (
+                f"An integer {low}..{high}, or an expression giving the {what} "
+                f"(docs/variant-language.md). Names: {describe_names(names)}."
+            ),
+        }
+    )
+
+
+SetTerm = Annotated[
+    int | str,
+    _checker(SET_NAMES, -MAX_TERM, MAX_TERM),
+    _schema(SET_NAMES, -MAX_TERM, MAX_TERM, "points a scoring set adds"),
+]
+RoundTerm = Annotated[
+    int | str,
+    _checker(ROUND_NAMES, -MAX_TERM, MAX_TERM),
+    _schema(ROUND_NAMES, -MAX_TERM, MAX_TERM, "points a seat adds in a round"),
+]
+Threshold = Annotated[
+    int | str,
+    _checker(THRESHOLD_NAMES, 0, 100),
+    _schema(THRESHOLD_NAMES, 0, 100, "fewest matches with which a set scores"),
+]
+
+
+TermName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=40)]
+"""A score term's name: lower-case letters, digits, ``_`` and ``-``."""
+
+
+class Score(Section):
+    """Score terms a variant adds to the built-in scoring, each named, each an integer
+    or an expression. [WT-SCORE-6, WT-SCORE-7]"""
+
+    per_set: dict[TermName, SetTerm] = Field(
+        default_factory=dict,
+        max_length=16,
+        description=(
+            "Terms added to the score of every set that scores (within budget, enough "
+            "matches), after the bonuses; a set never scores below 0 (WT-SCORE-6)."
+        ),
+    )
+    per_round: dict[TermName, RoundTerm] = Field(
+        default_factory=dict,
+        max_length=16,
+        description=(
+            "Terms added to a seat's score of each round, after the caller's risk and the "
+            "lost property; a round never scores below 0 (WT-SCORE-7)."
+        ),
+    )
+
+    def sources(self) -> tuple[tuple[str, str, int | str], ...]:
+        """Every term as (level, name, source): level ``set`` or ``round``, in file order."""
+        return tuple(("set", k, v) for k, v in self.per_set.items()) + tuple(
+            ("round", k, v) for k, v in self.per_round.items()
+        )
+
+
 class WuhltischVariant(VariantBase):
     """A complete, validated Wühltisch-family variant."""
 
@@ -152,10 +250,19 @@ class WuhltischVariant(VariantBase):
     budget: Price = Field(
         80, description="Most a set's shirts may cost together, unless all are luxury (WT-SCORE-1)."
     )
-    match_threshold: Annotated[int, Field(ge=0, le=100)] = Field(
-        7, description="Fewest matches with which a set scores (WT-SCORE-2)."
+    match_threshold: Threshold = Field(
+        7,
+        description=(
+            "Fewest matches with which a set scores (WT-SCORE-2): at most set_size x the "
+            "attributes a list names; an integer or an expression over set_size, list_size "
+            "and max_matches, such as 'max_matches - 2'."
+        ),
     )
     bonuses: Bonuses = Field(default_factory=lambda: Bonuses())
+    score: Score = Field(
+        default_factory=lambda: Score(),
+        description="Named score terms added to a set's or a round's score (WT-SCORE-6/7).",
+    )
     caller_all_or_nothing: bool = Field(
         True,
         description=(
@@ -165,6 +272,8 @@ class WuhltischVariant(VariantBase):
     round_ticks: Annotated[int, Field(ge=1, le=100_000)] = Field(
         5000, description="A round without a caller ends after this many ticks, capped (WT-CAP-1)."
     )
+
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"score"})
 
     @model_validator(mode="before")
     @classmethod
@@ -311,14 +420,7 @@ class WuhltischVariant(VariantBase):
                     f"{self.lists_per_player} each ({need})",
                 )
             )
-        most = self.set_size * max(sizes, default=0)
-        if self.match_threshold > most:
-            errs.append(
-                (
-                    ("match_threshold",),
-                    f"{self.match_threshold} is more than the {most} matches a set can have",
-                )
-            )
+        errs += self._threshold_errors(max(sizes, default=0))
         seat_ticks = self.seat_ticks()
         if seat_ticks > MAX_SEAT_TICKS:
             errs.append(
@@ -343,7 +445,155 @@ class WuhltischVariant(VariantBase):
                     f"{self.lists_per_player} sets each",
                 )
             )
+        if not errs:
+            errs += self._term_errors()
         return errs
+
+    def semantic_warnings(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Settings that cannot matter as the variant stands: an attribute or a value no
+        list names, a luxury price no shirt has, a bonus no set can reach, a score term
+        that is always 0. [WT-SCORE-8]"""
+        warns = super().semantic_warnings()
+        named: dict[str, set[str]] = {}
+        for lst in self.lists:
+            for attr, value in lst.items():
+                named.setdefault(attr, set()).add(value)
+        for attr, values in self.attributes.items():
+            if attr not in named:
+                warns.append(
+                    (
+                        ("attributes", attr),
+                        f"no shopping list names {attr}: it never matches, so it never "
+                        "scores; name it in some lists or leave it out",
+                    )
+                )
+                continue
+            for value in values:
+                if value not in named[attr]:
+                    warns.append(
+                        (
+                            ("attributes", attr),
+                            f"no shopping list wants {attr} {value}: a shirt's {value} "
+                            f"never matches; lists name {', '.join(sorted(named[attr]))}",
+                        )
+                    )
+        rules = self.rules
+        prices = sorted(set(rules.price))
+        luxury = sum(1 for x in rules.luxury if x)
+        if not luxury:
+            warns.append(
+                (
+                    ("luxury_price",),
+                    f"no shirt costs {self.luxury_price}: there are no luxury shirts, so the "
+                    "luxury bonus and the luxury sets' exception to the budget never apply; "
+                    f"shirts cost {', '.join(map(str, prices))}",
+                )
+            )
+        elif self.bonuses.luxury and not self._reachable(luxury_only=True):
+            warns.append(
+                (
+                    ("bonuses", "luxury"),
+                    f"no set of {self.set_size} luxury shirts reaches {rules.threshold} "
+                    f"matches with any list ({luxury} luxury shirts): the bonus is never paid",
+                )
+            )
+        if self.bonuses.all_match and not self._reachable(luxury_only=False):
+            warns.append(
+                (
+                    ("bonuses", "all_match"),
+                    f"no list has {self.set_size} shirts matching it fully within the "
+                    "budget: the bonus is never paid",
+                )
+            )
+        for path, term in self.compiled_terms():
+            if isinstance(term, Expression) and term.low == term.high == 0:
+                written = "is written as 0" if term.source == 0 else "is always 0 here"
+                warns.append((path, f"{term.source!r} {written}: the term changes no score"))
+        return warns
+
+    def _reachable(self, *, luxury_only: bool) -> bool:
+        """Whether some set scores with every shirt a luxury one (``luxury_only``) or
+        with every attribute matching (else). [WT-SCORE-3]"""
+        rules = self.rules
+        k = rules.set_size
+        for row in rules.matches:
+            if luxury_only:
+                best = sorted(
+                    (row[s] for s in range(rules.n_shirts) if rules.luxury[s]), reverse=True
+                )
+                if len(best) >= k and sum(best[:k]) >= rules.threshold:
+                    return True
+                continue
+            full = [s for s in range(rules.n_shirts) if row[s] == rules.list_size]
+            if len(full) < k:
+                continue
+            cheap = sorted(rules.price[s] for s in full)
+            lux = sum(1 for s in full if rules.luxury[s])
+            if sum(cheap[:k]) <= rules.budget or lux >= k:
+                return True
+        return False
+
+    def threshold(self) -> int:
+        """``match_threshold`` worked out for this variant's set and list sizes (WT-SCORE-2)."""
+        size = len(self.lists[0]) if self.lists else 0
+        env = {"set_size": self.set_size, "list_size": size, "max_matches": self.set_size * size}
+        return compile_expression(self.match_threshold, THRESHOLD_NAMES, low=0, high=100)(env)
+
+    def _threshold_errors(self, list_size: int) -> list[tuple[tuple[str | int, ...], str]]:
+        """A threshold no set can reach is an error naming both sizes. [WT-SCORE-2]"""
+        most = self.set_size * list_size
+        threshold = self.threshold()
+        if threshold <= most:
+            return []
+        written = self.match_threshold
+        shown = f"{threshold}" if isinstance(written, int) else f"{written!r} gives {threshold}; it"
+        return [
+            (
+                ("match_threshold",),
+                f"{shown} is more than the {most} matches a set can have (set_size "
+                f"{self.set_size} x {list_size} attributes on a list): at most {most}",
+            )
+        ]
+
+    def _term_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """A term that can never give a value in -MAX_TERM..MAX_TERM with this variant's
+        ranges (the check at load used the widest ranges of any variant). [WT-SCORE-6/7]"""
+        return [(path, str(t)) for path, t in self.compiled_terms() if isinstance(t, Exception)]
+
+    def compiled_terms(
+        self,
+    ) -> list[tuple[tuple[str | int, ...], Expression | ExpressionError]]:
+        """Every score term by its key path, compiled over the ranges its names take in
+        this variant (or the reason it cannot be). Call it on a variant without
+        :meth:`semantic_errors` of its cards only. [WT-SCORE-6/7]"""
+        size = len(self.lists[0])
+        max_matches = self.set_size * size
+        prices = [price for _, price in self.shirt_list()]
+        snames = set_names(
+            max_matches=max_matches,
+            threshold=min(self.threshold(), max_matches),
+            set_size=self.set_size,
+            prices=prices,
+            budget=self.budget,
+            luxury_shirts=prices.count(self.luxury_price),
+            luxury_price=self.luxury_price,
+        )
+        out: list[tuple[tuple[str | int, ...], Expression | ExpressionError]] = []
+        top = max_matches + self.bonuses.all_match + self.bonuses.luxury
+        for name, source in self.score.per_set.items():
+            term = _compiled(source, snames)
+            out.append((("score", "per_set", name), term))
+            top += term.high if isinstance(term, Expression) else 0
+        rnames = round_names(
+            lists_per_player=self.lists_per_player,
+            max_set_score=max(0, top),
+            lost_total=sum(self.lost_property.values),
+            players=(self.players.min, self.players.max),
+            rounds=self.rounds,
+        )
+        for name, source in self.score.per_round.items():
+            out.append((("score", "per_round", name), _compiled(source, rnames)))
+        return out
 
     def seat_ticks(self) -> int:
         """The most decisions of one game: every seat acts once a tick (WT-TICK-1)
@@ -410,6 +660,14 @@ class WuhltischVariant(VariantBase):
 
 
 _T = TypeVar("_T")
+
+
+def _compiled(source: int | str, names: dict[str, Name]) -> Expression | ExpressionError:
+    """A term compiled over ``names``, or why it cannot be."""
+    try:
+        return compile_expression(source, names, low=-MAX_TERM, high=MAX_TERM)
+    except ExpressionError as exc:
+        return exc
 
 
 @cache
