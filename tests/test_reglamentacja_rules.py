@@ -812,3 +812,74 @@ def test_every_digest_clause_has_a_test() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     cited = set(re.findall(r'"""(RG-[A-Z]+-\d+):', source))
     assert set(defined) == cited
+
+
+# ---------------------------------------------------------------- house-rule options
+
+
+def test_rg_setup_5_two_players_the_second_pawn_gets_the_top() -> None:
+    """RG-SETUP-5: with 2 players the second pawn's owner trades first; the first shops."""
+    v = variant(players={"min": 2, "max": 5})
+    game = new_game(v, 2, seed=3, first_player=1)
+    assert game.queue == (1, 0, -1)
+    assert game.active == 0
+    assert game.current_player == 0
+    game.apply("stop")
+    while game.phase == "discard":
+        game.apply(game.legal_actions()[0])
+    assert game.phase == "shop"
+    assert game.current_player == 1
+    assert game.active == 1
+    plain = variant(players={"min": 2, "max": 5}, speculator=None)
+    assert new_game(plain, 2, seed=3, first_player=1).queue == (1, 0)
+    with pytest.raises(SetupError):
+        new_game(v, 1, seed=1)
+
+
+def test_rg_trade_8_without_queue_trading_no_offer_swaps_places() -> None:
+    """RG-TRADE-8: queue_trading false: no offer has place, in normal or final trading."""
+    v = variant(queue_trading=False)
+    seats = [{"hand": {"meat": 2, "sugar": 1}}, {"hand": {"flour": 1}}, {}]
+    game = game_at(v, phase="trade", spin=6, active=0, queue=[1, 2, "S", 0], seats=seats)
+    legal = game.legal_actions()
+    assert game.parse_action("offer 1 give meat take flour") in legal
+    assert not [a for a in legal if a.verb == "offer" and str(a.arg).endswith("place")]
+    assert game.parse_action("speculate swap meat meat") in legal  # not an offer: it stays
+    unchanged_after_illegal(game, "offer 1 place")
+    unchanged_after_illegal(game, "offer 1 give meat place")
+    assert 0 not in game.offer_parts((1, 0))  # nothing for nothing is no offer
+    assert game.offer_parts((1, 0, game.offer_parts((1, 0))[0])) == (0,)
+    base = game_at(phase="trade", spin=6, active=0, queue=[1, 2, "S", 0], seats=seats)
+    assert game.parse_action("offer 1 give meat place") in base.legal_actions()
+    assert len(base.legal_actions()) > len(legal)
+    final = game_at(v, phase="final-trade", spin=6, active=0, seats=seats)
+    assert not [a for a in final.legal_actions() if str(a.arg).endswith("place")]
+    assert not [a for a in action_space(v, 3) if str(a.arg).endswith("place")]
+    q = len(base.rules.offers_to(0)[0])  # 2Q - 1 offers to a seat with places, Q - 1 without
+    assert len(game.rules.offers_to(0)[0]) == (q + 1) // 2 - 1
+
+
+def test_rg_spec_4_without_a_speculator() -> None:
+    """RG-SPEC-4: speculator null: no pawn, no speculate actions, no card taken out."""
+    v = variant(speculator=None)
+    assert v.speculator is None
+    assert v.rules.has_speculator is False
+    game = new_game(v, 3, seed=5)
+    assert game.queue == tuple(q for q in game.queue if q >= 0)
+    assert len(game.queue) == 3
+    rng = random.Random(5)
+    while not game.is_over:
+        legal = game.legal_actions()
+        assert not [a for a in legal if a.verb == "speculate"]
+        plain = [a for a in legal if a.verb != "offer"]
+        for event in game.apply(rng.choice(plain)):
+            assert not isinstance(event, (ev.Speculated, ev.SpeculatorBought))
+        assert -1 not in game.queue
+    assert game.stats["speculator_buys"] == 0
+    assert not game.card_zones().get("removed")
+    unchanged = game_at(v, phase="trade", spin=6, active=0, seats=[{"hand": {"meat": 2}}, {}, {}])
+    assert -1 not in unchanged.queue
+    unchanged_after_illegal(unchanged, "speculate draw meat meat")
+    assert not [a for a in action_space(v, 3) if a.verb == "speculate"]
+    with pytest.raises(PositionError):
+        ReglamentacjaGame.from_position({"seats": [{}, {}, {}], "queue": [0, 1, "S", 2]}, v)

@@ -136,7 +136,7 @@ def test_generated_variants_load_through_the_model_and_the_loader(
 def test_the_strategy_checks_its_options() -> None:
     import pytest
 
-    for bad in ({"min_players": 2}, {"max_players": 6}, {"max_trade": 5}, {"max_kinds": 13},
+    for bad in ({"min_players": 1}, {"max_players": 7}, {"max_trade": 5}, {"max_kinds": 13},
                 {"min_turn_cap": 5, "max_turn_cap": 4}):  # fmt: skip
         with pytest.raises(ValueError, match="need"):
             variants(**bad)  # type: ignore[arg-type]

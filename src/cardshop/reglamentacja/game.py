@@ -366,15 +366,17 @@ class ReglamentacjaGame(Engine):
             self._visit[seat] = visits.pop()
             events.append(_new(VisitDrawn, (seat, rules.visit_names[self._visit[seat]])))
         self._box = sorted(set(range(rules.n_visits)) - set(self._visit))
-        # RG-SETUP-4: queue from the first player clockwise, the speculator last;
-        # the third pawn's owner gets the top.
-        self._queue = [(first_player + i) % n for i in range(n)] + [SPECULATOR]
-        self._active = self._queue[2]
+        # RG-SETUP-4: queue from the first player clockwise, the speculator (if any)
+        # last; the third pawn's owner gets the top (with 2 players, the second's).
+        self._queue = [(first_player + i) % n for i in range(n)]
+        if rules.has_speculator:
+            self._queue.append(SPECULATOR)
+        self._active = self._queue[2 if n > 2 else n - 1]
         events.append(_new(QueueFormed, (tuple(self._queue), self._active)))
         self._start_turn(events)
 
     def _init_empty(self, variant: ReglamentacjaVariant, players: int, seed: int) -> None:
-        rules = variant.rules
+        rules = variant.rules_for(players)
         self.rules = rules  # variant, n, seed and _from_setup: Engine._empty
         self._table = offer_table(rules)
         self.first_player = 0
@@ -712,6 +714,8 @@ class ReglamentacjaGame(Engine):
                 raise ActionParseError(f"{text!r}: expected 'discard KIND'")
             return rules.discard_actions[self._kind(args[0], text)]
         if verb == "speculate":
+            if not rules.has_speculator:
+                raise ActionParseError(f"{text!r}: this variant has no speculator")
             mode = args[0]
             if mode not in ("draw", "swap"):
                 raise ActionParseError(f"{text!r}: expected 'speculate draw|swap KIND...'")
@@ -875,10 +879,14 @@ class ReglamentacjaGame(Engine):
                     if target == seat:
                         return "you cannot make an offer to yourself"
                     return "inactive players trade only with the active player (RG-TRADE-2)"
+                if d[4] and not rules.queue_places:
+                    return "places in the queue are not traded in this variant (queue_trading)"
                 if not self._holds(seat, rules.multisets[d[2]]):
                     return "you do not hold the stamps you offer"
                 return None
             if code in (V_DRAW, V_SWAP, V_STOP):
+                if code != V_STOP and not rules.has_speculator:
+                    return "this variant has no speculator"
                 if phase == FINAL_TRADE:
                     return "no speculator and no stopping the top in the final turn (RG-FINAL-3)"
                 if seat != self._active:
@@ -1120,7 +1128,8 @@ class ReglamentacjaGame(Engine):
 
     def _begin_final(self, events: list[Event]) -> None:
         """The final turn: the speculator leaves, 3 stamps each, a spin. [RG-FINAL-1..3]"""
-        self._queue.remove(SPECULATOR)
+        if SPECULATOR in self._queue:
+            self._queue.remove(SPECULATOR)
         self._turn += 1
         events.append(_new(FinalTurnBegan, (self._active,)))
         n = self.n

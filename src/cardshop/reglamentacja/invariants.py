@@ -98,6 +98,12 @@ def queue_permutation(game: Game) -> str | None:
     q = g._queue
     if sorted(p for p in q if p != SPECULATOR) != list(range(g.n)) or q.count(SPECULATOR) > 1:
         return f"the queue {q} is not a permutation of the pawns"
+    if not g.rules.has_speculator:
+        return (
+            "the variant has no speculator, but the queue holds his pawn"
+            if SPECULATOR in q
+            else None
+        )
     if g._phase in (TRADE, DISCARD, SHOP) and SPECULATOR not in q:
         return "the speculator left the queue before the final turn"
     if g._phase in (FINAL_TRADE, FINAL_SHOP) and SPECULATOR in q:

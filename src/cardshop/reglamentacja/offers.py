@@ -91,6 +91,7 @@ class OfferTable:
         "position",
         "prefixes",
         "price_levels",
+        "queue_places",
         "rules",
         "run_getter",
         "run_give",
@@ -109,6 +110,9 @@ class OfferTable:
         """The rules the table was built from (one of those that share it)."""
         n_offer = comb(rules.k + rules.max_trade, rules.max_trade)
         self.n_offer = n_offer
+        self.queue_places = places = rules.queue_places
+        """Whether offers may swap places in the queue (RG-TRADE-5)."""
+        place_flags = (0, 1) if places else (0,)
         ms = rules.multisets
         takes_of: list[tuple[int, ...]] = []
         rows: list[tuple[str, int, int, int]] = []
@@ -117,11 +121,11 @@ class OfferTable:
             ok = tuple(
                 t
                 for t in range(n_offer)
-                if not any(a and b for a, b in zip(gm, ms[t], strict=True))
+                if not any(a and b for a, b in zip(gm, ms[t], strict=True)) and (places or g or t)
             )
             takes_of.append(ok)
             for t in ok:
-                for place in (0, 1):
+                for place in place_flags:
                     if g == 0 and t == 0 and not place:
                         continue
                     rows.append((rules.offer_text(0, g, t, bool(place))[1:], g, t, place))
@@ -298,13 +302,14 @@ STOP: Final = Action("stop")
 """``stop``: the last of the active seat's offer turn's tail."""
 _ZERO_ONE: Final = bytes.maketrans(b"01", b"\x00\x01")
 
-_TABLES: dict[tuple[tuple[str, ...], int, int], OfferTable] = {}
+_TABLES: dict[tuple[tuple[str, ...], int, int, bool], OfferTable] = {}
 
 
 def offer_table(rules: Rules) -> OfferTable:
     """The offer table of ``rules``, shared by variants with the same stamp kinds,
-    ``max_trade`` and speculator price (which decide the offers and the turns' tails)."""
-    key = (rules.kinds, rules.max_trade, rules.spec_price)
+    ``max_trade``, speculator price (0: none) and queue trading (which decide the
+    offers and the turns' tails)."""
+    key = (rules.kinds, rules.max_trade, rules.spec_price, rules.queue_places)
     table = _TABLES.get(key)
     if table is None:
         if len(_TABLES) >= MAX_TABLES:
@@ -400,6 +405,8 @@ class OfferTurn:
         if type(take) is not int or take not in takes:
             return ()
         if depth == 3:
+            if not self.table.queue_places:
+                return (0,)
             return (1,) if give == 0 and take == 0 else (0, 1)
         return ()
 

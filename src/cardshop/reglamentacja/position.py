@@ -91,7 +91,7 @@ def game_from_position(
     from cardshop.reglamentacja.variant import ReglamentacjaVariant
 
     pos, var, n = position_setup(position, PositionModel, variant, ReglamentacjaVariant)
-    rules = var.rules
+    rules = var.rules_for(n)
     if pos.active >= n:
         raise PositionError(f"active is {pos.active}, but seats are 0..{n - 1}")
     final = pos.phase.startswith("final") or pos.phase == "over"
@@ -206,7 +206,7 @@ def game_from_position(
 
     # Queue, offers, phase details.
     if pos.queue is None:
-        has_spec = not final and not (pos.phase == "over" and pos.termination == "finished")
+        has_spec = rules.has_speculator and not final and pos.phase != "over"
         g._queue = list(range(n)) + ([SPECULATOR] if has_spec else [])
     else:
         queue: list[int] = []

@@ -60,8 +60,8 @@ class Rules:
     spin_min: int
     spin_max: int
     max_trade: int
-    die_sides: int
-    spec_price: int
+    die_sides: int  # 0 without a speculator
+    spec_price: int  # 0 without a speculator
     final_stamps: int
     turn_cap: int
     without_meal_visits: bool
@@ -80,6 +80,9 @@ class Rules:
     draw_actions: tuple[Action, ...]  # per price_sets entry
     swap_actions: tuple[Action, ...]
     _offers: dict[int, tuple[tuple[Action, ...], tuple[int, ...]]] = field(default_factory=dict)
+    # Last, with defaults, so that Rules pickled before they existed still load.
+    has_speculator: bool = True  # RG-SPEC-4: false, no speculator pawn, trades or cards
+    queue_places: bool = True  # RG-TRADE-8: whether offers may swap places in the queue
 
     @property
     def hand_cap(self) -> int:
@@ -87,7 +90,20 @@ class Rules:
         return max(self.max_trade, self.spec_price)
 
     @classmethod
-    def compile(cls, v: ReglamentacjaVariant) -> Rules:
+    def compile(
+        cls,
+        v: ReglamentacjaVariant,
+        max_trade: int | None = None,
+        deal: int | None = None,
+        final_stamps: int | None = None,
+    ) -> Rules:
+        """The rules of ``v`` with the given ``max_trade``, ``deal`` and
+        ``final_stamps`` (those of ``v`` at ``players.min`` by default: see
+        ``ReglamentacjaVariant.rules_for``, which gives a player count's)."""
+        lo = v.players.min
+        trade = v.trade_for(lo) if max_trade is None else max_trade
+        spec = v.speculator
+        price = 0 if spec is None else spec.price
         kinds = tuple(v.stamps)
         k = len(kinds)
         kind_index = {name: i for i, name in enumerate(kinds)}
@@ -108,13 +124,13 @@ class Rules:
         mults = tuple(tuple(2 if c in visit.double else 1 for c in cats) for visit in v.visits)
         multisets: list[tuple[int, ...]] = []
         texts: list[str] = []
-        for size in range(v.max_trade + 1):
+        for size in range(trade + 1):
             for combo in combinations_with_replacement(alpha, size):
                 multisets.append(_counts(combo, k))
                 texts.append(" ".join(kinds[i] for i in combo))
         ms_index = {m: i for i, m in enumerate(multisets)}
         price_ms: list[int] = []
-        for combo in combinations_with_replacement(alpha, v.speculator.price):
+        for combo in combinations_with_replacement(alpha, price) if price else ():
             key = _counts(combo, k)
             if key not in ms_index:  # price above max_trade: add it beyond the offers
                 ms_index[key] = len(multisets)
@@ -150,16 +166,18 @@ class Rules:
             min_players=v.players.min,
             max_players=v.players.max,
             row_size=v.row_size,
-            deal=v.deal,
+            deal=v.deal_for(lo) if deal is None else deal,
             allocation=v.allocation,
             shop_draw=v.shop_draw,
             hand_limit=v.hand_limit,
             spin_min=v.spin.min,
             spin_max=v.spin.max,
-            max_trade=v.max_trade,
-            die_sides=v.speculator.die_sides,
-            spec_price=v.speculator.price,
-            final_stamps=v.final_stamps,
+            max_trade=trade,
+            has_speculator=spec is not None,
+            die_sides=0 if spec is None else spec.die_sides,
+            spec_price=price,
+            queue_places=v.queue_trading,
+            final_stamps=v.final_stamps_for(lo) if final_stamps is None else final_stamps,
             turn_cap=v.turn_cap,
             without_meal_visits=v.three_players_without_meal_visits,
             content_hash=v.content_hash,
@@ -195,7 +213,8 @@ class Rules:
         """Every offer to ``target`` in sorted order, with the give multiset of each.
 
         Offers trade at most ``max_trade`` stamps each way, never the same kind both
-        ways, and are never empty. Built once per target seat, then cached.
+        ways, and are never empty; they swap places only if ``queue_places``. Built once
+        per target seat, then cached.
         """
         cached = self._offers.get(target)
         if cached is None:
@@ -207,7 +226,7 @@ class Rules:
                     tm = self.multisets[t]
                     if any(a and b for a, b in zip(gm, tm, strict=True)):
                         continue
-                    for place in (False, True):
+                    for place in (False, True) if self.queue_places else (False,):
                         if g == 0 and t == 0 and not place:
                             continue
                         rows.append((self.offer_text(target, g, t, place), g))

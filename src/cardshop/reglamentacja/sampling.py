@@ -28,8 +28,8 @@ def sample_position(
     seats' visit cards, the shopping stack's order and how long the top still spins.
     A pending offer's stamps stay with its maker, who is known to hold them.
     """
-    rules = as_reglamentacja(variant).rules
     o = observation
+    rules = as_reglamentacja(variant).rules_for(o.players)
     if o.phase == "over":
         raise GameStateError("the game is over: there is nothing hidden left to sample")
     if o.kinds != rules.kinds:

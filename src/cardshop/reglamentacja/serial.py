@@ -79,10 +79,10 @@ def game_from_data(cls: type[ReglamentacjaGame], data: Mapping[str, Any]) -> Reg
         variant = variant_from_data(data["variant"])
     except VariantError as exc:  # pragma: no cover - variant_from_data raises PositionError
         raise PositionError(str(exc)) from None
-    rules = variant.rules
-    if data["variant_hash"] != rules.content_hash:
+    if data["variant_hash"] != variant.content_hash:
         raise PositionError("variant_hash does not match the variant")
-    n = _int(data["players"], "players", rules.min_players, rules.max_players)
+    n = _int(data["players"], "players", variant.players.min, variant.players.max)
+    rules = variant.rules_for(n)
     seed = _int(data["seed"], "seed", 1 - SEED_LIMIT, SEED_LIMIT - 1)
     first = _int(data["first_player"], "first_player", 0, n - 1)
     st = data["state"]
@@ -217,8 +217,10 @@ def state_problems(g: ReglamentacjaGame) -> list[str]:
     final = phase in (FINAL_TRADE, FINAL_SHOP)
     if final and has_spec:
         out.append("the speculator is still in the queue in the final turn")
-    if phase in (TRADE, DISCARD, SHOP) and not has_spec:
+    if phase in (TRADE, DISCARD, SHOP) and not has_spec and rules.has_speculator:
         out.append("the speculator left the queue before the final turn")
+    if has_spec and not rules.has_speculator:
+        out.append("the variant has no speculator, but the queue holds his pawn")
     # The row is full while the game runs normally, and whenever the stack has cards.
     if len(g._row) > rules.row_size:
         out.append("the row is longer than row_size")

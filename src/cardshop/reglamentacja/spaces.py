@@ -50,7 +50,7 @@ def action_space(variant: VariantBase, players: int) -> Sequence[Action]:
     """Every action any seat may take at ``players`` players, sorted. [RG-ACT-2]"""
     from cardshop.reglamentacja.game import ACCEPT, PASS, REJECT, STOP
 
-    rules = _variant(variant).rules
+    rules = _variant(variant).rules_for(players)
     key = (rules.content_hash, players)
     space = _SPACES.get(key)
     if space is None:
@@ -115,7 +115,7 @@ class ReglamentacjaFactors:
     """
 
     def __init__(self, variant: VariantBase, players: int) -> None:
-        rules = _variant(variant).rules
+        rules = _variant(variant).rules_for(players)
         self.rules = rules
         self.players = players
         k = rules.k
@@ -139,7 +139,7 @@ class ReglamentacjaFactors:
             tuple(str(s) for s in range(players)),
             *((counts,) * k),
             *((counts[: rules.max_trade + 1],) * k),
-            ("no", "yes"),
+            ("no", "yes") if rules.queue_places else ("no",),
             rules.kinds,
             tuple(str(p) for p in range(1, rules.row_size + 1)),
         )
@@ -297,7 +297,7 @@ class ObservationEncoder:
     def __init__(self, variant: VariantBase, players: int) -> None:
         from cardshop.reglamentacja.game import PHASES
 
-        rules = _variant(variant).rules
+        rules = _variant(variant).rules_for(players)
         self.rules = rules
         self.players = players
         n, k = players, rules.k
@@ -473,7 +473,12 @@ def render(game: Game, seat: Seat | None) -> str:
     elif o.phase in ("trade", "final-trade") and o.offerer is not None:
         lines.append(
             "Offer with: offer SEAT give KIND... take KIND... [place]; or pass"
-            + ("; speculate draw|swap KIND KIND; stop" if o.phase == "trade" else "")
+            + (
+                "; speculate draw|swap KIND KIND"
+                if o.phase == "trade" and rules.has_speculator
+                else ""
+            )
+            + ("; stop" if o.phase == "trade" else "")
         )
     elif o.phase == "discard":
         lines.append(f"Seat {o.active}: discard KIND down to {rules.hand_limit} stamps")

@@ -12,9 +12,10 @@ finds it through ``Family.variant_strategy``::
 Every knob of the variant format is drawn: stamp kinds and copies, categories, the
 shopping cards (costs, categories, icons), the visit cards, the row size, the deal,
 allocation and shop draw, the hand limit, the spin range, the trade limit, the
-speculator's die and price, the final turn's stamps, the turn cap, the player range,
-the three-player option and (when asked) a match. Each variant is validated by the
-family's variant model and passes its semantic checks.
+speculator's die and price or no speculator, whether places in the queue are traded,
+the final turn's stamps, the turn cap, the player range (2 to 6, ``max_trade`` by
+player count or not), the three-player option and (when asked) a match. Each variant
+is validated by the family's variant model and passes its semantic checks.
 """
 
 from __future__ import annotations
@@ -129,14 +130,21 @@ def _variants(
         "turn_cap": draw(st.integers(min_turn_cap, max_turn_cap), label="turn_cap"),
         "three_players_without_meal_visits": option,
     }
+    if not draw(st.booleans(), label="speculator"):
+        data["speculator"] = None  # RG-SPEC: no speculator
+    if not draw(st.booleans(), label="queue_trading"):
+        data["queue_trading"] = False  # RG-TRADE-5: no places traded
+    if high > low and draw(st.booleans(), label="max_trade by players"):
+        data["max_trade"] = {low: trade, high: draw(st.integers(1, trade), label="max_trade.max")}
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games_per_player")}
     variant = ReglamentacjaVariant.model_validate(data)
-    while variant.max_trade > 1 and variant.most_choice() > MAX_CHOICE:
-        data["max_trade"] -= 1  # one decision's choice bounded
+    while variant.trade_for(high) > 1 and variant.most_choice() > MAX_CHOICE:
+        data["max_trade"] = variant.trade_for(high) - 1  # one decision's choice bounded
         variant = ReglamentacjaVariant.model_validate(data)
     if variant.game_work() > MAX_GAME_WORK:  # the turn cap lowered to bound a game's work
-        data["turn_cap"] = MAX_GAME_WORK // (variant.spin.max * variant.most_choice()) - 1
+        most = max(variant.most_choice(n) for n in range(low, high + 1))
+        data["turn_cap"] = MAX_GAME_WORK // (variant.spin.max * most) - 1
         variant = ReglamentacjaVariant.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy
@@ -147,8 +155,8 @@ def _variants(
 def variants(
     *,
     name: str = "generated",
-    min_players: int = 3,
-    max_players: int = 5,
+    min_players: int = 2,
+    max_players: int = 6,
     max_kinds: int = 4,
     max_copies: int = 6,
     max_cards: int = 10,
@@ -162,7 +170,7 @@ def variants(
 ) -> SearchStrategy[ReglamentacjaVariant]:
     """Valid Reglamentacja variants (all options keyword-only).
 
-    Players between ``min_players`` and ``max_players`` (3 to 5); 1 to ``max_kinds``
+    Players between ``min_players`` and ``max_players`` (2 to 6); 1 to ``max_kinds``
     stamp kinds (at most 12) of 1 to ``max_copies`` copies; 1 to ``max_row_size``
     cards in the row and up to ``max_cards`` shopping cards (never fewer than the row)
     costing 1 to 4 stamps; offers of up to ``max_trade`` stamps each way (1 to 4,
@@ -173,7 +181,7 @@ def variants(
     the variant is played as a match (``None``: drawn). The defaults keep variants
     small, so that games are quick.
     """
-    check_range("players", min_players, max_players, 3, 5)
+    check_range("players", min_players, max_players, 2, 6)
     check_range("max_kinds", 1, max_kinds, 1, len(KIND_NAMES))
     check_range("max_copies", 1, max_copies, 1, 40)
     check_range("max_row_size", 1, max_row_size, 1, 12)
