@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from cardshop.core.errors import VariantError
 from cardshop.core.registry import families
+from cardshop.core.schema import combined_schema
 from cardshop.core.source import (
     Change,
     FileStamp,
@@ -42,7 +43,6 @@ from cardshop.core.source import (
     read_text,
     validation_errors,
 )
-from cardshop.core.schema import combined_schema
 from cardshop.core.variant import VariantBase
 
 __all__ = [
@@ -271,7 +271,7 @@ def _check(
     try:
         variant = model.model_validate(data)
     except ValidationError as exc:
-        return None, sorted(validation_errors(exc, sourced), key=line_order)
+        return None, sorted(validation_errors(exc, sourced, model), key=line_order)
     problems = [sourced.error(reason, path) for path, reason in variant.semantic_errors()]
     if problems:
         return None, sorted(problems, key=line_order)

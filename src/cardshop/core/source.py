@@ -23,14 +23,17 @@ is done (see docs/security.md):
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
+import annotated_types
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cardshop.core.errors import (
     SourceLocation,
@@ -768,37 +771,327 @@ def edit(
 # ------------------------------------------------------------ pydantic errors
 
 
-def validation_errors(exc: ValidationError, sourced: Sourced) -> list[VariantError]:
-    """Every pydantic error as a :class:`VariantError` naming file, line and key."""
+def validation_errors(
+    exc: ValidationError, sourced: Sourced, model: type[BaseModel] | None = None
+) -> list[VariantError]:
+    """Every pydantic error as a :class:`VariantError` naming file, line and key, in
+    our own words: what is due at that place and, given the ``model`` that read the
+    data, the keys valid there (with the closest spelling of an unknown one) and the
+    choices of a key that takes a fixed set of words. A union's failed branches make
+    one problem. The order is pydantic's; sort with :func:`line_order`."""
     out: list[VariantError] = []
-    for error in exc.errors(include_url=False):
-        path: KeyPath = tuple(p for p in error["loc"] if isinstance(p, (str, int)))
-        if path and path[-1] == "[key]":
-            path = path[:-1]
-        msg = error["msg"]
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            msg = f"unknown key {path[-1]!r}" if path else "unknown key"
-        elif kind == "missing":
-            msg = f"required key {path[-1]!r} is missing" if path else msg
-        cause = (error.get("ctx") or {}).get("error")
-        if kind == "value_error" and isinstance(cause, ValueError):
-            # A check of ours: its own words, without pydantic's "Value error, ".
-            found = sourced.error(str(cause), path)
-            column = getattr(cause, "column", None)
-            if isinstance(column, int) and found.location is not None:
-                # An expression's problem: the column inside the value's text.
-                loc = found.location
-                at = SourceLocation(loc.file, loc.line, loc.column + column - 1)
-                found = VariantError(found.reason, source=found.source, path=path, location=at)
-            out.append(found)
+    done: set[KeyPath] = set()
+    errors = exc.errors(include_url=False)
+    resolved = [_resolve(model, e["loc"]) for e in errors]
+    deep = {r.union for r in resolved if r.union is not None and r.below_union}
+    for error, found in zip(errors, resolved, strict=True):
+        path = found.path
+        if error["type"] == "value_error" and "error" not in (error.get("ctx") or {}):
+            # A family's own error, raised in its words (PydanticCustomError).
+            out.append(sourced.error(error["msg"].removeprefix("Value error, "), path))
             continue
-        value = error.get("input")
-        if kind not in ("missing", "extra_forbidden") and not isinstance(value, (dict, list)):
-            shown = repr(value)
-            msg = f"{msg} (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
-        out.append(sourced.error(msg, path))
+        if found.union is not None:
+            if found.union in deep and not found.below_union:
+                continue  # a branch that failed at once, where another went deeper
+            if not found.below_union:
+                if found.union in done:
+                    continue
+                done.add(found.union)
+                path = found.union
+                found = _resolve(model, error["loc"][: len(found.union)])
+        cause = (error.get("ctx") or {}).get("error")
+        if error["type"] == "value_error" and isinstance(cause, ValueError):
+            # A check of ours: its own words.
+            problem = sourced.error(str(cause), path)
+            column = getattr(cause, "column", None)
+            if isinstance(column, int) and problem.location is not None:
+                # An expression's problem: the column inside the value's text.
+                loc = problem.location
+                at = SourceLocation(loc.file, loc.line, loc.column + column - 1)
+                problem = VariantError(
+                    problem.reason, source=problem.source, path=path, location=at
+                )
+            out.append(problem)
+            continue
+        union = found.union is not None and not found.below_union
+        out.append(sourced.error(_reason(error, path, found, union), path))
     return out
+
+
+@dataclass
+class _Found:
+    """Where a pydantic error's location leads in a model."""
+
+    path: KeyPath  # the key path in the data (union tags left out)
+    annotation: Any  # the type at the end of the path (None if unknown)
+    parent: Any  # the type of the place that holds the last key
+    union: KeyPath | None = None  # the data path of the first union crossed
+    below_union: bool = False  # the error is inside a union's branch, not at its top
+
+
+def _strip(annotation: Any) -> tuple[Any, list[Any]]:
+    """The type inside ``Annotated``, and its metadata."""
+    meta: list[Any] = []
+    while get_origin(annotation) is Annotated:
+        args = get_args(annotation)
+        annotation, meta = args[0], [*meta, *args[1:]]
+    return annotation, meta
+
+
+def _branches(annotation: Any) -> tuple[list[Any], bool]:
+    """The branches of a union (None left out), and whether None is one of them."""
+    bare, _ = _strip(annotation)
+    if get_origin(bare) in (Union, UnionType):
+        args = get_args(bare)
+        return [a for a in args if a is not type(None)], type(None) in args
+    return [annotation], False
+
+
+def _resolve(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> _Found:
+    path: KeyPath = ()
+    current: Any = model
+    parent: Any = None
+    union: KeyPath | None = None
+    below = False
+    parts = list(loc)
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        i += 1
+        if current is not None:
+            branches, _ = _branches(current)
+            if len(branches) > 1:
+                keyed = [b for b in branches if _child(b, part) is not None]
+                tagged = _branch(branches, part) if not keyed else None
+                if tagged is not None:
+                    # pydantic names the branch it tried: the tag is not a key of the data
+                    if union is None:
+                        union = path
+                    current = tagged
+                    below = below or i < len(parts)
+                    continue
+                current = keyed[0] if keyed else None
+            else:
+                current = branches[0]
+        if part == "[key]":  # the key just passed was refused: the key type of its mapping
+            bare, _ = _strip(_branches(parent)[0][0]) if parent is not None else (None, [])
+            args = get_args(bare)
+            current = args[0] if get_origin(bare) is dict and len(args) == 2 else None
+            continue
+        if not isinstance(part, (str, int)):
+            continue
+        path = (*path, part)
+        parent, current = current, _child(current, part)
+    if current is not None and i == len(parts) and union is not None and path == union:
+        below = False
+    return _Found(path, current, parent, union, below)
+
+
+def _branch(branches: list[Any], tag: object) -> Any:
+    """The branch of a union that pydantic's tag names (by the kind of its type)."""
+    for branch in branches:
+        bare, _ = _strip(branch)
+        name = getattr(get_origin(bare) or bare, "__name__", "")
+        if isinstance(tag, str) and (tag == name or tag.startswith(name) or name in tag):
+            return branch
+    for branch in branches:
+        bare, _ = _strip(branch)
+        if isinstance(tag, str) and "int" in tag and bare is int:
+            return branch
+        if isinstance(tag, str) and tag.startswith("dict") and get_origin(bare) is dict:
+            return branch
+    return None
+
+
+def _child(annotation: Any, part: str | int) -> Any:
+    """The type of ``part`` of a value of ``annotation`` (None if unknown)."""
+    if annotation is None:
+        return None
+    branches, _ = _branches(annotation)
+    bare, _ = _strip(branches[0])
+    if isinstance(bare, type) and issubclass(bare, BaseModel):
+        field = bare.model_fields.get(str(part))
+        if field is None:
+            return None
+        return (
+            Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+        )
+    origin = get_origin(bare)
+    args = get_args(bare)
+    if origin is list and isinstance(part, int) and args:
+        return args[0]
+    if origin is dict and len(args) == 2:
+        return args[1]
+    return None
+
+
+def _keys(annotation: Any) -> list[str]:
+    """The keys a mapping of this type may hold (a model's fields), if known."""
+    for branch in _branches(annotation)[0] if annotation is not None else []:
+        bare, _ = _strip(branch)
+        if isinstance(bare, type) and issubclass(bare, BaseModel):
+            return list(bare.model_fields)
+    return []
+
+
+def _range(meta: list[Any]) -> tuple[Any, Any]:
+    low: Any = None
+    high: Any = None
+    for item in meta:
+        for constraint in getattr(item, "metadata", [item]):
+            if isinstance(constraint, annotated_types.Ge):
+                low = constraint.ge
+            elif isinstance(constraint, annotated_types.Gt):
+                low = constraint.gt + 1 if isinstance(constraint.gt, int) else constraint.gt
+            elif isinstance(constraint, annotated_types.Le):
+                high = constraint.le
+            elif isinstance(constraint, annotated_types.Lt):
+                high = constraint.lt - 1 if isinstance(constraint.lt, int) else constraint.lt
+    return low, high
+
+
+def _kind(annotation: Any, depth: int = 0) -> str:
+    """What a value of this type is, in words: ``a whole number from 1 to 12``."""
+    if annotation is None or depth > 4:
+        return "a value of another kind"
+    branches, nullable = _branches(annotation)
+    if len(branches) > 1:
+        text = " or ".join(_kind(b, depth + 1) for b in branches)
+        return text + (", or null" if nullable else "")
+    bare, meta = _strip(branches[0])
+    text = _plain_kind(bare, meta, depth)
+    return text + (", or null for none" if nullable else "")
+
+
+def _plain_kind(bare: Any, meta: list[Any], depth: int) -> str:
+    origin, args = get_origin(bare), get_args(bare)
+    if bare is bool:
+        return "true or false"
+    if bare is int:
+        low, high = _range(meta)
+        if low is not None and high is not None:
+            return f"a whole number from {low} to {high}"
+        if low is not None:
+            return f"a whole number of at least {low}"
+        return "a whole number" if high is None else f"a whole number of at most {high}"
+    if bare is str:
+        for item in meta:
+            for constraint in getattr(item, "metadata", None) or [item]:
+                if getattr(constraint, "pattern", None) == SLUG_PATTERN:
+                    return _SLUG
+        return "text"
+    if bare is float:
+        return "a number"
+    if origin is Literal:
+        return "one of " + ", ".join(str(a) for a in args)
+    if origin is list and args:
+        return f"a list, each item {_kind(args[0], depth + 1)}"
+    if origin is dict and len(args) == 2:
+        return f"a mapping of {_kind(args[0], depth + 1)} to {_kind(args[1], depth + 1)}"
+    if isinstance(bare, type) and issubclass(bare, BaseModel):
+        return f"a mapping of its keys ({', '.join(bare.model_fields)})"
+    if getattr(bare, "__name__", "") == "Expression":
+        return "a whole number or an expression (docs/variant-language.md)"
+    return "a value of another kind"
+
+
+SLUG_PATTERN = "^[a-z][a-z0-9-]*$"
+_SLUG = "a name of lowercase letters, digits and '-', starting with a letter"
+
+
+def _subject(path: KeyPath) -> str:
+    """How a message names the value at ``path``: ``hand_size``, ``an item of cards``."""
+    names = [p for p in path if isinstance(p, str)]
+    name = names[-1] if names else "the variant"
+    if path and isinstance(path[-1], int):
+        return f"each item of {name}"
+    return name
+
+
+def _reason(error: Any, path: KeyPath, found: _Found, union: bool) -> str:
+    """A pydantic error in our words (see :func:`validation_errors`)."""
+    kind: str = error["type"]
+    ctx: dict[str, Any] = error.get("ctx") or {}
+    value = error.get("input")
+    got = "" if isinstance(value, (dict, list)) else f" (got {format_value(value)})"
+    subject = _subject(path)
+    due = _kind(found.annotation)
+    is_key = error["loc"] and error["loc"][-1] == "[key]"
+    if is_key:
+        subject = f"the key {path[-1]!r} of {_subject(path[:-1])}"
+        got = ""
+    if union:
+        return f"{subject} must be {due}{got}"
+    if kind == "extra_forbidden":
+        key = path[-1] if path else "?"
+        valid = _keys(found.parent)
+        if not valid:
+            return f"unknown key {key!r}"
+        where = (
+            "of an item of " + _subject(path[:-2])
+            if len(path) > 1 and isinstance(path[-2], int)
+            else "here"
+        )
+        return (
+            f"unknown key {key!r}; the keys {where} are {', '.join(valid)}"
+            f"{_did_you_mean(key, valid)}"
+        )
+    if kind == "missing":
+        key = path[-1] if path else "?"
+        return f"required key {key!r} is missing: add it ({due})"
+    if kind == "literal_error":
+        choices = (
+            [str(a) for a in get_args(_strip(found.annotation)[0])] if found.annotation else []
+        )
+        shown = ", ".join(choices) or str(ctx.get("expected", ""))
+        return (
+            f"{format_value(value)} is not one of the choices for {subject}: {shown}"
+            f"{_did_you_mean(value, choices)}"
+        )
+    if kind in _RANGES:
+        bound = next(iter(ctx.values()), None)
+        if bound is None:
+            bound = _numbers(error["msg"])[-1:] or ["the bound"]
+            bound = bound[0]
+        low, high = _range(_strip(found.annotation)[1]) if found.annotation else (None, None)
+        span = f"; it is from {low} to {high}" if low is not None and high is not None else ""
+        return f"{subject} must be {_RANGES[kind]} {bound}{got.rstrip(')')}{span}" + (
+            ")" if got else ""
+        )
+    if kind in ("too_short", "too_long"):
+        limit = ctx.get("min_length" if kind == "too_short" else "max_length")
+        most = "at least" if kind == "too_short" else "at most"
+        have = ctx.get("actual_length")
+        if limit is None and len(_numbers(error["msg"])) >= 2:
+            limit, have = _numbers(error["msg"])[0], _numbers(error["msg"])[-1]
+        if limit is None or have is None:
+            return f"{subject} has too {'few' if kind == 'too_short' else 'many'} items"
+        return f"{subject} must have {most} {limit} item{'s' if limit != 1 else ''} (it has {have})"
+    if kind in ("string_too_short", "string_too_long"):
+        limit = ctx.get("min_length" if kind == "string_too_short" else "max_length")
+        most = "at least" if kind == "string_too_short" else "at most"
+        return f"{subject} must have {most} {limit} character{'s' if limit != 1 else ''}{got}"
+    if kind == "string_pattern_mismatch":
+        if due == "text" or not found.annotation:
+            pattern = ctx.get("pattern") or error["msg"].partition("pattern ")[2] or "?"
+            return f"{subject} should match pattern {pattern}{got}"
+        return f"{subject} must be {due}{got}"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"{subject} must be {due}{got}"
+    return f"{subject} must be {due}{got}"
+
+
+_RANGES = {
+    "greater_than": "greater than",
+    "greater_than_equal": "greater than or equal to",
+    "less_than": "less than",
+    "less_than_equal": "less than or equal to",
+}
+
+
+def _numbers(text: str) -> list[int]:
+    """The whole numbers in a message (a family's re-raised error keeps only its text)."""
+    return [int(n) for n in re.findall(r"-?\d+", text)[:4] if len(n) < 20]
 
 
 __all__ += ["file_stamp", "format_path"]
