@@ -8,11 +8,12 @@ library does not need hypothesis.
 Everything the variant format has varies: the attributes (1 to 6, with 2 or 3 values
 each), the shirt prices and copies, the luxury price, the lost property, the shopping
 lists (how many attributes each names, and which), lists per player, set size,
-budget, match threshold, bonuses, the caller rule, rounds, the tick cap and the
-player range. Every variant passes the family's model and its ``semantic_errors()``:
-they are variants an author could write. Counts the checks need (enough lists for
-every seat, a heap that never runs dry) are made up after the draws, so every draw
-gives a variant and shrinking stays simple.
+budget, match threshold (an integer or an expression), bonuses, score terms, the
+caller rule, rounds, the tick cap and the player range. Every variant passes the
+family's model and its ``semantic_errors()``: they are variants an author could
+write. Counts the checks need (enough lists for every seat, a heap that never runs
+dry) are made up after the draws, so every draw gives a variant and shrinking stays
+simple.
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ _PRICES = (0, 5, 10, 20, 30, 40, 50, 80, 120)
 _MAX_COPIES = 8
 _MAX_USELESS = 50
 _MAX_LISTS = 64
+
+
+_SET_TERMS = ("2 * luxury", "-2 * mismatches", "budget_left >= 20 ? 3 : 0", "4 * all_match")
+"""Set terms (WT-SCORE-6) that give a value in -100..100 in every variant."""
+_ROUND_TERMS = ("3 * caller", "-failed_sets", "round == 1 ? 2 : 0", "-5 * capped")
+"""Round terms (WT-SCORE-7) that give a value in -100..100 in every variant."""
 
 
 @st.composite
@@ -153,6 +160,19 @@ def variants(
         "caller_all_or_nothing": draw(st.booleans(), label="caller rule"),
         "round_ticks": draw(st.integers(min_round_ticks, max_round_ticks), label="round ticks"),
     }
+    if draw(st.booleans(), label="threshold as an expression"):
+        data["match_threshold"] = f"max_matches - {set_size * size - threshold}"
+    set_terms = draw(
+        st.lists(st.sampled_from(_SET_TERMS), max_size=2, unique=True), label="set terms"
+    )
+    round_terms = draw(
+        st.lists(st.sampled_from(_ROUND_TERMS), max_size=2, unique=True), label="round terms"
+    )
+    if set_terms or round_terms:
+        data["score"] = {
+            "per_set": {f"s{i}": t for i, t in enumerate(set_terms)},
+            "per_round": {f"r{i}": t for i, t in enumerate(round_terms)},
+        }
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games per player")}
     most_ticks = MAX_SEAT_TICKS // (data["rounds"] * high)

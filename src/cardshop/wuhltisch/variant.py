@@ -185,6 +185,8 @@ class Score(Section):
     """Score terms a variant adds to the built-in scoring, each named, each an integer
     or an expression. [WT-SCORE-6, WT-SCORE-7]"""
 
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"per_set", "per_round"})
+
     per_set: dict[TermName, SetTerm] = Field(
         default_factory=dict,
         max_length=16,
