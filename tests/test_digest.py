@@ -41,6 +41,7 @@ CLAUSES = (
     "ROUND-1",
     "FILL-1",
     "FILL-2",
+    "FILL-3",
     "STORE-1",
     "STORE-2",
     "STORE-3",
@@ -51,12 +52,14 @@ CLAUSES = (
     "BUY-4",
     "BUY-5",
     "BUY-6",
+    "BUY-7",
     "SELL-1",
     "SELL-2",
     "SELL-3",
     "SELL-4",
     "SELL-5",
     "SELL-6",
+    "SELL-7",
     "END-1",
     "END-2",
     "END-3",
@@ -66,6 +69,7 @@ CLAUSES = (
     "SCORE-2",
     "MATCH-1",
     "TERM-1",
+    "TERM-2",
 )
 
 LABEL = re.compile(r"\*\*([A-Z]+-\d+)\*\*")

@@ -374,7 +374,7 @@ def _score(game: Game, snap: _Snapshot, seat: Seat) -> int:
 
 def _rank_key(game: Game, snap: _Snapshot, seat: Seat) -> tuple[int, ...]:
     """Highest score first, then the variant's tiebreaks (smaller keys rank first).
-    [SCORE-2, SCORE-4]"""
+    [SCORE-2]"""
     terms = _terms(game, snap, seat)
     key = [-_score(game, snap, seat)]
     for rule in game.variant.tiebreak:

@@ -58,6 +58,7 @@ class SeatModel(_Model):
     window: Kinds = Field(default_factory=dict)
     safe: Kinds = Field(default_factory=dict)
     cash: Count | Kinds = 0
+    rows_sold: Count = 0  # rows this seat sold so far (SCORE-1)
 
 
 class PositionModel(_Model):
@@ -75,6 +76,7 @@ class PositionModel(_Model):
         | None
     ) = None
     declined: Seat | None = None
+    lap: Annotated[int, Field(ge=1, le=MAX_SEATS)] = 1  # the purchase turn (BUY-7)
     seats: list[SeatModel] = Field(min_length=1, max_length=MAX_SEATS)
     discard: Kinds = Field(default_factory=dict)
     deck: (
@@ -157,7 +159,12 @@ def game_from_position(
     phase = {"fill": FILL, "store": STORE, "purchase": PURCHASE, "sell": SELL}[pos.phase]
     turn = pos.turn if pos.turn is not None else pos.start_player
     declined = pos.declined if pos.declined is not None else -1
-    check_turn(rules, n, counts, phase, turn, pos.start_player, held, declined)
+    if pos.lap > 1 and (phase not in (PURCHASE, SELL) or pos.lap > rules.per_round):
+        raise PositionError(
+            f"lap {pos.lap}: a purchase step of this variant has {rules.per_round} turn(s) "
+            "per purchase card, and laps count only in the purchase phase (BUY-7)"
+        )
+    check_turn(rules, n, counts, phase, turn, pos.start_player, held, declined, lap=pos.lap)
     check_zones(rules, n, counts, turn if phase == SELL else -1)
     taken = [c for c in held if c]
 
@@ -202,6 +209,9 @@ def game_from_position(
         game._next_card = len(taken) + 1
     if phase in (PURCHASE, SELL):
         game._buying = held[turn]
+    for s, seat in enumerate(pos.seats):
+        game._totals[4 * n + 2 + s] = seat.rows_sold
+    game._totals[5 * n + 2] = pos.lap - 1
     return game
 
 
@@ -269,6 +279,7 @@ def check_turn(
     declined: int,
     names: Mapping[str, str] = POSITION_NAMES,
     prefix: str = "",
+    lap: int = 1,
 ) -> None:
     """Purchase cards, phase, turn and decliner agree with each other. [STORE-2, BUY-1]
 
@@ -319,7 +330,7 @@ def check_turn(
                 f"{prefix}{declined_key!r} cannot be set: in this variant declining ends "
                 "the purchase phase"
             )
-        if held[declined] >= held[turn]:
+        if held[declined] >= held[turn] and lap == 1:  # a later lap: any card (BUY-7)
             raise PositionError(
                 f"{prefix}{declined_key!r} is seat {declined}, which holds purchase card "
                 f"{held[declined]}: it has not had its turn to buy yet (BUY-1)"
@@ -338,7 +349,7 @@ def check_turn(
 
 def position_of(game: Game) -> dict[str, Any]:
     """The position of a live game, exact by kinds (deck order included)."""
-    from cardshop.klunker.game import Phase
+    from cardshop.klunker.game import Phase, _keeps_extra
 
     if game.is_over:
         raise PositionError("a finished game has no position to continue from")
@@ -348,7 +359,7 @@ def position_of(game: Game) -> dict[str, Any]:
     def kinds(zone: str) -> dict[str, int]:
         return game.zone_counts(zone)
 
-    seats = [
+    seats: list[dict[str, Any]] = [
         {
             "hand": kinds(f"hand:{s}"),
             "window": kinds(f"window:{s}"),
@@ -372,4 +383,9 @@ def position_of(game: Game) -> dict[str, Any]:
     }
     if game.phase in (Phase.PURCHASE, Phase.SELL) and game._decliner >= 0:
         pos["declined"] = game._decliner
+    if game.purchase_lap > 1:
+        pos["lap"] = game.purchase_lap
+    for s in range(n):
+        if game.rows_sold(s) and _keeps_extra(rules):  # only where the rules read it
+            seats[s]["rows_sold"] = game.rows_sold(s)
     return pos

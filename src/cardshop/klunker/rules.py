@@ -417,7 +417,7 @@ class Rules:
     def tiebreak_value(
         self, rule: str, cash: int, hand: int, safe: int, window: int, rows_sold: int
     ) -> int:
-        """A tiebreak's value for a seat, larger ranks first. [SCORE-2, SCORE-4]"""
+        """A tiebreak's value for a seat, larger ranks first. [SCORE-2]"""
         most, term = rule.split("_", 1)
         counts = {
             "cash": cash,

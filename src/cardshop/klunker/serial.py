@@ -259,8 +259,19 @@ def game_from_data(
             if len(st.deck) >= need:
                 raise bad("state.termination", "the deck could still refill every hand (END-4)")
     else:
+        lap = st.extra[-1] + 1 if st.extra is not None else 1
         check_turn(
-            rules, n, counts, phase, turn, st.start, st.held, st.decliner, _NAMES, "game JSON: "
+            rules,
+            n,
+            counts,
+            phase,
+            turn,
+            st.start,
+            st.held,
+            st.decliner,
+            _NAMES,
+            "game JSON: ",
+            lap=lap,
         )
         check_zones(rules, n, counts, turn if phase == SELL else -1, "game JSON: ")
         taken = sum(1 for c in st.held if c)

@@ -99,7 +99,7 @@ TiebreakRule = Literal[
     "most_cash",
     "most_rows_sold",
 ]
-"""A tiebreak: ``fewest_`` or ``most_`` and a count of a seat (SCORE-2, SCORE-4)."""
+"""A tiebreak: ``fewest_`` or ``most_`` and a count of a seat (SCORE-2)."""
 Destination = Literal["discard", "deck"]
 
 
@@ -258,7 +258,7 @@ class Variant(VariantBase):
         description=(
             "Tiebreaks after the score, in order; players still tied share (SCORE-2). Each "
             "is fewest_ or most_ and one of cash, hand, safe, window, safe_and_window, "
-            "rows_sold (SCORE-4)."
+            "rows_sold (SCORE-2)."
         ),
     )
     window_cap: Annotated[int, Field(gt=0, le=MAX_CARDS)] | None = Field(
