@@ -265,7 +265,11 @@ API_BEFORE = {
 they were before the core became a package."""
 
 API_ADDED: dict[str, dict[str, str]] = {
-    "cardshop": {},
+    "cardshop": {
+        "compare_variants": "callable",
+        "diff_variants": "callable",
+        "family_schema": "callable",
+    },
     "cardshop.core": {
         "Expression": "class",
         "ExpressionError": "class",
@@ -276,7 +280,8 @@ API_ADDED: dict[str, dict[str, str]] = {
         "expression": "callable",
     },
 }
-"""Names added since, each with its kind: the variant language of expressions."""
+"""Names added since, each with its kind: the variant language of expressions; the
+schema of one family, and the diff and comparison of two variants."""
 
 
 @pytest.mark.parametrize("module", ["cardshop", "cardshop.core"])

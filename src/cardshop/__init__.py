@@ -19,6 +19,7 @@ import warnings
 from typing import Any
 
 from cardshop import bots
+from cardshop.audit.paired import compare_variants
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
 from cardshop.core.actions import (
     Action,
@@ -60,12 +61,14 @@ from cardshop.core.registry import (
     get_family,
     register_family,
 )
+from cardshop.core.schema import family_schema
 from cardshop.core.series import Series
 from cardshop.core.variant import VariantBase as Variant
 from cardshop.records import GameRecord, Recorder, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
 from cardshop.support.about import VERSION, compiled
 from cardshop.tuning import TuneError, TuneResult, tune
+from cardshop.variantdiff import diff_variants
 
 __version__ = VERSION
 
@@ -102,9 +105,12 @@ __all__ = [
     "bots",
     "builtin_variants",
     "check_variant",
+    "compare_variants",
     "compiled",
     "derive_seed",
+    "diff_variants",
     "families",
+    "family_schema",
     "get_family",
     "load_variant",
     "make_bot",

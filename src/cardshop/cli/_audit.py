@@ -19,8 +19,8 @@ from cardshop.audit import (
     ComparisonReport,
     report_from_games,
     run_audit,
-    run_comparison,
 )
+from cardshop.audit.paired import PairedComparison, compare_variants
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.measures import MAX_GAMES, MAX_GAMES_BYTES, dump_games
@@ -284,6 +284,8 @@ def audit(
         with signals_stop():
             if from_games is not None:
                 report = report_from_games(from_games)
+                if isinstance(report, ComparisonReport):
+                    report = PairedComparison.of(report.a, report.b)
             else:
                 options: dict[str, Any] = {
                     "games": games,
@@ -304,7 +306,7 @@ def audit(
                     options.update(precision=precision, precision_measures=precision_measures)
                 with shown.shown():
                     if len(names) == 2:
-                        report = run_comparison(names[0], names[1], **options)
+                        report = compare_variants(names[0], names[1], **options)
                     else:
                         report = run_audit(names[0], **options)
     except AuditInterrupted as exc:

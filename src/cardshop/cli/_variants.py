@@ -1,14 +1,150 @@
-"""Commands that describe or weigh the variant format: ``schema``."""
+"""Commands that describe or weigh the variant format: ``schema``, ``diff``, ``compare``."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Annotated
 
-from cardshop.cli._app import app, console
+import typer
+
+from cardshop.cli._app import app, console, fail, user_errors
+from cardshop.cli._audit import audit
 from cardshop.core.loader import schema as variant_schema
+from cardshop.core.registry import families
+from cardshop.core.schema import family_schema
+from cardshop.variantdiff import changes_text, diff_variants
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of the variant format (for editor completion and checks)."""
-    console.print(json.dumps(variant_schema(), indent=2), markup=False)
+def schema(
+    family: Annotated[
+        str | None,
+        typer.Option(
+            "--family",
+            "-f",
+            help="Print the schema of this family's variant files only (default: the "
+            "combined schema of every family, its branch picked by the family key).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON Schema of the variant format (for editor completion and checks).
+
+    Without --family: one schema for every family, which checks a file against the
+    schema of the family its family key names. A file that extends another and leaves
+    out family is checked against every family's schema; cardshop validate checks it
+    against its base's family. Exit code 2: no family of that name.
+    """
+    if family is None:
+        found = variant_schema()
+    else:
+        known = families()
+        if family not in known:
+            raise fail(f"unknown family {family!r}; the families are: {', '.join(known)}")
+        found = family_schema(family)
+    console.print(json.dumps(found, indent=2), markup=False)
+
+
+@app.command()
+@user_errors
+def diff(
+    a: Annotated[str, typer.Argument(help="Variant A: a built-in name or a YAML file.")],
+    b: Annotated[str, typer.Argument(help="Variant B: a built-in name or a YAML file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the changes as JSON.")] = False,
+) -> None:
+    """List every key that differs from variant A to variant B, after extends.
+
+    Each line is a key path with its old and new value (sale.payout[2]: 3 -> 4), or a
+    key or list item added or removed, followed by what the key means and its rule
+    clause. Exit code 0 (with "no differences" if none); 2: a variant cannot be
+    loaded, or the two are of different families.
+    """
+    changes = diff_variants(a, b)
+    if as_json:
+        data = {"a": a, "b": b, "changes": [c.to_dict() for c in changes]}
+        console.print(json.dumps(data, indent=2, ensure_ascii=False), markup=False)
+    else:
+        console.print(changes_text(changes, a, b), markup=False)
+
+
+@app.command()
+def compare(
+    a: Annotated[str, typer.Argument(help="Variant A: a built-in name or a YAML file.")],
+    b: Annotated[str, typer.Argument(help="Variant B: a built-in name or a YAML file.")],
+    games: Annotated[
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help="Simulated games per player count (default: the family's audit default).",
+            show_default=False,
+        ),
+    ] = None,
+    players: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--players", "-p", help="Player count to compare (repeatable; default: all shared)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of both audits.")] = 0,
+    bots: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bots",
+            "-b",
+            help="The bot the simulated players are (repeatable: one per seat in turn; "
+            "default: the family's audit default).",
+        ),
+    ] = None,
+    examples: Annotated[
+        int,
+        typer.Option("--examples", help="State machine runs (0 skips it; it needs hypothesis)."),
+    ] = 50,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            help="Processes that play the simulated games (default: CPUs; 1: this one).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the report as Markdown.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
+    ] = False,
+    save_games: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-games",
+            help="Write a summary of every simulated game (JSON Lines), for "
+            "cardshop audit --from-games.",
+        ),
+    ] = None,
+) -> None:
+    """Weigh a change: the keys that differ from A to B, then both played on the same
+    seeds by the same bots.
+
+    The paired audit of cardshop audit A B: the keys that differ (as cardshop diff),
+    each seat's mean score in A and B, and every measure of both side by side with the
+    difference B-A and its 95% interval. Exit code 0: everything held; 1: an
+    invariant was violated or too many games were capped; 2: bad input (a variant
+    that cannot be loaded, two families, no shared player count).
+    """
+    audit(
+        [a, b],
+        games=games,
+        players=players,
+        seed=seed,
+        bots=bots,
+        examples=examples,
+        workers=workers,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        quiet=quiet,
+        save_games=save_games,
+    )
