@@ -12,7 +12,14 @@ from functools import cached_property
 from math import comb
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
 
 from cardshop.core import (
     MAX_PLAYERS,
@@ -64,8 +71,61 @@ else:
     FinalCount = expression(
         PLAYER_NAMES, low=0, high=10, what="stamps each player takes in the final turn"
     )
-TradeCount = Annotated[int, Field(ge=1, le=4)]
-PlayerCount = Annotated[int, Field(ge=1, le=MAX_PLAYERS, strict=False)]
+MAX_TRADE = 4
+"""The most stamps on one side of an offer."""
+
+
+def _check_trade(value: object) -> int | dict[int, int]:
+    """``max_trade``: a number of stamps, or a mapping from a player count to one."""
+    shape = (
+        f"max_trade must be a whole number from 1 to {MAX_TRADE}, or a mapping from a "
+        f"player count to one (max_trade: {{2: 3, 6: 2}})"
+    )
+
+    def stamps(x: object) -> int:
+        if type(x) is not int or not 1 <= x <= MAX_TRADE:
+            raise ValueError(f"{shape}; got {x!r:.40}")
+        return x
+
+    if not isinstance(value, dict):
+        return stamps(value)
+    if not value:
+        raise ValueError(f"{shape}; got an empty mapping")
+    out: dict[int, int] = {}
+    for key, x in value.items():
+        count = int(key) if type(key) is str and key.isdigit() else key
+        if type(count) is not int or not 1 <= count <= MAX_PLAYERS:
+            raise ValueError(
+                f"a player count from 1 to {MAX_PLAYERS} in max_trade, not {key!r:.40}"
+            )
+        out[count] = stamps(x)
+    return out
+
+
+def _dump_trade(value: int | dict[int, int]) -> int | dict[str, int]:
+    return value if isinstance(value, int) else {str(k): x for k, x in value.items()}
+
+
+TradeLimit = Annotated[
+    int | dict[int, int],
+    PlainValidator(_check_trade),
+    PlainSerializer(_dump_trade),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": MAX_TRADE},
+                {
+                    "type": "object",
+                    "minProperties": 1,
+                    "patternProperties": {
+                        "^[0-9]+$": {"type": "integer", "minimum": 1, "maximum": MAX_TRADE}
+                    },
+                    "additionalProperties": False,
+                },
+            ]
+        }
+    ),
+]
 
 
 def offer_count(kinds: int, max_trade: int, places: bool = True) -> int:
@@ -172,7 +232,7 @@ class ReglamentacjaVariant(VariantBase):
         6, description="Most stamps the active player keeps after trading (RG-LIMIT-1)."
     )
     spin: Spin = Field(description="Offer turns per spin of the top (RG-TRADE-1).")
-    max_trade: TradeCount | dict[PlayerCount, TradeCount] = Field(
+    max_trade: TradeLimit = Field(
         3,
         description=(
             "Most stamps on each side of one offer (RG-TRADE-3): one number for every "
