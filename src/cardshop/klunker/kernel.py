@@ -119,7 +119,7 @@ def house_rules(variant: Variant) -> list[str]:
         keys.append("purchase.price (an expression)")
     if variant.purchase.per_round != 1:
         keys.append("purchase.per_round")
-    if variant.sale.extra_from is not None:
+    if variant.sale.extra_from != "none":
         keys.append("sale.extra_from")
     if any(rule not in _KERNEL_TIEBREAKS for rule in variant.tiebreak):
         other = ", ".join(r for r in variant.tiebreak if r not in _KERNEL_TIEBREAKS)

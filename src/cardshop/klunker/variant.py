@@ -128,12 +128,12 @@ class Sale(Section):
     unpaid_to: Destination = Field(
         "discard", description="Where the sold cards that do not pay go (SELL-4)."
     )
-    extra_from: Literal["deck"] | None = Field(
-        None,
+    extra_from: Literal["none", "deck"] = Field(
+        "none",
         description=(
             "Where the cash of a row that pays more than its own set_size cards comes from "
-            "(SELL-7): deck, the top cards of the deck (as many as it holds). Left out, a "
-            "payout above the set size is an error."
+            "(SELL-7): deck, the top cards of the deck (as many as it holds); none (the "
+            "default), nowhere: a payout above the set size is then an error."
         ),
     )
 
@@ -333,7 +333,7 @@ class Variant(VariantBase):
             f"more than the set size {self.sale.set_size} (sale.extra_from: deck lets a row "
             "pay more, from the deck)"
         )
-        extra = self.sale.extra_from is not None
+        extra = self.sale.extra_from != "none"
         for i, pay in enumerate(self.sale.payout):
             if pay > self.sale.set_size and not extra:
                 errs.append((("sale", "payout", i), f"pays {pay}, {over}"))
@@ -438,7 +438,7 @@ class Variant(VariantBase):
                     f"a cap of {self.window_cap} is never reached: the deck has {total} cards",
                 )
             )
-        if self.sale.extra_from is not None:
+        if self.sale.extra_from != "none":
             top = max([*self.sale.payout, *self.sale.overrides.values()])
             if top <= self.sale.set_size:
                 warns.append(

@@ -1,0 +1,155 @@
+"""Klunker's house-rule keys (docs/rules.md FILL-3, BUY-3, BUY-7, SETUP-3, TERM-2,
+SCORE-1, SCORE-2, SELL-7): checked at load with errors that say what is possible,
+warnings for settings that cannot matter, left out of a dump at their default, and
+carried through game JSON and positions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import cardshop
+from cardshop import VariantError
+from cardshop.bots import RandomBot
+from cardshop.klunker import Game, Variant, new_game
+
+EDITIONS = {
+    "klunker-en": "1704e89bc9a76477",
+    "klunker-es": "06fc4f359c516771",
+    "klunker-zh": "98400cdc00993de5",
+}
+
+
+def load(tmp_path: Path, text: str) -> Variant:
+    path = tmp_path / "house.yaml"
+    path.write_text("extends: klunker-en\nname: house\n" + text, encoding="utf-8")
+    variant = cardshop.load_variant(path)
+    assert isinstance(variant, Variant)
+    return variant
+
+
+def refused(tmp_path: Path, text: str) -> str:
+    with pytest.raises(VariantError) as info:
+        load(tmp_path, text)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(("name", "digest"), EDITIONS.items())
+def test_editions_keep_their_hash_and_dump_no_new_key(name: str, digest: str) -> None:
+    variant = cardshop.load_variant(name)
+    assert variant.content_hash[:16] == digest
+    data = variant.to_data()
+    for key in ("window_cap", "starting_cash_by_seat", "score", "rounds"):
+        assert key not in data
+    assert "per_round" not in data["purchase"]
+    assert "extra_from" not in data["sale"]
+
+
+def test_a_payout_above_the_set_size_needs_extra_from(tmp_path: Path) -> None:
+    """SELL-7: without sale.extra_from the error names the key that allows it."""
+    message = refused(tmp_path, "sale: {payout: [5, 3, 2, 1]}\n")
+    assert "more than the set size 4" in message
+    assert "extra_from: deck" in message
+    assert load(tmp_path, "sale: {payout: [5, 3, 2, 1], extra_from: deck}\n").rules.payout[0] == 5
+    message = refused(tmp_path, "sale: {payout: [5], extra_from: bank}\n")
+    assert "none, deck" in message
+
+
+def test_starting_cash_by_seat_is_checked(tmp_path: Path) -> None:
+    """SETUP-3: one entry per seat; the deck must hold the banks and the hands."""
+    assert "3 players need 3 entries" in refused(tmp_path, "starting_cash_by_seat: {3: [1, 1]}\n")
+    assert "setting up 3 players needs" in refused(
+        tmp_path, "starting_cash_by_seat: {3: [30, 30, 30]}\n"
+    )
+    assert "outside players" in refused(
+        tmp_path, "starting_cash_by_seat: {6: [1, 1, 1, 1, 1, 1]}\n"
+    )
+
+
+def test_rounds_may_not_pass_the_round_cap(tmp_path: Path) -> None:
+    """TERM-2: rounds above round_cap is refused, saying what to raise."""
+    assert "raise round_cap" in refused(tmp_path, "rounds: 300\n")
+    assert load(tmp_path, "rounds: 300\nround_cap: 300\n").rules.round_limit == 300
+
+
+def test_price_expression_names_are_checked(tmp_path: Path) -> None:
+    """BUY-3: an unknown name lists the names a price may read."""
+    message = refused(tmp_path, 'purchase: {price: "windows / 2"}\n')
+    assert "window" in message
+    assert "buyer_cash" in message
+    assert load(tmp_path, "purchase: {price: 2}\n").rules.price_expr is None
+
+
+def test_tiebreak_names_are_checked(tmp_path: Path) -> None:
+    """SCORE-2: a tiebreak outside the list is refused, with the valid ones."""
+    message = refused(tmp_path, "tiebreak: [most_money]\n")
+    assert "most_rows_sold" in message
+
+
+def test_warnings_name_settings_that_cannot_matter(tmp_path: Path) -> None:
+    variant = load(
+        tmp_path,
+        "steps: [fill, store, purchase, tax, refill]\n"
+        "score: {cash: 1, hand: 0}\n"
+        "window_cap: 500\n"
+        "tiebreak: [fewest_safe, most_safe, most_cash]\n"
+        "sale: {extra_from: deck}\n",
+    )
+    warned = {path: reason for path, reason in variant.semantic_warnings()}
+    assert "nothing to do" in warned[("steps", 3)]
+    assert "weight of hand is 0" in warned[("score", "hand")]
+    assert ("score", "cash") not in warned
+    assert "never reached" in warned[("window_cap",)]
+    assert "repeats" in warned[("tiebreak", 1)]
+    assert "the score is the cash" in warned[("tiebreak", 2)]
+    assert "no row pays more" in warned[("sale", "extra_from")]
+    assert cardshop.load_variant("klunker-en").semantic_warnings() == []
+
+
+def play_out(game: Game, seed: int, until: int | None = None) -> Game:
+    bots = [RandomBot(seed * 10 + s) for s in range(game.players)]
+    steps = 0
+    while not game.is_over and (until is None or steps < until):
+        seat = game.current_player
+        assert seat is not None
+        game.apply(bots[seat].choose(game.observation(seat), list(game.legal_actions())))
+        steps += 1
+    return game
+
+
+HOUSE = (
+    "purchase: {per_round: 2, decline: skip_turn, price: 'lap'}\n"
+    "score: {rows_sold: 2, hand: -1}\n"
+    "tiebreak: [most_rows_sold]\n"
+)
+
+
+def test_game_json_and_positions_keep_rows_sold_and_the_lap(tmp_path: Path) -> None:
+    """SCORE-1, BUY-7: game JSON and positions carry what the rules read; a game
+    continued from either plays on as the original does."""
+    variant = load(tmp_path, HOUSE)
+    laps = 0
+    for seed in range(6):
+        game = play_out(new_game(variant, 4, seed=seed), seed, until=40 + 7 * seed)
+        if game.is_over:
+            continue
+        laps += game.purchase_lap > 1
+        again = Game.from_json(game.to_json())
+        assert again == game
+        assert [again.rows_sold(s) for s in range(4)] == [game.rows_sold(s) for s in range(4)]
+        assert again.purchase_lap == game.purchase_lap
+        twin = Game.from_position(game.to_position(), variant)
+        assert twin.purchase_lap == game.purchase_lap
+        assert twin.scores() == game.scores()
+        assert list(twin.legal_actions()) == list(game.legal_actions())
+        assert play_out(again, seed).result() == play_out(game.clone(), seed).result()
+    assert laps > 0
+
+
+def test_a_lap_outside_the_purchase_step_is_refused() -> None:
+    """BUY-7: a position may not claim a second purchase turn the variant lacks."""
+    with pytest.raises(cardshop.PositionError, match="lap 2"):
+        Game.from_position(
+            {"variant": "klunker-en", "phase": "fill", "lap": 2, "seats": [{}, {}, {}]}
+        )
