@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -149,3 +151,23 @@ def test_a_value_outside_the_place_is_clamped_to_its_bounds() -> None:
 def test_common_slips_get_a_hint(text: str, hint: str) -> None:
     with pytest.raises(ExpressionError, match=hint):
         compile_expression(text, NAMES)
+
+
+def test_a_flag_of_0_or_1_stands_alone_as_a_condition() -> None:
+    names = {**NAMES, "caller": Name("1 if this player called", 0, 1)}
+    expr = compile_expression("caller ? 3 : 0", names)
+    assert [expr({"caller": c}) for c in (0, 1)] == [0, 3]
+    both = compile_expression("caller && window > 2 ? 1 : 0", names)
+    assert [both({"caller": 1, "window": w}) for w in (2, 3)] == [0, 1]
+    assert compile_expression("!caller ? 5 : 1", names)({"caller": 0}) == 5
+    with pytest.raises(ExpressionError, match=r"compare it \(e\.g\. '> 0'\)"):
+        compile_expression("window ? 1 : 0", names)
+
+
+def test_an_expression_pickles_as_its_text_and_place() -> None:
+    for source in (4, "max(1, window / 2)", "players * 2"):
+        expr = compile_expression(source, NAMES, low=0, high=50)
+        back = pickle.loads(pickle.dumps(expr))
+        assert back == expr
+        assert (back.low, back.high, back.constant) == (expr.low, expr.high, expr.constant)
+        assert back({"window": 7, "players": 3}) == expr({"window": 7, "players": 3})

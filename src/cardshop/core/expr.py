@@ -238,6 +238,23 @@ class _Checker:
             column = getattr(node, "column", 1) or 1
         return ExpressionError(reason, column)
 
+    def flag(self, node: _Node, tree: Any, what: str) -> _Node:
+        """``node`` as a condition: a condition as it is, an integer of range 0..1 (a
+        flag such as ``caller``) as "is 1"; anything else is a type error."""
+        if node.kind == "int" and node.low >= 0 and node.high <= 1:
+            if node.is_const:
+                return _const(bool(node.const))
+            f = node.fn
+            return _Node(lambda env: f(env) != 0, "bool", 0, 1)
+        if node.kind == "int":
+            raise self.fail(
+                f"{what} needs a condition (true or false), not an integer that may be "
+                f"{node.low}..{node.high}: compare it (e.g. '> 0'); only a name of 0 or 1 "
+                "may stand alone as a condition",
+                tree,
+            )
+        return node
+
     def want(self, node: _Node, kind: str, tree: Any, what: str) -> None:
         if node.kind != kind:
             article = "an integer" if kind == "int" else "a condition (true or false)"
@@ -273,8 +290,7 @@ class _Checker:
             f = a.fn
             return _Node(lambda env: -f(env), "int", -a.high, -a.low)
         if rule == "not_":
-            a = self.walk(kids[0], sub)
-            self.want(a, "bool", kids[0], "'!'")
+            a = self.flag(self.walk(kids[0], sub), kids[0], "'!'")
             if a.is_const:
                 return _const(not a.const)
             f = a.fn
@@ -282,8 +298,7 @@ class _Checker:
         if rule in ("and_", "or_"):
             a, b = self.walk(kids[0], sub), self.walk(kids[1], sub)
             what = "'&&'" if rule == "and_" else "'||'"
-            self.want(a, "bool", kids[0], what)
-            self.want(b, "bool", kids[1], what)
+            a, b = self.flag(a, kids[0], what), self.flag(b, kids[1], what)
             if a.is_const and b.is_const:
                 return _const(a.const and b.const if rule == "and_" else a.const or b.const)
             fa, fb = a.fn, b.fn
@@ -319,7 +334,7 @@ class _Checker:
             return _Node(lambda env: fn(fa(env), fb(env)), "int", low, high)
         if rule == "ternary":
             c, a, b = (self.walk(k, sub) for k in kids)
-            self.want(c, "bool", kids[0], "the condition before '?'")
+            c = self.flag(c, kids[0], "the condition before '?'")
             if a.kind != b.kind:
                 raise self.fail(
                     "both branches of '? :' must be integers or both conditions", kids[1]
@@ -401,8 +416,17 @@ class Expression:
     low: int
     high: int
 
+    place: tuple[Mapping[str, Name], int, int] | None = None
+    """The names and the range of the place it was compiled for (to pickle it)."""
+
     def __call__(self, env: Env) -> int:
         return self.fn(env)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A closure does not pickle: an expression pickles as its text and its place,
+        # and is compiled again when unpickled.
+        names, low, high = self.place if self.place is not None else ({}, -MAX_LITERAL, MAX_LITERAL)
+        return (_recompile, (self.source, dict(names), low, high))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Expression):
@@ -451,7 +475,9 @@ def compile_expression(
     if isinstance(source, int):
         if not low <= source <= high:
             raise ExpressionError(f"must be between {low} and {high} (got {source})")
-        return Expression(source, _constant_fn(source), source, frozenset(), source, source)
+        return Expression(
+            source, _constant_fn(source), source, frozenset(), source, source, (names, low, high)
+        )
     text = source
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(f"the expression is longer than {MAX_EXPRESSION_CHARS} characters")
@@ -491,7 +517,9 @@ def compile_expression(
         )
     value = node.const
     if value is not None:
-        return Expression(text, _constant_fn(value), int(value), frozenset(), value, value)
+        return Expression(
+            text, _constant_fn(value), int(value), frozenset(), value, value, (names, low, high)
+        )
     fn = node.fn
     if node.low < low or node.high > high:
         # A value outside the place's range is clamped to its nearest bound (stated in
@@ -502,4 +530,17 @@ def compile_expression(
             value: int = raw(env)
             return lo if value < lo else hi if value > hi else value
 
-    return Expression(text, fn, None, _names_read(tree), max(node.low, low), min(node.high, high))
+    return Expression(
+        text,
+        fn,
+        None,
+        _names_read(tree),
+        max(node.low, low),
+        min(node.high, high),
+        (names, low, high),
+    )
+
+
+def _recompile(source: int | str, names: dict[str, Name], low: int, high: int) -> Expression:
+    """An unpickled expression: compiled again from its text for its place."""
+    return compile_expression(source, names, low=low, high=high)
