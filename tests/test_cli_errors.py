@@ -69,6 +69,8 @@ USAGE_ERRORS = [
     (["show"], "Missing argument"),
     (["show", "klunker-en", "--yaml"], "No such option: --yaml"),
     (["schema", "--json"], "No such option: --json"),
+    (["diff", "klunker-en"], "Missing argument"),
+    (["compare", "klunker-en", "klunker-es", "--games", "many"], "Invalid value for '--games'"),
     (["audit"], "name a variant to audit"),
     (["audit", "klunker-en", "--games", "many"], "Invalid value for '--games'"),
     (["audit", "klunker-en", "--max-cap-share", "x"], "Invalid value for '--max-cap-share'"),
