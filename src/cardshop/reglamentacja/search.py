@@ -197,6 +197,8 @@ def offer_candidates(game: ReglamentacjaGame, seat: int, seed: int) -> list[Acti
         gains.sort()
         queue = game._queue
         ahead = [s for s in targets if queue.index(s) < queue.index(seat)]
+        if not game.rules.queue_places:  # RG-TRADE-8: no offer swaps places
+            ahead = []
         for rank, (_, g, t) in enumerate(gains[:BEST_SWAPS]):
             for target in targets:
                 out.append(_compose(turn, target, g, t, 0))
