@@ -266,22 +266,28 @@ they were before the core became a package."""
 
 API_ADDED: dict[str, dict[str, str]] = {
     "cardshop": {
+        "VariantWarning": "class",
         "compare_variants": "callable",
         "diff_variants": "callable",
         "family_schema": "callable",
+        "variant_changes": "callable",
+        "variant_warnings": "callable",
     },
     "cardshop.core": {
         "Expression": "class",
         "ExpressionError": "class",
         "Name": "class",
+        "VariantWarning": "class",
         "closest": "callable",
         "compile_expression": "callable",
         "describe_names": "callable",
         "expression": "callable",
+        "variant_warnings": "callable",
     },
 }
 """Names added since, each with its kind: the variant language of expressions; the
-schema of one family, and the diff and comparison of two variants."""
+schema of one family, and the diff and comparison of two variants; the warnings of a
+variant and the edits of a file that extends another."""
 
 
 @pytest.mark.parametrize("module", ["cardshop", "cardshop.core"])

@@ -122,7 +122,7 @@ def test_extends_relative_path(tmp_path: Path) -> None:
 def test_parse_variant_from_text() -> None:
     v = parse_variant(MINIMAL)
     assert v.rules.kinds == ("ruby", "pearl")
-    assert v.purchase.price == 1  # default
+    assert v.purchase.price.constant == 1  # default: the constant expression 1
 
 
 def test_reload_after_file_changes(tmp_path: Path) -> None:

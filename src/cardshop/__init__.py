@@ -54,6 +54,8 @@ from cardshop.core.loader import (
     check_variant,
     load_variant,
     parse_variant,
+    variant_changes,
+    variant_warnings,
 )
 from cardshop.core.loader import schema as variant_schema
 from cardshop.core.registry import (
@@ -63,6 +65,7 @@ from cardshop.core.registry import (
 )
 from cardshop.core.schema import family_schema
 from cardshop.core.series import Series
+from cardshop.core.source import VariantWarning
 from cardshop.core.variant import VariantBase as Variant
 from cardshop.records import GameRecord, Recorder, read_record, record_game, replay_record
 from cardshop.simulation import GameOutcome, SimulationResult, simulate
@@ -101,6 +104,7 @@ __all__ = [
     "TuneResult",
     "Variant",
     "VariantError",
+    "VariantWarning",
     "__version__",
     "bots",
     "builtin_variants",
@@ -123,7 +127,9 @@ __all__ = [
     "replay_record",
     "simulate",
     "tune",
+    "variant_changes",
     "variant_schema",
+    "variant_warnings",
 ]
 
 _MOVED = {

@@ -52,7 +52,8 @@ What is here, by concern:
 * **Variants**: :class:`VariantBase` and its sections (:class:`Players`,
   :class:`Match`, :class:`Section`), :data:`Slug`, :func:`check_range` (checks the
   ranges of options a family's strategy of variants takes), the loader (:func:`load_variant`,
-  :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`) and
+  :func:`parse_variant`, :func:`variant_from_data`, :func:`builtin_variants`,
+  :func:`variant_warnings`, whose items are :class:`VariantWarning`) and
   :func:`load_yaml` (YAML or JSON with the line and column of every value).
 * **Expressions**: :func:`expression` (the type of a variant key that holds an integer or
   an expression over named quantities), :class:`Name` (one such quantity, with its
@@ -164,6 +165,7 @@ from cardshop.core.loader import (
     load_variant,
     parse_variant,
     variant_from_data,
+    variant_warnings,
 )
 from cardshop.core.positions import (
     MAX_COUNTER,
@@ -184,7 +186,7 @@ from cardshop.core.series import (
     Series,
     new_series,
 )
-from cardshop.core.source import load_yaml
+from cardshop.core.source import VariantWarning, load_yaml
 from cardshop.core.variant import (
     MAX_DESCRIPTION,
     MAX_EXTENDS,
@@ -268,6 +270,7 @@ __all__ = [
     "Termination",
     "VariantBase",
     "VariantError",
+    "VariantWarning",
     "action_number",
     "action_words",
     "actions_by_verb",
@@ -305,5 +308,6 @@ __all__ = [
     "register_family",
     "shuffle",
     "variant_from_data",
+    "variant_warnings",
     "verify_history",
 ]
