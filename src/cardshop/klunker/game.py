@@ -1069,7 +1069,7 @@ class Game(Engine):
         follow). [SCORE-1, SCORE-2]"""
         rules = self.rules
         counts = self._counts_of(seat)
-        key = [rules.score_of(*counts)]
+        key = [counts[0] if rules.cash_only else rules.score_of(*counts)]
         for rule in rules.tiebreak:
             key.append(rules.tiebreak_value(rule, *counts))
         return tuple(key)

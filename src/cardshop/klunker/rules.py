@@ -418,6 +418,8 @@ class Rules:
         self, rule: str, cash: int, hand: int, safe: int, window: int, rows_sold: int
     ) -> int:
         """A tiebreak's value for a seat, larger ranks first. [SCORE-2]"""
+        if rule == "fewest_safe_and_window":  # the editions' (the common case first)
+            return -(safe + window)
         most, term = rule.split("_", 1)
         counts = {
             "cash": cash,
