@@ -5,12 +5,14 @@ its rule produces, most often against the same seeds on klunker-en."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import cardshop
+from cardshop import Action
 from cardshop.bots import RandomBot
 from cardshop.core.loader import variant_warnings
 from cardshop.invariants import CheckedGame
@@ -55,6 +57,17 @@ def play(
     return game, events
 
 
+def turns(variant: Variant, seed: int, players: int = 4) -> Iterator[tuple[Game, Action]]:
+    """A game of random bots: the game and the action its seat chose, before each
+    action; the caller applies it."""
+    game = new_game(variant, players, seed=seed)
+    bots = [RandomBot(seed * 10 + s) for s in range(players)]
+    while not game.is_over:
+        seat = game.current_player
+        assert seat is not None
+        yield game, bots[seat].choose(game.observation(seat), list(game.legal_actions()))
+
+
 def of(events: list[object], kind: type) -> list[object]:
     return [e for e in events if isinstance(e, kind)]
 
@@ -77,18 +90,14 @@ def test_window_cap_keeps_every_window_at_three_cards() -> None:
     most = base_most = 0
     full = 0
     for seed in SEEDS:
-        game = new_game(variant, 4, seed=seed)
-        bots = [RandomBot(seed * 10 + s) for s in range(4)]
-        while not game.is_over:
-            seat = game.current_player
-            assert seat is not None
-            window = sum(game.zone_counts(f"window:{seat}").values())
+        for game, action in turns(variant, seed):
+            window = sum(game.zone_counts(f"window:{game.current_player}").values())
             most = max(most, window)
             if game.phase.value == "fill" and window >= 3:
                 assert [str(a) for a in game.legal_actions()] == ["done"]
                 assert not game.is_legal(f"window {next(iter(variant.cards))}")
                 full += 1
-            game.apply(bots[seat].choose(game.observation(seat), list(game.legal_actions())))
+            game.apply(action)
         _, events = play(BASE, seed, greedy=False)
         base_most = max(base_most, *(len(b.cards) for b in of(events, ev.Bought)))  # type: ignore[attr-defined]
     assert most <= 3 < base_most
@@ -244,13 +253,8 @@ def test_second_purchase_costs_double() -> None:
     variant = recipe("second-purchase-costs-double")
     second = 0
     for seed in SEEDS:
-        game = new_game(variant, 4, seed=seed)
-        bots = [RandomBot(seed * 10 + s) for s in range(4)]
-        while not game.is_over:
-            seat = game.current_player
-            assert seat is not None
-            lap, cash = game.purchase_lap, game.cash(seat)
-            action = bots[seat].choose(game.observation(seat), list(game.legal_actions()))
+        for game, action in turns(variant, seed):
+            lap, cash = game.purchase_lap, game.cash(game.current_player or 0)
             for e in game.apply(action):
                 if isinstance(e, ev.Bought) and e.owner != e.seat:
                     assert e.price == min(lap, cash)
@@ -264,13 +268,8 @@ def test_rich_owner_discount_makes_some_purchases_free() -> None:
     variant = recipe("rich-owner-discount")
     free = 0
     for seed in SEEDS:
-        game = new_game(variant, 4, seed=seed)
-        bots = [GreedyBot(seed * 10 + s, variant) for s in range(4)]
-        while not game.is_over:
-            seat = game.current_player
-            assert seat is not None
+        for game, action in turns(variant, seed):
             banks = [game.cash(s) for s in range(4)]
-            action = bots[seat].choose(game.observation(seat), list(game.legal_actions()))
             for e in game.apply(action):
                 if isinstance(e, ev.Bought) and e.owner != e.seat:
                     richer = banks[e.owner] > banks[e.seat]
