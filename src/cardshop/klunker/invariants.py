@@ -27,8 +27,9 @@ The invariants, by name:
 ``bank_ledger``        each bank = starting cash + sales + fees received - fees paid - tax
 ``turn_order``         turns, purchase cards and the start player follow the rules
 ``hand_size``          hands never exceed the hand size; a refill fills them exactly
-``score``              score = bank size; ranks and winners follow the tiebreaks
-``end_of_game``        the game ends exactly when the deck cannot refill, or at the cap
+``score``              score = bank size (or the variant's weighted score); ranks and
+                       winners follow the tiebreaks
+``end_of_game``        the game ends exactly when the deck cannot refill, at ``rounds`` or the cap
 ``event_log``          the events account for every card that moves
 ``legal_actions``      the actions a seat must take or may not take are offered so
 ``hidden_information`` what a seat observes does not depend on cards hidden from it
@@ -78,8 +79,9 @@ _RULES: dict[str, tuple[tuple[str, ...], str]] = {
         "no complete row is left unsold in a safe between actions",
     ),
     "sale_payout": (
-        ("SELL-1", "SELL-3", "SELL-4", "SELL-5"),
-        "every sale pays per the payout table and overrides, and pay + discarded = set size",
+        ("SELL-1", "SELL-3", "SELL-4", "SELL-5", "SELL-7"),
+        "every sale pays per the payout table and overrides, and pay + discarded = set size "
+        "(a payout above it: the rest from the deck)",
     ),
     "bank_ledger": (
         ("SETUP-3", "BUY-3", "BUY-6", "SELL-4", "END-2"),
@@ -96,10 +98,11 @@ _RULES: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "score": (
         ("SCORE-1", "SCORE-2"),
-        "score = bank size; ranks and winners follow the tiebreaks",
+        "score = bank size (or the variant's weighted score); ranks and winners follow the "
+        "tiebreaks",
     ),
     "end_of_game": (
-        ("END-4", "TERM-1"),
+        ("END-4", "TERM-1", "TERM-2"),
         "a game ends exactly when the deck cannot refill every hand, or at the round cap",
     ),
     "event_log": (
