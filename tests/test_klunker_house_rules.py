@@ -5,6 +5,7 @@ carried through game JSON and positions."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,36 @@ def test_warnings_name_settings_that_cannot_matter(tmp_path: Path) -> None:
     assert "the score is the cash" in warned[("tiebreak", 2)]
     assert "no row pays more" in warned[("sale", "extra_from")]
     assert cardshop.load_variant("klunker-en").semantic_warnings() == []
+    laps = load(tmp_path, "purchase: {per_round: 2}\n").semantic_warnings()
+    assert laps[0][0] == ("purchase", "per_round")
+    assert "never buys" in laps[0][1]
+
+
+def test_a_second_turn_under_ends_phase_never_buys(tmp_path: Path) -> None:
+    """BUY-7: the warning above holds in play: under ends_phase no seat buys twice."""
+    variant = load(tmp_path, "purchase: {per_round: 2}\n")
+    reached = 0
+    for seed in range(10):
+        game = new_game(variant, 4, seed=seed)
+        bots = [RandomBot(seed * 10 + s) for s in range(4)]
+        while not game.is_over:
+            seat = game.current_player
+            assert seat is not None
+            lap = game.purchase_lap
+            action = bots[seat].choose(game.observation(seat), list(game.legal_actions()))
+            if lap == 2:
+                assert [str(a) for a in game.legal_actions()] == ["decline"]
+                reached += 1
+            game.apply(action)
+    assert reached > 0
+
+
+def test_a_window_above_the_cap_is_no_position(tmp_path: Path) -> None:
+    """FILL-3: a position may not hold a window fuller than the cap."""
+    variant = load(tmp_path, "window_cap: 2\n")
+    seats: list[dict[str, object]] = [{"window": {"shoes": 3}}, {}, {}]
+    with pytest.raises(cardshop.PositionError, match="window cap 2"):
+        Game.from_position({"phase": "fill", "seats": seats}, variant)
 
 
 def play_out(game: Game, seed: int, until: int | None = None) -> Game:
@@ -153,3 +184,30 @@ def test_a_lap_outside_the_purchase_step_is_refused() -> None:
         Game.from_position(
             {"variant": "klunker-en", "phase": "fill", "lap": 2, "seats": [{}, {}, {}]}
         )
+
+
+def test_learning_environments_play_house_rules_and_reward_their_score(tmp_path: Path) -> None:
+    """SCORE-1: the PettingZoo environment plays a variant with house rules through
+    the API checks, and its score reward is the variant's score."""
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    from cardshop.envs import env
+
+    variant = load(tmp_path, HOUSE + "window_cap: 2\n")
+    with warnings.catch_warnings():  # the dict observation's advice, as in test_envs
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(env(variant, players=3), num_cycles=200)
+    aec = env(variant, players=3, reward="score")
+    aec.reset(seed=4)
+    total = dict.fromkeys(aec.possible_agents, 0.0)
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, _ = aec.last()
+        total[agent] += reward
+        action = (
+            None if terminated or truncated else aec.action_space(agent).sample(obs["action_mask"])
+        )
+        aec.step(action)
+    game = aec.unwrapped.game
+    assert game.is_over
+    assert list(total.values()) == [float(x) for x in game.result().scores]

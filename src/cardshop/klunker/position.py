@@ -247,6 +247,12 @@ def check_zones(
                 f"{prefix}seat {s} holds {hand} cards in hand, more than the hand size "
                 f"{rules.hand_size}"
             )
+        window = sum(counts[(3 * s + 1) * k : (3 * s + 2) * k])
+        if rules.window_cap and window > rules.window_cap:
+            raise PositionError(
+                f"{prefix}seat {s}'s window holds {window} cards, more than the window cap "
+                f"{rules.window_cap} (FILL-3)"
+            )
     for s in range(n):
         base = (3 * s + 2) * k
         full = [rules.kinds[i] for i in range(k) if counts[base + i] >= rules.set_size]

@@ -447,6 +447,15 @@ class Variant(VariantBase):
                         f"no row pays more than the set size {self.sale.set_size}",
                     )
                 )
+        if self.purchase.per_round > 1 and self.purchase.decline == "ends_phase":
+            warns.append(
+                (
+                    ("purchase", "per_round"),
+                    "with decline: ends_phase a second purchase turn never buys: a first "
+                    "turn without a decline buys every window, so the holder of card 1 can "
+                    "only decline, which ends the step (skip_turn lets later turns buy)",
+                )
+            )
         seen: set[str] = set()
         for i, rule in enumerate(self.tiebreak):
             term = rule.split("_", 1)[1]
