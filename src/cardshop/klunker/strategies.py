@@ -43,6 +43,7 @@ def variants(
     max_round_cap: int = 30,
     tax: bool | None = None,
     reshuffle: bool | None = None,
+    house_rules: bool = False,
     name: str = "generated",
 ) -> Variant:
     """A random valid variant of the Klunker family.
@@ -52,7 +53,10 @@ def variants(
     when true, left out when false, either when None), set size, payout table and
     overrides, where unpaid cards and tax go, price, the decline and no-cash rules,
     tiebreaks, match format and a small round cap (``min_round_cap`` to
-    ``max_round_cap``).
+    ``max_round_cap``). With ``house_rules``, also the keys the editions leave at
+    their default (the kernel does not play them): a window cap, several purchases a
+    round, a price expression, starting cash by seat, a number of rounds, a weighted
+    score, any tiebreak and payouts above the set size paid from the deck.
     """
     check_range("kinds", min_kinds, max_kinds, 1)
     check_range("round cap", min_round_cap, max_round_cap, 1)
@@ -113,8 +117,53 @@ def variants(
         }
     if draw(st.booleans()):
         data["match"] = {"games_per_player": draw(st.integers(1, 2))}
+    if house_rules:
+        _house_rules(draw, data, set_size, hand_size)
     variant = Variant.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy
         raise AssertionError(f"variants() built an invalid variant: {problems} from {data}")
     return variant
+
+
+_PRICES = (
+    "max(1, window / 2)",
+    "lap",
+    "owner_cash > buyer_cash ? 0 : 2",
+    "round % 3",
+    "players - 2",
+)
+
+
+def _house_rules(draw: DrawFn, data: dict[str, Any], set_size: int, hand_size: int) -> None:
+    """Draw the house-rule keys into ``data`` (see :func:`variants`)."""
+    from cardshop.klunker.rules import SCORE_TERMS, TIEBREAK_TERMS
+
+    if draw(st.booleans()):
+        data["window_cap"] = draw(st.integers(1, hand_size + 1))
+    data["purchase"]["per_round"] = draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        data["purchase"]["price"] = draw(st.sampled_from(_PRICES))
+    players = data["players"]
+    cash = data["starting_cash"]
+    by_seat = {}
+    for n in range(players["min"], players["max"] + 1):
+        if draw(st.booleans()):  # the same total as starting_cash: the deck suffices
+            seats = [cash[n]] * n
+            if cash[n] and n > 1:
+                seats[0] -= 1
+                seats[-1] += 1
+            by_seat[n] = seats
+    if by_seat:
+        data["starting_cash_by_seat"] = by_seat
+    if draw(st.booleans()):
+        data["rounds"] = draw(st.integers(1, data["round_cap"]))
+    if draw(st.booleans()):
+        data["score"] = {t: draw(st.integers(-2, 2)) for t in SCORE_TERMS}
+    rules = [f"{most}_{term}" for most in ("fewest", "most") for term in TIEBREAK_TERMS]
+    data["tiebreak"] = draw(st.lists(st.sampled_from(rules), unique=True, max_size=3))
+    if draw(st.booleans()):
+        data["sale"]["extra_from"] = "deck"
+        data["sale"]["payout"] = draw(
+            st.lists(st.integers(0, 2 * set_size), min_size=1, max_size=5)
+        )
