@@ -1033,6 +1033,10 @@ class Game(Engine):
         return True
 
     def _end_game(self, termination: int, events: list[Event]) -> None:
+        if self._next_card != 1:  # END-4 between store and purchase: the cards go back
+            self._held = [0] * self.n
+            self._next_card = 1
+            self._decliner = -1
         self._termination = termination
         self._phase = OVER
         self._turn = -1
