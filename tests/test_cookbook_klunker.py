@@ -247,6 +247,25 @@ def test_lone_row_pays_six_from_the_deck() -> None:
     assert six > 0
 
 
+def test_more_rows_pay_more() -> None:
+    """SELL-3: with sale.pay "min(4, rows)" every row pays the rows in the safe (up to
+    4; Necklaces keep their override), so a row sold with two or three rows pays 2 or 3,
+    which the edition's table pays only the other way round (3 with two, 2 with three)."""
+    variant = recipe("more-rows-pay-more")
+    crowded = 0
+    for seed in SEEDS:
+        _, events = play(variant, seed, greedy=False)
+        for s in of(events, ev.Sold):
+            assert isinstance(s, ev.Sold)
+            assert s.payout == (4 if s.kind == "necklace" else min(4, s.rows))
+            crowded += s.kind != "necklace" and s.rows in (2, 3)
+        for s in of(play(BASE, seed, greedy=False)[1], ev.Sold):
+            assert isinstance(s, ev.Sold)
+            if s.kind != "necklace" and s.rows in (2, 3):
+                assert s.payout == 5 - s.rows
+    assert crowded > 0
+
+
 def test_second_purchase_costs_double() -> None:
     """BUY-7, BUY-3: a window bought in the second turn of a purchase step costs 2
     (as far as the buyer's cash goes), in the first turn 1."""

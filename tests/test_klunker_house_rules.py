@@ -62,6 +62,16 @@ def test_a_payout_above_the_set_size_needs_extra_from(tmp_path: Path) -> None:
     assert "none, deck" in message
 
 
+def test_a_payout_expression_is_checked(tmp_path: Path) -> None:
+    """SELL-3, SELL-7: sale.pay reads rows and kind_count; a value above the set size
+    needs extra_from, as a table entry does."""
+    assert "did you mean 'rows'" in refused(tmp_path, 'sale: {pay: "rowz"}\n')
+    assert "can pay 26, more than the set size 4" in refused(tmp_path, 'sale: {pay: "rows + 2"}\n')
+    variant = load(tmp_path, 'sale: {pay: "rows + 2", extra_from: deck}\n')
+    assert variant.rules.pay_for(variant.rules.kind_index["shoes"], 3) == 5
+    assert variant.rules.pay_for(variant.rules.kind_index["necklace"], 3) == 4  # SELL-5
+
+
 def test_starting_cash_by_seat_is_checked(tmp_path: Path) -> None:
     """SETUP-3: one entry per seat; the deck must hold the banks and the hands."""
     assert "3 players need 3 entries" in refused(tmp_path, "starting_cash_by_seat: {3: [1, 1]}\n")

@@ -119,6 +119,8 @@ def house_rules(variant: Variant) -> list[str]:
         keys.append("purchase.price (an expression)")
     if variant.purchase.per_round != 1:
         keys.append("purchase.per_round")
+    if variant.sale.pay is not None:
+        keys.append("sale.pay")
     if variant.sale.extra_from != "none":
         keys.append("sale.extra_from")
     if any(rule not in _KERNEL_TIEBREAKS for rule in variant.tiebreak):

@@ -341,7 +341,13 @@ class Ledger:
             _fail("sale_payout", f"{ev!r} counts {ev.rows} rows; the safe has {rows} (SELL-1)")
         override = variant.sale.overrides.get(ev.kind)
         table = variant.sale.payout
-        pay = override if override is not None else table[min(rows, len(table)) - 1]
+        rule = variant.sale.pay
+        if override is not None:
+            pay = override
+        elif rule is not None:  # SELL-3: the payout expression
+            pay = rule({"rows": rows, "kind_count": variant.cards[ev.kind]})
+        else:
+            pay = table[min(rows, len(table)) - 1]
         own = min(pay, size)  # the row's own cards paid; the rest from the deck (SELL-7)
         if rules.extra_from_deck and pay > own:  # the unpaid cards may reach the deck first
             deck = len(self.deck) + (size - own if rules.unpaid_to_deck else 0)

@@ -69,6 +69,7 @@ class Rules:
         "n_cards",
         "name",
         "override",
+        "pay_expr",
         "payout",
         "per_round",
         "place_actions",
@@ -142,6 +143,7 @@ class Rules:
     score_weights: tuple[int, ...]  # cash, hand, safe, window, rows_sold
     cash_only: bool  # the score is the cash
     extra_from_deck: bool
+    pay_expr: Expression | None  # a row's payout expression, or None: the table
     _getters: dict[int, tuple[HandGetter, ...]]  # hand_getters cache, by players
 
     def __init__(
@@ -191,6 +193,7 @@ class Rules:
         score_weights: tuple[int, ...],
         cash_only: bool,
         extra_from_deck: bool,
+        pay_expr: Expression | None,
     ) -> None:
         self.variant = variant
         self.name = name
@@ -237,6 +240,7 @@ class Rules:
         self.score_weights = score_weights
         self.cash_only = cash_only
         self.extra_from_deck = extra_from_deck
+        self.pay_expr = pay_expr
         self._getters = {}
 
     @classmethod
@@ -310,6 +314,7 @@ class Rules:
             score_weights=weights,
             cash_only=weights == (1, 0, 0, 0, 0),
             extra_from_deck=v.sale.extra_from == "deck",
+            pay_expr=v.sale.pay,
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -363,6 +368,7 @@ class Rules:
                 self.score_weights,
                 self.cash_only,
                 self.extra_from_deck,
+                self.pay_expr,
             ),
         )
 
@@ -388,6 +394,10 @@ class Rules:
         fixed = self.override[kind]
         if fixed >= 0:
             return fixed
+        rule = self.pay_expr
+        if rule is not None:
+            start = self.kind_start
+            return rule({"rows": rows, "kind_count": start[kind + 1] - start[kind]})
         table = self.payout
         return table[rows - 1] if rows <= len(table) else table[-1]
 

@@ -56,7 +56,8 @@ def variants(
     ``max_round_cap``). With ``house_rules``, also the keys the editions leave at
     their default (the kernel does not play them): a window cap, several purchases a
     round, a price expression, starting cash by seat, a number of rounds, a weighted
-    score, any tiebreak and payouts above the set size paid from the deck.
+    score, any tiebreak, payouts above the set size paid from the deck and payout
+    expressions.
     """
     check_range("kinds", min_kinds, max_kinds, 1)
     check_range("round cap", min_round_cap, max_round_cap, 1)
@@ -135,6 +136,9 @@ _PRICES = (
 )
 
 
+_PAYS = ("min(4, rows)", "rows", "kind_count / 3", "rows > 2 ? 0 : 5")
+
+
 def _house_rules(draw: DrawFn, data: dict[str, Any], set_size: int, hand_size: int) -> None:
     """Draw the house-rule keys into ``data`` (see :func:`variants`)."""
     from cardshop.klunker.rules import SCORE_TERMS, TIEBREAK_TERMS
@@ -164,6 +168,8 @@ def _house_rules(draw: DrawFn, data: dict[str, Any], set_size: int, hand_size: i
     data["tiebreak"] = draw(st.lists(st.sampled_from(rules), unique=True, max_size=3))
     if draw(st.booleans()):
         data["sale"]["extra_from"] = "deck"
+        if draw(st.booleans()):
+            data["sale"]["pay"] = draw(st.sampled_from(_PAYS))
         data["sale"]["payout"] = draw(
             st.lists(st.integers(0, 2 * set_size), min_size=1, max_size=5)
         )

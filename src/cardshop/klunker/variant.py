@@ -103,6 +103,13 @@ TiebreakRule = Literal[
 Destination = Literal["discard", "deck"]
 
 
+PAY_NAMES: dict[str, Name] = {
+    "rows": Name("rows in the safe at the moment of sale, the sold row included", 1, MAX_CARDS),
+    "kind_count": Name("cards of the sold row's kind in the whole deck", 1, MAX_CARDS),
+}
+"""The names a row's payout expression may read (SELL-3)."""
+
+
 class Sale(Section):
     """How completed rows in a safe are sold. [SELL-1..SELL-6]"""
 
@@ -128,6 +135,13 @@ class Sale(Section):
     unpaid_to: Destination = Field(
         "discard", description="Where the sold cards that do not pay go (SELL-4)."
     )
+    pay: expression(PAY_NAMES, low=0, high=MAX_CASH, what="payout of a row") | None = Field(  # type: ignore[valid-type]
+        None,
+        description=(
+            "A row's payout as an expression over rows and kind_count, in place of the "
+            "payout table (SELL-3); overrides still apply. Left out: the table."
+        ),
+    )
     extra_from: Literal["none", "deck"] = Field(
         "none",
         description=(
@@ -137,7 +151,7 @@ class Sale(Section):
         ),
     )
 
-    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"extra_from"})
+    OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"pay", "extra_from"})
 
 
 PRICE_NAMES: dict[str, Name] = {
@@ -334,7 +348,17 @@ class Variant(VariantBase):
             "pay more, from the deck)"
         )
         extra = self.sale.extra_from != "none"
-        for i, pay in enumerate(self.sale.payout):
+        rule = self.sale.pay
+        if rule is not None:
+            kinds = self.cards.values()
+            most = max(  # the expression's largest value over the counts this deck has
+                rule({"rows": rows, "kind_count": count})
+                for rows in range(1, sum(kinds) // self.sale.set_size + 2)
+                for count in set(kinds)
+            )
+            if most > self.sale.set_size and not extra:
+                errs.append((("sale", "pay"), f"can pay {most}, {over}"))
+        for i, pay in enumerate(self.sale.payout if rule is None else ()):
             if pay > self.sale.set_size and not extra:
                 errs.append((("sale", "payout", i), f"pays {pay}, {over}"))
         for kind, pay in self.sale.overrides.items():
@@ -440,7 +464,7 @@ class Variant(VariantBase):
             )
         if self.sale.extra_from != "none":
             top = max([*self.sale.payout, *self.sale.overrides.values()])
-            if top <= self.sale.set_size:
+            if top <= self.sale.set_size and self.sale.pay is None:
                 warns.append(
                     (
                         ("sale", "extra_from"),
