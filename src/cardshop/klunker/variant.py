@@ -19,6 +19,7 @@ from cardshop.core import (
     SCHEMA_ID,
     SLUG_PATTERN,
     Match,
+    Name,
     Players,
     Section,
     Slug,
@@ -26,7 +27,6 @@ from cardshop.core import (
     compile_expression,
     expression,
 )
-from cardshop.core.expr import Name
 from cardshop.klunker.rules import STEP_CODES, Rules
 
 __all__ = [
