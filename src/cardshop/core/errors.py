@@ -100,10 +100,15 @@ class VariantError(CardshopError, ValueError):
         self.location = location
         where = str(location) if location is not None else source
         key = f" at {format_path(path)}" if path else ""
-        super().__init__(f"{where}: invalid {self.noun}{key}: {reason}")
+        super().__init__(f"{where}: {self.verdict()}{key}: {reason}")
 
     noun: ClassVar[str] = "variant"
     """What the file is, in the message: a subclass for another kind of file names it."""
+
+    @classmethod
+    def verdict(cls) -> str:
+        """What the message calls the problem, after the file: ``invalid variant``."""
+        return f"invalid {cls.noun}"
 
 
 class PositionError(CardshopError, ValueError):

@@ -469,7 +469,7 @@ def inspect_variant(
     order (file, line, column): what ``cardshop validate`` prints.
 
     A warning is a :class:`~cardshop.VariantWarning` (a subclass of
-    :class:`~cardshop.VariantError`, ``severity == "warning"``): the variant plays, but
+    :class:`~cardshop.VariantError` whose message says ``warning``): the variant plays, but
     maybe not as written (an inherited list replaced, an empty mapping over a base's
     entries, a setting the family's ``semantic_warnings`` finds without effect). Tell
     them apart with ``isinstance(problem, VariantWarning)``.

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import annotated_types
 import yaml
@@ -100,20 +100,9 @@ class VariantWarning(VariantError):
     file, line, column and key; its message says ``warning`` instead of ``invalid``.
     """
 
-    severity: ClassVar[str] = "warning"
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        source: str = "<string>",
-        path: tuple[str | int, ...] = (),
-        location: SourceLocation | None = None,
-    ) -> None:
-        super().__init__(reason, source=source, path=path, location=location)
-        where = str(location) if location is not None else source
-        key = f" at {format_path(path)}" if path else ""
-        self.args = (f"{where}: warning{key}: {reason}",)
+    @classmethod
+    def verdict(cls) -> str:
+        return "warning"
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (_warning, (self.reason, self.source, self.path, self.location))
