@@ -24,6 +24,8 @@ import pytest
 
 import cardshop
 import cardshop.core
+from cardshop.bots import make_bot
+from cardshop.driver import play
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -311,9 +313,16 @@ def test_games_pickled_before_the_core_became_a_package_still_load() -> None:
         assert game.to_json() == text, name
         assert isinstance(action, cardshop.Action)
         assert isinstance(result, cardshop.Result)
-        assert game == cardshop.Game.from_json(text)
+        fresh = cardshop.Game.from_json(text)
+        assert game == fresh
         seat = game.acting[0]
         assert action in game.legal_actions(seat)
+        # ... and plays to the end as the same game read from its JSON does
+        for copy in (game, fresh):
+            bots = [make_bot("random", copy.variant, seed=s) for s in range(copy.players)]
+            play(copy, bots, max_steps=100_000)
+        assert game.result() == fresh.result(), name
+        assert game.to_json() == fresh.to_json(), name
 
 
 def test_a_match_pickles_and_plays_on() -> None:

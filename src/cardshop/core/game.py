@@ -193,6 +193,7 @@ def _restore(cls: type[Game], variant: Any, values: tuple[Any, ...]) -> Game:
     game = cls._blank(variant)
     for declared, value in zip(cls.STATE, values, strict=True):
         setattr(game, declared.name, value)
+    game._unpickled()
     return game
 
 
@@ -596,6 +597,12 @@ class Game(ABC):
             return super().__reduce__()
         values = tuple(getattr(self, f.name) for f in state)
         return (_restore, (type(self), self.variant, values))
+
+    def _unpickled(self) -> None:
+        """Called once a pickled game's fields are set: a family whose state took a new
+        shape since a release brings a game pickled by that release to the shape of
+        now here (the base does nothing)."""
+        return
 
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:

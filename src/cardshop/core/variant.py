@@ -100,6 +100,23 @@ def _omit_defaults(model: BaseModel, data: Any) -> Any:
     return data
 
 
+def _restore(model: BaseModel, state: dict[str, Any]) -> dict[str, Any]:
+    """The pickled ``state`` of a variant or section, brought up to its model of now.
+
+    A variant pickled by an earlier release lacks the keys added since, and may hold
+    a key's value in its type of then (a number where an expression is held now): such
+    a state is validated again, so that the missing keys get their defaults and every
+    value its type of now. The values a variant derived and kept are dropped then and
+    derived again on demand."""
+    values = state.get("__dict__", {})
+    fields = type(model).model_fields
+    if values.keys() >= fields.keys():
+        return state
+    data = {key: value for key, value in values.items() if key in fields}
+    fresh = type(model).model_validate(data)
+    return {**state, "__dict__": dict(fresh.__dict__), "__pydantic_fields_set__": set(data)}
+
+
 class Section(BaseModel):
     """Base of a variant's nested mappings: strict, closed, immutable.
 
@@ -119,6 +136,9 @@ class Section(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         return _omit_defaults(self, handler(self))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(_restore(self, state))
 
 
 def expression(
@@ -267,6 +287,9 @@ class VariantBase(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         return _omit_defaults(self, handler(self))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(_restore(self, state))
 
     @classmethod
     def limits(cls) -> dict[str, int]:

@@ -1229,6 +1229,11 @@ class Game(Engine):
             raise SetupError(f"Game.from_json takes no option {', '.join(map(repr, options))}")
         return game_from_data(cls, text, check_history=check_history)
 
+    def _unpickled(self) -> None:
+        # Before the house rules, the totals had no counts of rows sold and laps.
+        if len(self._totals) != 5 * self.n + 3:
+            self._check_counts()
+
     def _check_counts(self) -> None:
         """Rebuild counts and totals from ``where`` (after a raw restore)."""
         k = self.rules.k

@@ -184,17 +184,23 @@ class Rules:
         actions_by_text: dict[str, Action],
         text_of: dict[Action, str],
         variant_json: str,
-        window_cap: int,
-        per_round: int,
-        price_expr: Expression | None,
-        seat_cash: dict[int, tuple[int, ...]],
-        round_limit: int,
-        limit_ending: int,
-        score_weights: tuple[int, ...],
-        cash_only: bool,
-        extra_from_deck: bool,
-        pay_expr: Expression | None,
+        # The house-rule fields came after the first release: a game pickled before
+        # them passes none, and gets the rules its variant could then say.
+        window_cap: int = 0,
+        per_round: int = 1,
+        price_expr: Expression | None = None,
+        seat_cash: dict[int, tuple[int, ...]] | None = None,
+        round_limit: int | None = None,
+        limit_ending: int = 2,
+        score_weights: tuple[int, ...] = (1, 0, 0, 0, 0),
+        cash_only: bool = True,
+        extra_from_deck: bool = False,
+        pay_expr: Expression | None = None,
     ) -> None:
+        if seat_cash is None:
+            seat_cash = {
+                n: (starting_cash.get(n, 0),) * n for n in range(min_players, max_players + 1)
+            }
         self.variant = variant
         self.name = name
         self.kinds = kinds
@@ -235,7 +241,7 @@ class Rules:
         self.per_round = per_round
         self.price_expr = price_expr
         self.seat_cash = seat_cash
-        self.round_limit = round_limit
+        self.round_limit = round_cap if round_limit is None else round_limit
         self.limit_ending = limit_ending
         self.score_weights = score_weights
         self.cash_only = cash_only
