@@ -162,7 +162,7 @@ def validate(*args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "cardshop", "validate", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         env=env,
         check=False,
     )

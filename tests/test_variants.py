@@ -154,9 +154,10 @@ def test_unknown_key_names_line_and_key(tmp_path: Path) -> None:
 
 
 def test_unknown_nested_key(tmp_path: Path) -> None:
-    err = error_of(MINIMAL.replace("sale: {payout", "sale: {pay: 1, payout"), tmp_path)
-    assert err.path == ("sale", "pay")
-    assert "sale.pay" in str(err)
+    err = error_of(MINIMAL.replace("sale: {payout", "sale: {pays: 1, payout"), tmp_path)
+    assert err.path == ("sale", "pays")
+    assert "sale.pays" in str(err)
+    assert "'pay'" in str(err)  # the near miss it meant
 
 
 def test_wrong_type(tmp_path: Path) -> None:

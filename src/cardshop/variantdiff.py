@@ -188,7 +188,7 @@ def diff_variants(a: VariantBase | str | Path, b: VariantBase | str | Path) -> l
     if va.family != vb.family or type(va) is not type(vb):
         raise SetupError(
             f"{va.name} is a {va.family} variant and {vb.name} a {vb.family} variant: "
-            "variants of different families have different keys and are not compared"
+            "only variants of one family can be compared (each family has its own keys)"
         )
     model = type(va)
     found: list[Any] = []
