@@ -150,6 +150,39 @@ def test_text_and_markdown_reports(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Rounds: mean (sd)" in markdown
 
 
+def test_a_variant_s_warnings_are_shown_and_do_not_fail_the_audit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Warnings (a setting that cannot matter) are in the text, the Markdown, the JSON
+    (valid by its schema) and the HTML, with the file, line and key; the audit passes."""
+    path = tmp_path / "warned.yaml"
+    path.write_text("extends: klunker-en\nname: warned\nwindow_cap: 200\n")
+    warning = f"{path}:3:13: warning at window_cap: a cap of 200 is never reached"
+    args = [str(path), "--players", "3", "--games", "4", "--examples", "0", "-q"]
+    assert run(["audit", *args]) == 0
+    text = capsys.readouterr().out
+    assert f"Variant warnings (shown; they do not fail the audit):\n  {warning}" in text
+    assert text.rstrip().endswith("Result: ok")
+    assert run(["audit", *args, "--markdown"]) == 0
+    assert f"- {warning}" in capsys.readouterr().out
+    code, report = audit_json(capsys, *args)
+    assert code == 0
+    assert report["ok"] is True
+    assert [w.split(" the deck")[0] for w in report["warnings"]] == [warning + ":"]
+    html = tmp_path / "report.html"
+    assert run(["audit", *args, "--html", str(html)]) == 0
+    assert f"<li>{warning}" in html.read_text(encoding="utf-8")
+    capsys.readouterr()
+    # a comparison shows each side's
+    assert run(["audit", "klunker-en", *args]) == 0
+    assert f"B: variant warning (shown; it does not fail the audit): {warning}" in (
+        capsys.readouterr().out
+    )
+    # a variant without warnings says nothing of them
+    assert run(["audit", "klunker-en", *args[1:]]) == 0
+    assert "warning" not in capsys.readouterr().out.lower()
+
+
 # ------------------------------------------------------------- caught faults
 
 

@@ -118,6 +118,11 @@ class ComparisonReport:
         out += [
             f"{tag}: {r.partial_text()}" for tag, r in (("A", self.a), ("B", self.b)) if r.partial
         ]
+        out += [
+            f"{tag}: variant warning (shown; it does not fail the audit): {warning}"
+            for tag, r in (("A", self.a), ("B", self.b))
+            for warning in r.warnings
+        ]
         return out
 
     def to_text(self) -> str:

@@ -227,6 +227,10 @@ class AuditReport:
     """The variant's cap on a game's length in :attr:`length_unit` (its key
     ``<length_unit>_cap``: Klunker's ``round_cap``, Reglamentacja's ``turn_cap``), for
     families that have one."""
+    warnings: tuple[str, ...] = ()
+    """The variant's warnings (:func:`cardshop.variant_warnings`: settings that cannot
+    matter, edits of ``extends`` that may not say what was meant), each as the file,
+    line, key and reason. They are shown; they never fail the audit."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -303,6 +307,7 @@ class AuditReport:
             "source": self.source or None,
             "ok": self.ok,
             "games_end": self.games_end,
+            "warnings": list(self.warnings),
             "invariants": [f.to_dict() for f in self.invariants],
             "player_counts": [pc.to_dict() for pc in self.player_counts],
         }
@@ -395,6 +400,10 @@ class AuditReport:
             out += [self.partial_text(), ""]
         if self.defaults:
             out += [self.defaults_text(), ""]
+        if self.warnings:
+            out.append("Variant warnings (shown; they do not fail the audit):")
+            out += [f"  {warning}" for warning in self.warnings]
+            out.append("")
         if self.source:
             out.append(
                 f"Invariants: not checked (the measures of the games saved in {self.source})"
@@ -471,6 +480,13 @@ class AuditReport:
             "",
             *([f"**{self.partial_text()}**", ""] if self.partial else []),
             *([self.defaults_text() + ".", ""] if self.defaults else []),
+            *(
+                ["Variant warnings (shown; they do not fail the audit):", ""]
+                + [f"- {warning}" for warning in self.warnings]
+                + [""]
+                if self.warnings
+                else []
+            ),
             "### Invariants",
             "",
             "| Invariant | Clauses | Result |",

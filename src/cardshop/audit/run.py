@@ -17,6 +17,7 @@ from cardshop.audit.games import GamesJob, play_games
 from cardshop.audit.plan import AuditPlan, check_size
 from cardshop.audit.report import AuditReport, InvariantFinding, PlayerCountReport, summarise
 from cardshop.audit.search import state_machine
+from cardshop.core import variant_warnings
 from cardshop.invariants import Counterexample, describe_invariants, shared_memo
 from cardshop.measures import GameSummary
 from cardshop.simulation import _process_pool, _stop_workers
@@ -168,4 +169,5 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         defaults_note=plan.subject.family.audit.note if plan.taken else "",
         length_unit=unit,
         length_cap=length_cap if type(length_cap) is int else None,
+        warnings=tuple(str(warning) for warning in variant_warnings(v)),
     )

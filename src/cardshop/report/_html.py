@@ -88,6 +88,8 @@ td.meaning { color: #444; max-width: 32rem; }
   margin-right: .3em; vertical-align: -.05em; }
 .sig { font-weight: 700; color: #b00020; }
 tr.significant td { background: #fff4e5; }
+div.warnings { background: #fff8e1; border-left: 4px solid #f0ad00; padding: .2rem .8rem;
+  margin: .5rem 0; } div.warnings ul { margin: .2rem 0 .4rem; }
 .held { color: #1a7f37; } .broken { color: #b00020; font-weight: 700; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr));
   gap: 1rem; }
@@ -167,6 +169,17 @@ def _header(report: Report, names: list[str], plotly_version: str) -> str:
         if report.partial
         else ""
     )
+    several = len(report.variants) > 1
+    warned = [
+        f"<li>{_e(name) + ': ' if several else ''}{_e(warning)}</li>"
+        for v, name in zip(report.variants, names, strict=True)
+        for warning in v.warnings
+    ]
+    if warned:
+        note += (
+            "<div class=warnings><p><strong>Variant warnings</strong> (shown; they do not "
+            f"fail the audit):</p><ul>{''.join(warned)}</ul></div>"
+        )
     return (
         f"<header><h1>{_e(title)}{' (partial)' if report.partial else ''}</h1>{note}"
         "<table class=variants><thead><tr><th>Variant</th><th>Title</th><th>Family</th>"

@@ -45,6 +45,7 @@ MAX_MEASURES = 256
 MAX_SEATS = 64
 MAX_BOTS = 64
 MAX_INVARIANTS = 1_000
+MAX_WARNINGS = 1_000
 MAX_BINS = 1_000
 MAX_ACTION_COUNTS = 100_000  # distinct numbers of legal actions in a branching histogram
 MAX_NUMBERS = 2_000_000  # numbers in all chart series of one report together
@@ -134,6 +135,8 @@ class VariantReport:
     player_counts: tuple[PlayerCount, ...]
     length_unit: str = "round"
     """What the family counts a game's length in (a round, a turn): the charts' words."""
+    warnings: tuple[str, ...] = ()
+    """The variant's warnings, shown; () in a report of an earlier version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +316,7 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
             r.fail((*path, "player_counts", i, "players"), f"{count.players} players twice")
         seen.add(count.players)
     unit = v.get("length_unit", "round")  # a report of an earlier version has none
+    warnings = r.list(v.get("warnings", []), (*path, "warnings"), MAX_WARNINGS)
     return VariantReport(
         variant=text("variant"),
         family=text("family"),
@@ -321,6 +325,7 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
         invariants=tuple(invariants),
         player_counts=player_counts,
         length_unit=r.text(unit, (*path, "length_unit")),
+        warnings=tuple(r.text(w, (*path, "warnings", i)) for i, w in enumerate(warnings)),
     )
 
 
