@@ -108,7 +108,7 @@ def test_identical_variants_and_different_families(capsys: pytest.CaptureFixture
     assert diff_variants("klunker-en", "klunker-en") == []
     assert run(["diff", "klunker-en", "klunker-en"]) == 0
     assert "no differences" in capsys.readouterr().out
-    with pytest.raises(cardshop.SetupError, match="different families"):
+    with pytest.raises(cardshop.SetupError, match="only variants of one family"):
         diff_variants("klunker-en", "wuhltisch")
     assert run(["diff", "klunker-en", "wuhltisch"]) == 2
     err = capsys.readouterr().err
@@ -172,4 +172,4 @@ def test_compare_and_audit_in_a_subprocess(dearer: Path) -> None:
     assert "Mean score per seat" in text.stdout
     other = cardshop_cli("compare", "klunker-en", "wuhltisch", *SMALL)
     assert other.returncode == 2
-    assert "different families" in other.stderr
+    assert "only variants of one family" in other.stderr

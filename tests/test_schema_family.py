@@ -169,6 +169,22 @@ def test_an_extends_file_may_delete_keys_and_edit_lists(combined: Any) -> None:
         assert list(combined.iter_errors({**full, lists[0]: {"$append": []}})) != []
 
 
+def test_an_extends_file_may_delete_an_entry_of_a_mapping_written_in_place(
+    combined: Any,
+) -> None:
+    """Klunker's ``cards`` is a mapping of kinds written in place: a file that extends
+    another deletes a kind with ``null`` and gives one kind alone; a count is still
+    checked, and ``null`` is refused in a file of its own."""
+    edited = {"extends": "klunker-en", "family": "klunker", "name": "mine"}
+    assert list(combined.iter_errors({**edited, "cards": {"monocle": None}})) == []
+    assert list(combined.iter_errors({**edited, "cards": {"ruby": 9}})) == []
+    assert list(combined.iter_errors({**edited, "cards": {"ruby": "nine"}})) != []
+    full = as_editor_sees((ROOT / "variants" / "klunker-en.yaml").read_text(encoding="utf-8"))
+    assert "extends" not in full
+    assert list(combined.iter_errors(full)) == []
+    assert list(combined.iter_errors({**full, "cards": {**full["cards"], "ruby": None}})) != []
+
+
 def test_the_markers_are_the_loaders() -> None:
     from cardshop.core import source
     from cardshop.core.schema import MARKERS

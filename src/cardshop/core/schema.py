@@ -72,7 +72,7 @@ def _edits(node: dict[str, Any]) -> dict[str, Any]:
     """A key's schema in a file that extends another: its value, with references to
     the definitions of such files; ``null`` (the key deleted, back to its default);
     and for a list, a mapping of edit markers."""
-    moved = _retarget(node)
+    moved = _open_entries(_retarget(node))
     options: list[Any] = [moved, {"type": "null"}]
     listed = _may_be_list(moved)
     if listed is not None:
@@ -89,6 +89,25 @@ def _edits(node: dict[str, Any]) -> dict[str, Any]:
             }
         )
     return {"anyOf": options}
+
+
+def _open_entries(node: dict[str, Any]) -> dict[str, Any]:
+    """A mapping written in place (a key's value that is a mapping of names, such as
+    Klunker's ``cards``) as a file that extends another writes it: any entry may be
+    deleted with ``null``, and none is required (the base holds the rest)."""
+    if isinstance(node.get("anyOf"), list):
+        return {
+            **node,
+            "anyOf": [_open_entries(o) if isinstance(o, dict) else o for o in node["anyOf"]],
+        }
+    if node.get("type") != "object":
+        return node
+    out = {k: v for k, v in node.items() if k not in ("required", "minProperties")}
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = _edits(out["additionalProperties"])
+    if isinstance(out.get("patternProperties"), dict):
+        out["patternProperties"] = {k: _edits(v) for k, v in out["patternProperties"].items()}
+    return out
 
 
 def _retarget(node: Any) -> Any:
