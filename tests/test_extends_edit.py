@@ -142,6 +142,27 @@ def test_plain_list_over_an_inherited_list_warns_with_counts(tmp_path: Path) -> 
     assert problems[0] is first or isinstance(problems[0], VariantWarning)
 
 
+def test_a_table_of_numbers_given_whole_is_a_value_not_a_list_to_warn_of(
+    tmp_path: Path,
+) -> None:
+    """A payout table replaces the base's without a warning (``$append`` would make no
+    sense of it), while a plain list of steps, even one that keeps the base's, warns."""
+    path = write(tmp_path, "extends: klunker-en\nname: x\nsale:\n  payout: [4, 3, 2, 1, 0]\n")
+    assert list(cardshop.load_variant(path).sale.payout) == [4, 3, 2, 1, 0]
+    assert variant_warnings(path) == []
+    (change,) = [c for c in variant_changes(path) if c.path == ("sale", "payout")]
+    assert change.kind == "set"
+    steps = "steps: [fill, store, purchase, refill, tax]\ntax: {per_player_count: {3: 1}}\n"
+    path = write(tmp_path, f"extends: klunker-en\nname: x\n{steps}", "steps.yaml")
+    assert [w.path for w in variant_warnings(path)] == [("steps",)]
+
+
+def test_an_unknown_key_of_a_file_that_extends_names_the_base_s_family(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "extends: reglamentacja\nname: x\nsale:\n  pay: 3\n")
+    assert "unknown key 'sale'; the keys of a reglamentacja variant are" in str(err)
+    assert "speculator" in str(err)
+
+
 @pytest.mark.parametrize(
     ("text", "line", "fragments"),
     [

@@ -488,6 +488,12 @@ class Change:
         return f"{where}{self.kind} {format_path(self.path)}: {self.detail}"
 
 
+def _is_table(value: list[Any]) -> bool:
+    """Whether a list is a table of numbers (a payout by row, prices by position): a
+    value given whole, not a collection of items that ``$append`` could extend."""
+    return all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+
+
 def _freeze(value: Any) -> Any:
     """A hashable stand-in of plain data, equal where the data is equal (of one type)."""
     if isinstance(value, dict):
@@ -551,7 +557,8 @@ def edit(
       named in ``list_keys`` (dotted path -> item key, ``VariantBase.LIST_KEYS``) match
       by that key, others by their whole value.
     * A plain list over a different, non-empty list of the base replaces it with a
-      warning; an empty mapping over a non-empty one keeps the base's, with a warning.
+      warning (not a table of numbers, such as a payout: that is one value); an empty
+      mapping over a non-empty one keeps the base's, with a warning.
 
     Returns the merged data with the position of every value, the warnings and the
     changes (in the order of ``over``). The work is linear in the size of both.
@@ -642,6 +649,10 @@ def edit(
                 pb,
             )
         if isinstance(a, list) and isinstance(b, list) and a and _freeze(a) != _freeze(b):
+            if _is_table(a) and _is_table(b):  # a table of numbers is one value: no warning
+                change("set", pb, dst, f"{format_value(a)} -> {format_value(b)}")
+                copy(b, over, pb, dst)
+                return b
             field = keys.get(_dotted(dst))
             merge_hint = f" (or $merge to replace items by {field})" if field else ""
             warnings.append(
@@ -997,6 +1008,13 @@ def _subject(path: KeyPath) -> str:
     return name
 
 
+def _family_of(model: Any) -> str:
+    """The family a variant model is of (``Literal["klunker"]``), or ""."""
+    field = getattr(model, "model_fields", {}).get("family")
+    names = get_args(field.annotation) if field is not None else ()
+    return names[0] if len(names) == 1 and isinstance(names[0], str) else ""
+
+
 def _reason(error: Any, path: KeyPath, found: _Found, union: bool) -> str:
     """A pydantic error in our words (see :func:`validation_errors`)."""
     kind: str = error["type"]
@@ -1016,11 +1034,12 @@ def _reason(error: Any, path: KeyPath, found: _Found, union: bool) -> str:
         valid = _keys(found.parent)
         if not valid:
             return f"unknown key {key!r}"
-        where = (
-            "of an item of " + _subject(path[:-2])
-            if len(path) > 1 and isinstance(path[-2], int)
-            else "here"
-        )
+        if len(path) > 1 and isinstance(path[-2], int):
+            where = "of an item of " + _subject(path[:-2])
+        elif len(path) == 1 and _family_of(found.parent):
+            where = f"of a {_family_of(found.parent)} variant"  # a base's family too
+        else:
+            where = "here"
         return (
             f"unknown key {key!r}; the keys {where} are {', '.join(valid)}"
             f"{_did_you_mean(key, valid)}"
