@@ -150,6 +150,22 @@ def test_compare_as_a_library_function(dearer: Path) -> None:
     assert text.index("Mean score per seat") < text.index("Balance across seats")
 
 
+def test_compare_takes_the_audit_s_options(
+    dearer: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The options are declared once for audit and compare: the cap policy, the check
+    interval and the HTML page reach the comparison as they reach an audit."""
+    html = tmp_path / "compare.html"
+    args = ["klunker-en", str(dearer), "-n", "4", "-p", "3", "--examples", "0", "-q"]
+    options = ["--cap-policy", "report", "--check-every", "3", "--html", str(html)]
+    assert run(["compare", *args, *options, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [v["cap_policy"] for v in data["variants"]] == ["report", "report"]
+    assert [v["check_every"] for v in data["variants"]] == [3, 3]
+    assert "<h1>Comparison of klunker-en and " in html.read_text(encoding="utf-8")
+    assert run(["compare", *args, "--cap-policy", "sometimes"]) == 2
+
+
 def test_compare_and_audit_in_a_subprocess(dearer: Path) -> None:
     done = cardshop_cli("compare", "klunker-en", str(dearer), *SMALL, "--json")
     assert done.returncode == 0, done.stderr

@@ -111,6 +111,97 @@ class _Games:
         self.bars = None
 
 
+# The options of an audit, shared with ``cardshop compare`` (an audit of two variants).
+Games = Annotated[
+    int | None,
+    typer.Option(
+        "--games",
+        "-n",
+        help="Simulated games per player count (default: the family's audit default, "
+        "1000 unless the family says otherwise).",
+        show_default=False,
+    ),
+]
+PlayerCounts = Annotated[
+    list[int] | None,
+    typer.Option("--players", "-p", help="Player count to audit (repeatable; default: all)."),
+]
+Seed = Annotated[int, typer.Option("--seed", "-s", help="Seed of the whole audit.")]
+Examples = Annotated[
+    int,
+    typer.Option("--examples", help="State machine runs (0 skips it; it needs hypothesis)."),
+]
+CheckEvery = Annotated[
+    int | None,
+    typer.Option(
+        "--check-every",
+        help="In simulated games, check hidden information, copies and every legal "
+        "action's text every N steps (default: the family's audit default, 10 unless "
+        "the family says otherwise).",
+        show_default=False,
+    ),
+]
+MaxCapShare = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cap-share",
+        help="Share of games allowed to reach the round cap (0..1) with --cap-policy "
+        "fail (default: the family's, 0 unless it says otherwise).",
+        show_default=False,
+    ),
+]
+CapPolicy = Annotated[
+    str | None,
+    typer.Option(
+        "--cap-policy",
+        help="fail: more capped games than --max-cap-share fail the audit; report: "
+        "capped games are a statistic only, for rules that allow them (default: the "
+        "family's audit default).",
+        show_default=False,
+    ),
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        "-w",
+        help="Processes that play the simulated games (default: CPUs; 1: this one).",
+        show_default=False,
+    ),
+]
+Bots = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bots",
+        "--policy",
+        "-b",
+        help="The bot the simulated players are (repeatable: one per seat in turn; "
+        "default: the family's audit default, random unless the family says "
+        "otherwise, e.g. Wühltisch's greedy). Any bot of the variant's family, e.g. "
+        "Klunker's thrifty (holds cards back, to look for games that do not end). "
+        "Two different bots add the skill gap to the measures.",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+AsMarkdown = Annotated[bool, typer.Option("--markdown", help="Print the report as Markdown.")]
+Html = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help=f"Also write the report as one HTML page with charts (needs {REPORT_EXTRA}).",
+    ),
+]
+SaveGames = Annotated[
+    Path | None,
+    typer.Option(
+        "--save-games",
+        help="Write a summary of every simulated game (JSON Lines) to recompute the "
+        "report later with --from-games.",
+    ),
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")]
+
+
 @app.command()
 @user_errors
 def audit(
@@ -122,95 +213,19 @@ def audit(
             show_default=False,
         ),
     ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games",
-            "-n",
-            help="Simulated games per player count (default: the family's audit default, "
-            "1000 unless the family says otherwise).",
-            show_default=False,
-        ),
-    ] = None,
-    players: Annotated[
-        list[int] | None,
-        typer.Option("--players", "-p", help="Player count to audit (repeatable; default: all)."),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the whole audit.")] = 0,
-    examples: Annotated[
-        int,
-        typer.Option("--examples", help="State machine runs (0 skips it; it needs hypothesis)."),
-    ] = 50,
-    check_every: Annotated[
-        int | None,
-        typer.Option(
-            "--check-every",
-            help="In simulated games, check hidden information, copies and every legal "
-            "action's text every N steps (default: the family's audit default, 10 unless "
-            "the family says otherwise).",
-            show_default=False,
-        ),
-    ] = None,
-    max_cap_share: Annotated[
-        float | None,
-        typer.Option(
-            "--max-cap-share",
-            help="Share of games allowed to reach the round cap (0..1) with --cap-policy "
-            "fail (default: the family's, 0 unless it says otherwise).",
-            show_default=False,
-        ),
-    ] = None,
-    cap_policy: Annotated[
-        str | None,
-        typer.Option(
-            "--cap-policy",
-            help="fail: more capped games than --max-cap-share fail the audit; report: "
-            "capped games are a statistic only, for rules that allow them (default: the "
-            "family's audit default).",
-            show_default=False,
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            help="Processes that play the simulated games (default: CPUs; 1: this one).",
-            show_default=False,
-        ),
-    ] = None,
-    bots: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--bots",
-            "--policy",
-            "-b",
-            help="The bot the simulated players are (repeatable: one per seat in turn; "
-            "default: the family's audit default, random unless the family says "
-            "otherwise, e.g. Wühltisch's greedy). Any bot of the variant's family, e.g. "
-            "Klunker's thrifty (holds cards back, to look for games that do not end). "
-            "Two different bots add the skill gap to the measures.",
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    as_markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print the report as Markdown.")
-    ] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help=f"Also write the report as one HTML page with charts (needs {REPORT_EXTRA}).",
-        ),
-    ] = None,
-    save_games: Annotated[
-        Path | None,
-        typer.Option(
-            "--save-games",
-            help="Write a summary of every simulated game (JSON Lines) to recompute the "
-            "report later with --from-games.",
-        ),
-    ] = None,
+    games: Games = None,
+    players: PlayerCounts = None,
+    seed: Seed = 0,
+    examples: Examples = 50,
+    check_every: CheckEvery = None,
+    max_cap_share: MaxCapShare = None,
+    cap_policy: CapPolicy = None,
+    workers: Workers = None,
+    bots: Bots = None,
+    as_json: AsJson = False,
+    as_markdown: AsMarkdown = False,
+    html: Html = None,
+    save_games: SaveGames = None,
     from_games: Annotated[
         Path | None,
         typer.Option(
@@ -219,9 +234,7 @@ def audit(
             "and no invariant checked).",
         ),
     ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
-    ] = False,
+    quiet: Quiet = False,
     precision: Annotated[
         float | None,
         typer.Option(

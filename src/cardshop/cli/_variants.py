@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from cardshop.cli._app import app, console, fail, user_errors
-from cardshop.cli._audit import audit
+from cardshop.cli._audit import (
+    AsJson,
+    AsMarkdown,
+    Bots,
+    CapPolicy,
+    CheckEvery,
+    Examples,
+    Games,
+    Html,
+    MaxCapShare,
+    PlayerCounts,
+    Quiet,
+    SaveGames,
+    Seed,
+    Workers,
+    audit,
+)
 from cardshop.core.loader import schema as variant_schema
 from cardshop.core.registry import families
 from cardshop.core.schema import family_schema
@@ -72,59 +87,20 @@ def diff(
 def compare(
     a: Annotated[str, typer.Argument(help="Variant A: a built-in name or a YAML file.")],
     b: Annotated[str, typer.Argument(help="Variant B: a built-in name or a YAML file.")],
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games",
-            "-n",
-            help="Simulated games per player count (default: the family's audit default).",
-            show_default=False,
-        ),
-    ] = None,
-    players: Annotated[
-        list[int] | None,
-        typer.Option(
-            "--players", "-p", help="Player count to compare (repeatable; default: all shared)."
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of both audits.")] = 0,
-    bots: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--bots",
-            "-b",
-            help="The bot the simulated players are (repeatable: one per seat in turn; "
-            "default: the family's audit default).",
-        ),
-    ] = None,
-    examples: Annotated[
-        int,
-        typer.Option("--examples", help="State machine runs (0 skips it; it needs hypothesis)."),
-    ] = 50,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            help="Processes that play the simulated games (default: CPUs; 1: this one).",
-            show_default=False,
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    as_markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print the report as Markdown.")
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
-    ] = False,
-    save_games: Annotated[
-        Path | None,
-        typer.Option(
-            "--save-games",
-            help="Write a summary of every simulated game (JSON Lines), for "
-            "cardshop audit --from-games.",
-        ),
-    ] = None,
+    games: Games = None,
+    players: PlayerCounts = None,
+    seed: Seed = 0,
+    examples: Examples = 50,
+    check_every: CheckEvery = None,
+    max_cap_share: MaxCapShare = None,
+    cap_policy: CapPolicy = None,
+    workers: Workers = None,
+    bots: Bots = None,
+    as_json: AsJson = False,
+    as_markdown: AsMarkdown = False,
+    html: Html = None,
+    save_games: SaveGames = None,
+    quiet: Quiet = False,
 ) -> None:
     """Weigh a change: the keys that differ from A to B, then both played on the same
     seeds by the same bots.
@@ -140,11 +116,15 @@ def compare(
         games=games,
         players=players,
         seed=seed,
-        bots=bots,
         examples=examples,
+        check_every=check_every,
+        max_cap_share=max_cap_share,
+        cap_policy=cap_policy,
         workers=workers,
+        bots=bots,
         as_json=as_json,
         as_markdown=as_markdown,
-        quiet=quiet,
+        html=html,
         save_games=save_games,
+        quiet=quiet,
     )
