@@ -10,7 +10,7 @@ so the page is the same whichever build of cardshop is installed.
     python scripts/core_reference.py            # write the page
     python scripts/core_reference.py --check    # exit 1 if the page is not up to date
 
-``tests/test_core_reference.py`` regenerates the page and compares: edit the docstrings,
+``tests/test_generated_pages.py`` regenerates the page and compares: edit the docstrings,
 then run this script, never the page.
 """
 

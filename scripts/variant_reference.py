@@ -3,7 +3,7 @@
 One section per registered family, from its variant model (``Family.variant_model``):
 each key with its type, its default, its range and its description, the rule clauses
 in the description linked to the family's rules digest; then the built-in variants as
-they are shipped. ``tests/test_variant_reference.py`` fails when the committed page is
+they are shipped. ``tests/test_generated_pages.py`` fails when the committed page is
 not the one this writes; ``python scripts/variant_reference.py`` brings it in step.
 """
 
