@@ -261,8 +261,10 @@ class VariantBase(BaseModel):
         description=(
             "Another variant whose keys this file overrides: a built-in name, or a path "
             "relative to this file to a file inside its folder (docs/security.md). "
-            "Mappings merge key by key, lists and values replace; title and description "
-            "are not taken over, and a file that extends another gives its own name."
+            "Mappings merge key by key and null deletes a key; values replace, and so "
+            "do lists, unless edited with $append, $prepend, $remove, $merge or $replace "
+            "(docs/cookbook/extends.md); title and description are not taken over, and "
+            "a file that extends another gives its own name."
         ),
     )
     players: Players
