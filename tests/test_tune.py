@@ -457,6 +457,34 @@ def test_a_slow_family_knob_and_a_rejected_candidate(tmp_path: Path) -> None:
     assert r.after[3]["rounds"].value < r.before[3]["rounds"].value
 
 
+def test_knobs_over_house_rule_keys_the_base_leaves_at_their_default(tmp_path: Path) -> None:
+    """A knob may set a key the base does not write (its default applies): a score
+    weight, purchases per round; a key whose default is "none" (no window cap) takes
+    choices. The tuned file extends the base and sets each knob; it loads as tuned."""
+    _write(tmp_path, "base.yaml", "extends: klunker-en\nname: house\n")
+    spec = _write(
+        tmp_path,
+        "spec.yaml",
+        "base: base.yaml\n"
+        "knobs:\n  - {path: score.rows_sold, choices: [2]}\n"
+        "  - {path: purchase.per_round, choices: [2]}\n"
+        "  - {path: window_cap, choices: [4]}\n"
+        "objectives:\n  - {measure: rounds, direction: minimize}\n"
+        "bots: [greedy]\nplayers: [3]\nbudget: {games: 40, batch: 10, batches: 1, trials: 1}\n"
+        "seed: 1\n",
+    )
+    r = tune(spec, storage=None, workers=1)
+    assert r.best.values == {"score.rows_sold": 2, "purchase.per_round": 2, "window_cap": 4}
+    out = tmp_path / "tuned.yaml"
+    out.write_text(tuned_yaml(r, out), encoding="utf-8")
+    tuned = cardshop.load_variant(out)
+    assert (tuned.score.rows_sold, tuned.purchase.per_round, tuned.window_cap) == (2, 2, 4)  # type: ignore[attr-defined]
+    ranged = spec.read_text(encoding="utf-8").replace("choices: [4]", "low: 2, high: 6")
+    spec.write_text(ranged, encoding="utf-8")
+    with pytest.raises(cardshop.VariantError, match="not a number: give choices"):
+        tune(spec, storage=None, workers=1)
+
+
 # ------------------------------------------------------------ command line
 
 

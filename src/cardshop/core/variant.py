@@ -100,6 +100,12 @@ def _omit_defaults(model: BaseModel, data: Any) -> Any:
     return data
 
 
+def _all_keys(info: SerializationInfo) -> bool:
+    """Whether a dump keeps every key (:meth:`VariantBase.to_data` with ``all_keys``)."""
+    context = info.context
+    return isinstance(context, dict) and bool(context.get("all_keys"))
+
+
 def _restore(model: BaseModel, state: dict[str, Any]) -> dict[str, Any]:
     """The pickled ``state`` of a variant or section, brought up to its model of now.
 
@@ -135,7 +141,8 @@ class Section(BaseModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        return _omit_defaults(self, handler(self))
+        data = handler(self)
+        return data if _all_keys(info) else _omit_defaults(self, data)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(_restore(self, state))
@@ -288,7 +295,8 @@ class VariantBase(BaseModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        return _omit_defaults(self, handler(self))
+        data = handler(self)
+        return data if _all_keys(info) else _omit_defaults(self, data)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(_restore(self, state))
@@ -354,9 +362,14 @@ class VariantBase(BaseModel):
                 del copied.__dict__[derived]
         return copied
 
-    def to_data(self) -> dict[str, Any]:
-        """The resolved variant as plain data (``extends`` dropped: already applied)."""
-        return self.model_dump(mode="json", exclude={"extends"})
+    def to_data(self, *, all_keys: bool = False) -> dict[str, Any]:
+        """The resolved variant as plain data (``extends`` dropped: already applied).
+
+        Keys of ``OMIT_AT_DEFAULT`` that hold their default are left out (the data of a
+        recorded variant stays as it was); ``all_keys`` keeps them, for a caller that
+        looks up or sets any key (a tuning knob)."""
+        context = {"all_keys": True} if all_keys else None
+        return self.model_dump(mode="json", exclude={"extends"}, context=context)
 
     @property
     def content_hash(self) -> str:

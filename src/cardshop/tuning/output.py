@@ -150,7 +150,7 @@ def _with_knobs(
 def _loads_as(tree: dict[Any, Any], ancestor: str, expected: dict[str, Any]) -> bool:
     """Whether a variant extending ``ancestor`` with ``tree`` is ``expected``."""
     try:
-        return variant_from_data({"extends": ancestor, **tree}).to_data() == expected
+        return variant_from_data({"extends": ancestor, **tree}).to_data(all_keys=True) == expected
     except VariantError:
         return False
 
@@ -167,7 +167,7 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
     base = result.loaded.base
     spec = result.spec
     values = result.tuned_values()
-    data = base.to_data()
+    data = base.to_data(all_keys=True)
     name = spec.name or f"{base.name}-tuned"
     title = (base.title or base.name) + " (tuned)"
     games = result.best.games // max(1, len(result.loaded.players))
@@ -191,7 +191,7 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
         tuned = {**apply_knobs(data, values), "name": name, "title": title}
         ancestor = _builtin_ancestor(result.loaded.base_ref)
         if ancestor is not None:
-            tree.update(_differences(tuned, load_variant(ancestor).to_data()))
+            tree.update(_differences(tuned, load_variant(ancestor).to_data(all_keys=True)))
             marks = _with_knobs(tree, data, values)
             if not _loads_as(tree, ancestor, tuned):  # a key extends cannot drop
                 ancestor = None

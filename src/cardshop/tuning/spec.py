@@ -370,7 +370,7 @@ def load_spec(
         base = load_variant(ref)
     except VariantError as exc:
         raise fail(f"the base variant cannot be loaded: {exc}", ("base",)) from None
-    data = base.to_data()
+    data = base.to_data(all_keys=True)  # a knob may set a key the base leaves at its default
     low, high = base.players.min, base.players.max
     counts = tuple(sorted(set(model.players))) if model.players else tuple(range(low, high + 1))
     for i, n in enumerate(model.players or ()):

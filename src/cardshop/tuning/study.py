@@ -863,7 +863,7 @@ def tune(
             knob_values = {k.path: values[k.label] for k in loaded.knobs}
             try:
                 variant = variant_from_data(
-                    apply_knobs(loaded.base.to_data(), knob_values),
+                    apply_knobs(loaded.base.to_data(all_keys=True), knob_values),
                     source=f"<trial {trial.number}>",
                 )
             except VariantError as exc:
@@ -995,7 +995,7 @@ def _variant_of(loaded: LoadedSpec, c: Candidate) -> VariantBase:
     if c.number < 0:
         return loaded.base
     values = {k.path: c.values[k.label] for k in loaded.knobs}
-    return variant_from_data(apply_knobs(loaded.base.to_data(), values))
+    return variant_from_data(apply_knobs(loaded.base.to_data(all_keys=True), values))
 
 
 def _from_trial(t: Any, loaded: LoadedSpec, state: Any) -> Candidate:
