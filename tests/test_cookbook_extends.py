@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,65 +18,34 @@ import pytest
 from typer.testing import CliRunner
 
 import cardshop
-from cardshop.bots import make_bot
 from cardshop.cli import app
-from cardshop.invariants import CheckedGame
-from cardshop.klunker import GreedyBot
 from cardshop.klunker import Variant as KlunkerVariant
 from cardshop.klunker import events as kev
-from cardshop.klunker import new_game as klunker_game
 from cardshop.reglamentacja import ReglamentacjaVariant
 from cardshop.reglamentacja import events as rev
-from cardshop.reglamentacja import new_game as reglamentacja_game
-from cardshop.wuhltisch import WuhltischGreedyBot, WuhltischVariant
+from cardshop.wuhltisch import WuhltischVariant
 from cardshop.wuhltisch import events as wev
 from cardshop.wuhltisch import new_game as wuhltisch_game
+from cookbook_support import COOKBOOK, check_recipe, of, play, recipe_loader, recipe_paths
 
-ROOT = Path(__file__).resolve().parents[1]
-RECIPES = ROOT / "docs" / "cookbook" / "extends"
-PAGE = ROOT / "docs" / "cookbook" / "extends.md"
+RECIPES = COOKBOOK / "extends"
+PATHS = recipe_paths("extends")
 SEEDS = range(8)
 WARNS = {"steps-written-out"}
 """The recipes that show a warning; every other loads without one."""
-
-
-def recipe(name: str) -> Any:
-    variant = cardshop.load_variant(RECIPES / f"{name}.yaml")
-    warned = cardshop.variant_warnings(RECIPES / f"{name}.yaml")
-    assert bool(warned) == (name in WARNS)
-    return variant
+recipe: Callable[[str], Any] = recipe_loader("extends", cardshop.Variant, WARNS)
 
 
 def klunker(variant: Any, seed: int, players: int = 4) -> tuple[Any, list[Any]]:
     """A whole game of greedy bots, every invariant checked; the game and its events."""
     assert isinstance(variant, KlunkerVariant)
-    game = klunker_game(variant, players, seed=seed)
-    checked = CheckedGame(game)
-    bots = [GreedyBot(seed * 10 + s, variant) for s in range(players)]
-    events: list[Any] = []
-    while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        events += checked.apply(bots[seat].choose(game.observation(seat), game.legal_actions()))
-    return game, events
+    return play(variant, seed, players)
 
 
 def reglamentacja(variant: Any, seed: int, players: int = 3) -> list[Any]:
     """The events of a whole game of greedy bots, the setup's row first."""
     assert isinstance(variant, ReglamentacjaVariant)
-    game = reglamentacja_game(variant, players, seed=seed)
-    checked = CheckedGame(game)
-    bots = [make_bot("greedy", variant, seed * 10 + s) for s in range(players)]
-    events: list[Any] = [rev.RowDealt(game.row)]
-    while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        events += checked.apply(bots[seat].choose(game.observation(seat), game.legal_actions()))
-    return events
-
-
-def of(events: list[Any], kind: type) -> list[Any]:
-    return [e for e in events if isinstance(e, kind)]
+    return play(variant, seed, players, setup=lambda game: [rev.RowDealt(game.row)])[1]
 
 
 def shown(events: list[Any]) -> set[str]:
@@ -252,14 +222,7 @@ def wants(variant: WuhltischVariant, card: int) -> dict[str, str]:
 
 def turned(variant: WuhltischVariant, seed: int, players: int = 5) -> list[dict[str, str]]:
     """The lists turned up in a whole game of greedy bots."""
-    game = wuhltisch_game(variant, players, seed=seed)
-    checked = CheckedGame(game)
-    bots = [WuhltischGreedyBot(variant, seed * 10 + s) for s in range(players)]
-    events: list[Any] = []
-    while not game.is_over:
-        events += checked.apply_joint(
-            {s: bots[s].choose(game.observation(s), game.legal_actions(s)) for s in game.acting}
-        )
+    events = play(variant, seed, players)[1]
     return [wants(variant, e.card) for e in of(events, wev.ListTurned)]
 
 
@@ -290,14 +253,6 @@ def test_no_red_small_short_never_deals_that_list() -> None:
     assert seen > 0
 
 
-def test_every_recipe_is_tested_and_shown_whole() -> None:
-    """Every YAML of the folder has a test above and is shown whole on the page."""
-    names = {p.stem for p in RECIPES.glob("*.yaml")}
-    assert len(names) >= 7
-    page = PAGE.read_text(encoding="utf-8")
-    assert not [n for n in names if f"extends/{n}.yaml" not in page]
-    texts = {n: (RECIPES / f"{n}.yaml").read_text(encoding="utf-8") for n in names}
-    assert not [n for n, text in texts.items() if f"```yaml\n{text}```" not in page]
-    assert not [n for n, text in texts.items() if not text.startswith("# House rule: ")]
-    source = Path(__file__).read_text(encoding="utf-8")
-    assert not [n for n in names if f'recipe("{n}")' not in source]
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_every_recipe_is_tested_and_on_the_page(path: Path) -> None:
+    check_recipe(path)

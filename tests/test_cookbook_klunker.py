@@ -14,47 +14,25 @@ import pytest
 import cardshop
 from cardshop import Action
 from cardshop.bots import RandomBot
-from cardshop.core.loader import variant_warnings
-from cardshop.invariants import CheckedGame
-from cardshop.klunker import Game, GreedyBot, Termination, Variant, new_game
+from cardshop.klunker import Game, Termination, Variant, new_game
 from cardshop.klunker import events as ev
 from cardshop.klunker.kernel import unavailable
+from cookbook_support import check_recipe, of, recipe_loader, recipe_paths
+from cookbook_support import play as play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-RECIPES = ROOT / "docs" / "cookbook" / "klunker"
-PAGE = ROOT / "docs" / "cookbook" / "klunker.md"
+PATHS = recipe_paths("klunker")
+recipe = recipe_loader("klunker", Variant)
 BASE = cardshop.load_variant("klunker-en")
 SEEDS = range(12)
-TESTED: set[str] = set()
-
-
-def recipe(name: str) -> Variant:
-    TESTED.add(name)
-    variant = cardshop.load_variant(RECIPES / f"{name}.yaml")
-    assert isinstance(variant, Variant)
-    assert variant_warnings(RECIPES / f"{name}.yaml") == []  # validate --strict passes
-    return variant
 
 
 def play(
-    variant: object, seed: int, players: int = 4, greedy: bool = True
-) -> tuple[Game, list[object]]:
+    variant: object, seed: int, players: int = 4, bot: str = "greedy"
+) -> tuple[Game, list[Any]]:
     """A whole game of greedy (or random) bots, with every invariant checked as it
     goes; the game and its events."""
     assert isinstance(variant, Variant)
-    game = new_game(variant, players, seed=seed)
-    checked = CheckedGame(game)
-    bots: list[Any] = [
-        GreedyBot(seed * 10 + s, variant) if greedy else RandomBot(seed * 10 + s)
-        for s in range(players)
-    ]
-    events: list[object] = []
-    while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        action = bots[seat].choose(game.observation(seat), list(game.legal_actions()))
-        events += checked.apply(action)
-    return game, events
+    return play_game(variant, seed, players, bot)
 
 
 def turns(variant: Variant, seed: int, players: int = 4) -> Iterator[tuple[Game, Action]]:
@@ -66,10 +44,6 @@ def turns(variant: Variant, seed: int, players: int = 4) -> Iterator[tuple[Game,
         seat = game.current_player
         assert seat is not None
         yield game, bots[seat].choose(game.observation(seat), list(game.legal_actions()))
-
-
-def of(events: list[object], kind: type) -> list[object]:
-    return [e for e in events if isinstance(e, kind)]
 
 
 def purchase_steps(events: list[object]) -> list[list[ev.Bought]]:
@@ -98,8 +72,8 @@ def test_window_cap_keeps_every_window_at_three_cards() -> None:
                 assert not game.is_legal(f"window {next(iter(variant.cards))}")
                 full += 1
             game.apply(action)
-        _, events = play(BASE, seed, greedy=False)
-        base_most = max(base_most, *(len(b.cards) for b in of(events, ev.Bought)))  # type: ignore[attr-defined]
+        _, events = play(BASE, seed, bot="random")
+        base_most = max(base_most, *(len(b.cards) for b in of(events, ev.Bought)))
     assert most <= 3 < base_most
     assert full > 0
 
@@ -126,14 +100,14 @@ def test_price_per_two_cards_charges_by_the_window() -> None:
     variant = recipe("price-per-two-cards")
     dear = 0
     for seed in SEEDS:
-        _, events = play(variant, seed, greedy=False)
+        _, events = play(variant, seed, bot="random")
         for b in of(events, ev.Bought):
             assert isinstance(b, ev.Bought)
             if b.owner != b.seat:
                 assert b.price <= max(1, len(b.cards) // 2)
                 dear += b.price >= 2
-        base = of(play(BASE, seed, greedy=False)[1], ev.Bought)
-        assert all(b.price <= 1 for b in base)  # type: ignore[attr-defined]
+        base = of(play(BASE, seed, bot="random")[1], ev.Bought)
+        assert all(b.price <= 1 for b in base)
     assert dear > 0
 
 
@@ -185,10 +159,10 @@ def test_cash_plus_rows_sold_scores_each_row_sold() -> None:
     bonus = 0
     for seed in SEEDS:
         game, events = play(variant, seed)
-        sold = Counter(e.seat for e in of(events, ev.Sold))  # type: ignore[attr-defined]
+        sold = Counter(e.seat for e in of(events, ev.Sold))
         want = tuple(game.cash(s) + sold[s] for s in range(4))
         assert game.result().scores == want
-        assert of(events, ev.GameEnded)[-1].scores == want  # type: ignore[attr-defined]
+        assert of(events, ev.GameEnded)[-1].scores == want
         assert Game.from_json(game.to_json()).result().scores == want
         bonus += sum(sold.values())
     assert bonus > 0
@@ -254,12 +228,12 @@ def test_more_rows_pay_more() -> None:
     variant = recipe("more-rows-pay-more")
     crowded = 0
     for seed in SEEDS:
-        _, events = play(variant, seed, greedy=False)
+        _, events = play(variant, seed, bot="random")
         for s in of(events, ev.Sold):
             assert isinstance(s, ev.Sold)
             assert s.payout == (4 if s.kind == "necklace" else min(4, s.rows))
             crowded += s.kind != "necklace" and s.rows in (2, 3)
-        for s in of(play(BASE, seed, greedy=False)[1], ev.Sold):
+        for s in of(play(BASE, seed, bot="random")[1], ev.Sold):
             assert isinstance(s, ev.Sold)
             if s.kind != "necklace" and s.rows in (2, 3):
                 assert s.payout == 5 - s.rows
@@ -300,14 +274,14 @@ def test_rich_owner_discount_makes_some_purchases_free() -> None:
 def test_the_kernel_refuses_house_rules_and_auto_falls_back() -> None:
     """The kernel names the house rule it cannot play; simulate(engine="auto") plays
     such a variant on the reference engine."""
-    for path in sorted(RECIPES.glob("*.yaml")):
+    for path in PATHS:
         why = unavailable(cardshop.load_variant(path), 4, ["random"], 1)
         assert why is not None
         assert "the reference engine will" in why
     base = unavailable(BASE, 4, ["random"], 1)  # None, or numba is missing
     assert base is None or "house rule" not in base
     result = cardshop.simulate(
-        cardshop.load_variant(RECIPES / "three-rounds.yaml"),
+        recipe("three-rounds"),
         players=4,
         games=600,
         seed=2,
@@ -316,10 +290,6 @@ def test_the_kernel_refuses_house_rules_and_auto_falls_back() -> None:
     assert result.engine == "reference"
 
 
-@pytest.mark.parametrize("path", sorted(RECIPES.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_every_recipe_is_tested_and_on_the_page(path: Path) -> None:
-    page = PAGE.read_text(encoding="utf-8")
-    assert f"klunker/{path.name}" in page
-    assert path.read_text(encoding="utf-8").rstrip() in page  # shown as it is
-    tests = Path(__file__).read_text(encoding="utf-8")
-    assert f'recipe("{path.stem}")' in tests
+    check_recipe(path)

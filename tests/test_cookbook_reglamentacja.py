@@ -11,45 +11,30 @@ import pytest
 
 import cardshop
 from cardshop import SetupError
-from cardshop.bots import make_bot
-from cardshop.invariants import CheckedGame
 from cardshop.reglamentacja import ReglamentacjaVariant, action_space, new_game
 from cardshop.reglamentacja import events as ev
 from cardshop.reglamentacja.variant import as_reglamentacja
+from cookbook_support import check_recipe, of, recipe_loader, recipe_paths
+from cookbook_support import play as play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-RECIPES = ROOT / "docs" / "cookbook" / "reglamentacja"
-PAGE = ROOT / "docs" / "cookbook" / "reglamentacja.md"
+PATHS = recipe_paths("reglamentacja")
+recipe = recipe_loader("reglamentacja", ReglamentacjaVariant)
 BASE = as_reglamentacja(cardshop.load_variant("reglamentacja"))
 SEEDS = range(6)
-TESTED: set[str] = set()
-
-
-def recipe(name: str) -> ReglamentacjaVariant:
-    TESTED.add(name)
-    variant = cardshop.load_variant(RECIPES / f"{name}.yaml")
-    assert isinstance(variant, ReglamentacjaVariant)
-    assert variant.semantic_warnings() == []
-    return variant
 
 
 def play(variant: object, seed: int, players: int = 3, bot: str = "greedy") -> list[Any]:
     """The events of a whole game of ``bot`` players, after the setup's row and queue
     (as the setup's events state them); a recipe's games check every invariant."""
     assert isinstance(variant, ReglamentacjaVariant)
-    game = new_game(variant, players, seed=seed)
-    checked = game if variant is BASE else CheckedGame(game)
-    bots = [make_bot(bot, variant, seed * 10 + s) for s in range(players)]
-    events: list[Any] = [ev.RowDealt(game.row), ev.QueueFormed(game.queue, game.active)]
-    while not game.is_over:
-        seat = game.current_player
-        assert seat is not None
-        events += checked.apply(bots[seat].choose(game.observation(seat), game.legal_actions()))
-    return events
-
-
-def of(events: list[Any], kind: type) -> list[Any]:
-    return [e for e in events if isinstance(e, kind)]
+    return play_game(
+        variant,
+        seed,
+        players,
+        bot,
+        checked=variant is not BASE,
+        setup=lambda game: [ev.RowDealt(game.row), ev.QueueFormed(game.queue, game.active)],
+    )[1]
 
 
 def test_no_speculator() -> None:
@@ -181,11 +166,6 @@ def test_generous_deal() -> None:
         assert of(play(v, seed), ev.GameEnded)
 
 
-@pytest.mark.parametrize("path", sorted(RECIPES.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_every_recipe_is_tested_and_on_the_page(path: Path) -> None:
-    tests = Path(__file__).read_text(encoding="utf-8")
-    assert f'recipe("{path.stem}")' in tests, f"{path.name} has no test"
-    assert f"reglamentacja/{path.name}" in PAGE.read_text(encoding="utf-8")
-    text = path.read_text(encoding="utf-8")
-    assert text.startswith("# House rule: ")
-    assert cardshop.load_variant(path).content_hash != BASE.content_hash
+    check_recipe(path)

@@ -6,48 +6,33 @@ on the same seeds and cards."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import cardshop
-from cardshop.core import variant_from_data
-from cardshop.wuhltisch import WuhltischGreedyBot, WuhltischVariant, new_game
+from cardshop.wuhltisch import WuhltischVariant
 from cardshop.wuhltisch import events as ev
+from cookbook_support import check_recipe, of, recipe_loader, recipe_paths
+from cookbook_support import play as play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-RECIPES = ROOT / "docs" / "cookbook" / "wuhltisch"
-PAGE = ROOT / "docs" / "cookbook" / "wuhltisch.md"
+PATHS = recipe_paths("wuhltisch")
+recipe = recipe_loader("wuhltisch", WuhltischVariant)
 BASE = cardshop.load_variant("wuhltisch")
 SEEDS = range(8)
-TESTED: set[str] = set()
 
 
-def recipe(name: str) -> WuhltischVariant:
-    TESTED.add(name)
-    variant = cardshop.load_variant(RECIPES / f"{name}.yaml")
-    assert isinstance(variant, WuhltischVariant)
-    assert variant.semantic_warnings() == []
-    return variant
-
-
-def play(variant: WuhltischVariant, seed: int, players: int = 3) -> list[object]:
+def play(variant: WuhltischVariant, seed: int, players: int = 3) -> list[Any]:
     """A whole game of greedy bots; its events."""
-    game = new_game(variant, players, seed=seed)
-    bots = [WuhltischGreedyBot(variant, seed * 10 + s) for s in range(players)]
-    events: list[object] = []
-    while not game.is_over:
-        events += game.apply_joint(
-            {s: bots[s].choose(game.observation(s), game.legal_actions(s)) for s in game.acting}
-        )
-    return events
+    return play_game(variant, seed, players, checked=False)[1]
 
 
-def scored(events: list[object]) -> list[ev.SetScored]:
-    return [e for e in events if isinstance(e, ev.SetScored)]
+def scored(events: list[Any]) -> list[ev.SetScored]:
+    return of(events, ev.SetScored)
 
 
-def rounds(events: list[object]) -> list[ev.RoundScored]:
-    return [e for e in events if isinstance(e, ev.RoundScored)]
+def rounds(events: list[Any]) -> list[ev.RoundScored]:
+    return of(events, ev.RoundScored)
 
 
 def test_caller_bonus_adds_three_points_to_each_caller_exactly() -> None:
@@ -139,7 +124,7 @@ def test_three_rounds_end_the_game_after_the_third_round() -> None:
         base = rounds(play(BASE, seed))
         assert [r.scores for r in rounds(events)] == [r.scores for r in base[:3]]
         assert len(base) == 4
-        end = [e for e in events if isinstance(e, ev.GameEnded)]
+        end = of(events, ev.GameEnded)
         assert len(end) == 1
 
 
@@ -160,21 +145,6 @@ def test_green_shirts_are_wanted_and_score() -> None:
     assert scored_green > 0
 
 
-def test_every_recipe_is_tested_and_on_the_page() -> None:
-    """Every YAML of the folder has a test above and is shown whole on the cookbook page."""
-    names = {p.stem for p in RECIPES.glob("*.yaml")}
-    assert len(names) >= 7
-    page = PAGE.read_text(encoding="utf-8")
-    assert not [n for n in names if f"wuhltisch/{n}.yaml" not in page]
-    texts = {n: (RECIPES / f"{n}.yaml").read_text(encoding="utf-8") for n in names}
-    assert not [n for n, text in texts.items() if f"```yaml\n{text}```" not in page]
-    source = Path(__file__).read_text(encoding="utf-8")
-    assert not [n for n in names if f'recipe("{n}")' not in source]
-
-
-@pytest.mark.parametrize("name", sorted(p.stem for p in RECIPES.glob("*.yaml")))
-def test_every_recipe_round_trips_and_differs_from_the_base(name: str) -> None:
-    """A recipe dumps and loads back as the same variant, with its own hash."""
-    variant = cardshop.load_variant(RECIPES / f"{name}.yaml")
-    again = variant_from_data(variant.to_data())
-    assert again.content_hash == variant.content_hash != BASE.content_hash
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_every_recipe_is_tested_and_on_the_page(path: Path) -> None:
+    check_recipe(path)
