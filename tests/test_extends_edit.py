@@ -157,6 +157,16 @@ def test_a_table_of_numbers_given_whole_is_a_value_not_a_list_to_warn_of(
     assert [w.path for w in variant_warnings(path)] == [("steps",)]
 
 
+def test_a_list_inside_a_merged_item_replaces_without_a_warning(tmp_path: Path) -> None:
+    """``$merge`` states the item's fields: its cost list replaces the base's cost."""
+    card = "{name: tea-sugar, title: t, cost: [sugar, sugar], category: event, icons: 2}"
+    path = write(tmp_path, f"extends: reglamentacja\nname: x\ncards:\n  $merge: [{card}]\n")
+    variant = cardshop.load_variant(path)
+    (merged,) = [c for c in variant.cards if c.name == "tea-sugar"]  # type: ignore[attr-defined]
+    assert list(merged.cost) == ["sugar", "sugar"]
+    assert variant_warnings(path) == []
+
+
 def test_an_unknown_key_of_a_file_that_extends_names_the_base_s_family(tmp_path: Path) -> None:
     err = error_of(tmp_path, "extends: reglamentacja\nname: x\nsale:\n  pay: 3\n")
     assert "unknown key 'sale'; the keys of a reglamentacja variant are" in str(err)

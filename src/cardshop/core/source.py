@@ -557,7 +557,8 @@ def edit(
       named in ``list_keys`` (dotted path -> item key, ``VariantBase.LIST_KEYS``) match
       by that key, others by their whole value.
     * A plain list over a different, non-empty list of the base replaces it with a
-      warning (not a table of numbers, such as a payout: that is one value); an empty
+      warning (not a table of numbers, such as a payout, which is one value, nor a
+      list inside an item that ``$merge`` merges: the marker says it); an empty
       mapping over a non-empty one keeps the base's, with a warning.
 
     Returns the merged data with the position of every value, the warnings and the
@@ -568,6 +569,7 @@ def edit(
     inherited: dict[KeyPath, str] = {}
     warnings: list[VariantWarning] = []
     changes: list[Change] = []
+    merging: list[bool] = []  # non-empty inside an item that $merge merges into the base's
 
     def copy(value: Any, side: Sourced, src: KeyPath, dst: KeyPath) -> None:
         loc = side.positions.get(src)
@@ -649,7 +651,7 @@ def edit(
                 pb,
             )
         if isinstance(a, list) and isinstance(b, list) and a and _freeze(a) != _freeze(b):
-            if _is_table(a) and _is_table(b):  # a table of numbers is one value: no warning
+            if merging or (_is_table(a) and _is_table(b)):  # one value, stated: no warning
                 change("set", pb, dst, f"{format_value(a)} -> {format_value(b)}")
                 copy(b, over, pb, dst)
                 return b
@@ -758,7 +760,11 @@ def edit(
                 and isinstance(old_value, dict)
                 and isinstance(new_value, dict)
             ):
-                out.append(mapping(old_value, new_value, old_at, new_at, (*dst, i)))
+                merging.append(True)  # the item's own lists replace without a warning
+                try:
+                    out.append(mapping(old_value, new_value, old_at, new_at, (*dst, i)))
+                finally:
+                    merging.pop()
             else:
                 out.append(new_value)
                 copy(new_value, over, new_at, (*dst, i))
