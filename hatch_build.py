@@ -59,9 +59,19 @@ COMPILED = (
 compiled rules and games, Reglamentacja's offer tables; docs/performance.md says why
 these)."""
 
-BUILD_REQUIRES = ["mypy>=1.10", "setuptools>=65", "pydantic>=2.6,<3", "PyYAML>=6.0", "types-PyYAML"]
+BUILD_REQUIRES = [
+    "mypy>=1.10",
+    "setuptools>=65",
+    "pydantic>=2.6,<3",
+    "PyYAML>=6.0",
+    "types-PyYAML",
+    "lark>=1.2",
+    "hypothesis>=6.100",
+]
 """What compiling needs in the build environment: mypyc, setuptools to drive the C
-compiler, and what mypy needs to type the modules (their imports, the pydantic plugin)."""
+compiler, and what mypy needs to type the modules and every module they import, as
+``import cardshop`` does (the pydantic plugin; lark for the expression language;
+hypothesis for the audit's state machine, which the package's API reaches)."""
 
 CHECKED_STUB = """from typing import Any, TypeVar, Union
 
@@ -215,7 +225,9 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         # Compile a copy of the sources, with the stub of cardshop.core.checked beside it.
         junk = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd")
         shutil.copytree(root / "src", tmp / "src", ignore=junk)
-        (tmp / "src" / "cardshop" / "core" / "checked.pyi").write_text(CHECKED_STUB, encoding="utf-8")
+        (tmp / "src" / "cardshop" / "core" / "checked.pyi").write_text(
+            CHECKED_STUB, encoding="utf-8"
+        )
         here = Path.cwd()
         os.chdir(tmp)  # mypyc names modules by their paths below src/
         report = io.StringIO()  # mypy's messages: the reason if it stops

@@ -15,9 +15,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Any, get_args
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from cardshop.core.errors import SetupError, format_path
 from cardshop.core.frontdoor import resolve
@@ -83,22 +83,7 @@ def _show(value: Any) -> str:
 def resolved_data(variant: VariantBase) -> dict[str, Any]:
     """The variant as plain data with every key, those a dump leaves out at their
     default (``OMIT_AT_DEFAULT``) included, so that two variants compare key by key."""
-    return _full(variant)
-
-
-def _full(model: BaseModel) -> dict[str, Any]:
-    data: dict[str, Any] = model.model_dump(mode="json", exclude={"extends"})
-    for name, info in type(model).model_fields.items():
-        if name == "extends":
-            continue
-        value = getattr(model, name)
-        if name not in data:  # left out at its default
-            kind = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-            adapter: TypeAdapter[Any] = TypeAdapter(kind)
-            data[name] = adapter.dump_python(value, mode="json")
-        elif isinstance(value, BaseModel):
-            data[name] = _full(value)
-    return data
+    return variant.to_data(all_keys=True)
 
 
 def _nested(annotation: Any) -> type[BaseModel] | None:
