@@ -1078,9 +1078,12 @@ def _reason(error: Any, path: KeyPath, found: _Found, union: bool) -> str:
         have = ctx.get("actual_length")
         if limit is None and len(_numbers(error["msg"])) >= 2:
             limit, have = _numbers(error["msg"])[0], _numbers(error["msg"])[-1]
-        if limit is None or have is None:
+        if have is None and isinstance(value, (dict, list)):  # a validator that stops early
+            have = len(value)
+        if limit is None:
             return f"{subject} has too {'few' if kind == 'too_short' else 'many'} items"
-        return f"{subject} must have {most} {limit} item{'s' if limit != 1 else ''} (it has {have})"
+        count = f" (it has {have})" if have is not None else ""
+        return f"{subject} must have {most} {limit} item{'s' if limit != 1 else ''}{count}"
     if kind in ("string_too_short", "string_too_long"):
         limit = ctx.get("min_length" if kind == "string_too_short" else "max_length")
         most = "at least" if kind == "string_too_short" else "at most"
