@@ -300,6 +300,21 @@ def test_the_public_api_is_unchanged_name_for_name(module: str) -> None:
     assert now == {**API_BEFORE[module], **API_ADDED[module]}
 
 
+def test_import_cardshop_leaves_the_audit_until_it_is_used() -> None:
+    """``cardshop.compare_variants`` imports the audit package on first use, not with
+    ``import cardshop`` (which every game, bot and server pays for)."""
+    code = (
+        "import sys, cardshop\n"
+        "print('cardshop.audit' in sys.modules)\n"
+        "from cardshop import compare_variants\n"
+        "print('cardshop.audit' in sys.modules, compare_variants.__module__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True
+    )
+    assert done.stdout.split() == ["False", "True", "cardshop.audit.paired"]
+
+
 def test_games_pickled_before_the_core_became_a_package_still_load() -> None:
     """A game of each family pickled by the release before (module paths
     ``cardshop._core``, ``cardshop._game``, ``cardshop._variant``) loads, equals its

@@ -16,10 +16,9 @@ A family's own names (its observation, phases, events) live in its package, e.g.
 import importlib
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardshop import bots
-from cardshop.audit.paired import compare_variants
 from cardshop.bots import Bot, ISMCTSBot, RandomBot, make_bot
 from cardshop.core.actions import (
     Action,
@@ -72,6 +71,9 @@ from cardshop.simulation import GameOutcome, SimulationResult, simulate
 from cardshop.support.about import VERSION, compiled
 from cardshop.tuning import TuneError, TuneResult, tune
 from cardshop.variantdiff import diff_variants
+
+if TYPE_CHECKING:  # imported on first use (the audit is a tenth of the import's time)
+    from cardshop.audit.paired import compare_variants
 
 __version__ = VERSION
 
@@ -147,7 +149,16 @@ _MOVED = {
 work, with a warning, and will leave this module in a later release."""
 
 
+_LAZY = {"compare_variants": "cardshop.audit.paired"}
+"""Names of this module imported on first use, by the module they come from."""
+
+
 def __getattr__(name: str) -> Any:
+    lazy = _LAZY.get(name)
+    if lazy is not None:
+        value = getattr(importlib.import_module(lazy), name)
+        globals()[name] = value
+        return value
     home = _MOVED.get(name)
     if home is None:
         raise AttributeError(f"module 'cardshop' has no attribute {name!r}")
