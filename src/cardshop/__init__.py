@@ -72,7 +72,7 @@ from cardshop.support.about import VERSION, compiled
 from cardshop.tuning import TuneError, TuneResult, tune
 from cardshop.variantdiff import diff_variants
 
-if TYPE_CHECKING:  # imported on first use (the audit is a tenth of the import's time)
+if TYPE_CHECKING:  # imported on first use (the audit is a fifth of the import's time)
     from cardshop.audit.paired import compare_variants
 
 __version__ = VERSION
