@@ -85,6 +85,7 @@ USAGE_ERRORS = [
     (["replay", "a.jsonl", "b.jsonl"], "Got unexpected extra argument"),
     (["serve", "--port", "http"], "Invalid value for '--port'"),
     (["serve", "extra"], "Got unexpected extra argument"),
+    (["mcp", "--max-games", "many"], "Invalid value for '--max-games'"),
 ]
 
 
