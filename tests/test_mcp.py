@@ -73,7 +73,10 @@ def test_tools_and_variants_over_stdio() -> None:
         assert {"list_variants", "new_game", "observe", "act", "result"} <= tools
         variants = data(await client.call_tool("list_variants", {}))["variants"]
         by_name = {v["name"]: v for v in variants}
-        assert set(by_name) == set(cardshop.builtin_variants())
+        # The server's process knows the installed families' variants; this one may know
+        # more (a test may have registered a family in it).
+        editions = {"klunker-en", "klunker-es", "klunker-zh", "wuhltisch", "reglamentacja"}
+        assert editions <= set(by_name) <= set(cardshop.builtin_variants())
         klunker = by_name["klunker-en"]
         assert klunker["family"] == "klunker"
         assert klunker["players"] == {"min": 3, "max": 5}

@@ -30,9 +30,9 @@ def mcp(
     seat's view, and a game's seed and record only once the game is over.
     """
     try:
-        from cardshop.serve.mcp import _sdk, run_stdio
+        from cardshop.serve.mcp import run_stdio, sdk
 
-        _sdk()  # the SDK (the extra) is there
+        sdk()  # the SDK (the extra) is there
     except ImportError as exc:
         raise fail(
             f"cardshop mcp needs the 'mcp' extra ({exc.name} is missing): "

@@ -42,7 +42,7 @@ from cardshop.serve.tables import DEFAULT_BOT_BUDGET, shown_actions
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["MAX_GAMES", "Games", "make_server", "run_stdio"]
+__all__ = ["MAX_GAMES", "Games", "make_server", "run_stdio", "sdk"]
 
 MAX_GAMES = 8
 """Games one server session holds at once, by default."""
@@ -350,7 +350,7 @@ class Games:
             self._apply(opened, self._choose(opened, acting))
 
 
-def _sdk() -> tuple[Any, type[Exception]]:
+def sdk() -> tuple[Any, type[Exception]]:
     """The SDK's server class and tool error: ``MCPServer`` (mcp 2), else ``FastMCP``
     (mcp 1, whose tools are declared the same way)."""
     try:
@@ -366,7 +366,7 @@ def _sdk() -> tuple[Any, type[Exception]]:
 def make_server(max_games: int = MAX_GAMES, games: Games | None = None) -> MCPServer[Any]:
     """The MCP server (the SDK's ``MCPServer``) whose tools play ``games`` (default: a
     fresh session of at most ``max_games`` games)."""
-    server_class, tool_error = _sdk()
+    server_class, tool_error = sdk()
     if games is None:
         games = Games(max_games)
     server: MCPServer[Any] = server_class(
