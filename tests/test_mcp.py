@@ -155,7 +155,7 @@ def test_bounds_and_refusals_over_stdio() -> None:
         assert "unknown bot" in await refused(
             "new_game", {"variant": "klunker-en", "players": 3, "bots": ["nobody"]}
         )
-        assert "searches more" in await refused(
+        assert "bots at this server search at most 1000 iterations" in await refused(
             "new_game", {"variant": "klunker-en", "players": 3, "bots": ["ismcts:600s"]}
         )
         assert "no game" in await refused("observe", {"game_id": "nope"})

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cardshop import driver
-from cardshop.bots import Bot, ISMCTSBot, bot_names, make_bot
+from cardshop.bots import Bot, bot_names, make_bot
 from cardshop.core.actions import Action, Seat
 from cardshop.core.chance import derive_seed
 from cardshop.core.errors import CardshopError, GameStateError, SetupError
@@ -167,7 +167,7 @@ class Games:
                 continue
             spec = next(others)
             bot = make_bot(spec, resolved, derive_seed(game_seed, "bot", s))
-            self._check_budget(bot, s, spec)
+            DEFAULT_BOT_BUDGET.check(bot, s, spec, set_by="the budget of cardshop mcp")
             DEFAULT_BOT_BUDGET.enforce(bot)
             seats.append(spec)
             made[s] = bot
@@ -295,20 +295,6 @@ class Games:
                 f"bots names one bot for every other seat ({players - 1}), or one for all"
             )
         return specs
-
-    @staticmethod
-    def _check_budget(bot: Bot, seat: Seat, spec: str) -> None:
-        budget = DEFAULT_BOT_BUDGET
-        if not isinstance(bot, ISMCTSBot):
-            return
-        over = (bot.iterations is not None and bot.iterations > budget.iterations) or (
-            bot.time_limit is not None and bot.time_limit > budget.seconds
-        )
-        if over:
-            raise ToolRefusal(
-                f"seat {seat}'s bot {spec[:60]!r} searches more than this server allows "
-                f"({budget} a decision)"
-            )
 
     def _make_room(self) -> None:
         if len(self.games) < self.max_games:

@@ -150,8 +150,16 @@ class BotBudget:
     def __str__(self) -> str:
         return f"{self.iterations} iterations and {self.seconds:g} s"
 
-    def check(self, bot: Bot, seat: Seat, spec: str) -> None:
-        """Refuse (``bot-budget``) a search bot that asks for more than this budget."""
+    def check(
+        self,
+        bot: Bot,
+        seat: Seat,
+        spec: str,
+        *,
+        set_by: str = "the server's operator sets it: cardshop serve --max-bot-budget",
+    ) -> None:
+        """Refuse (``bot-budget``) a search bot that asks for more than this budget;
+        the message ends with who sets it (``set_by``)."""
         if not isinstance(bot, ISMCTSBot):
             return
         asked = []
@@ -163,8 +171,7 @@ class BotBudget:
             raise ProtocolError(
                 "bot-budget",
                 f"seat {seat}'s bot {spec[:60]!r} asks for {' and '.join(asked)} a decision; "
-                f"bots at this server search at most {self} a decision (the server's "
-                "operator sets it: cardshop serve --max-bot-budget)",
+                f"bots at this server search at most {self} a decision ({set_by})",
             )
 
     def enforce(self, bot: Bot) -> None:
