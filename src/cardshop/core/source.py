@@ -650,11 +650,14 @@ def edit(
                 f"the markers {', '.join(MARKERS)}; to replace it write a list",
                 pb,
             )
-        if isinstance(a, list) and isinstance(b, list) and a and _freeze(a) != _freeze(b):
-            if merging or (_is_table(a) and _is_table(b)):  # one value, stated: no warning
-                change("set", pb, dst, f"{format_value(a)} -> {format_value(b)}")
-                copy(b, over, pb, dst)
-                return b
+        if (
+            isinstance(a, list)
+            and isinstance(b, list)
+            and a
+            and _freeze(a) != _freeze(b)
+            and not merging  # inside a $merged item, or a table of numbers: one value, stated
+            and not (_is_table(a) and _is_table(b))
+        ):
             field = keys.get(_dotted(dst))
             merge_hint = f" (or $merge to replace items by {field})" if field else ""
             warnings.append(
