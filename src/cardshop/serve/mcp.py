@@ -122,7 +122,8 @@ class Games:
         """The built-in variants: family, title, description, players, bots."""
         out = []
         for name in builtin_variants():
-            variant = resolve(name).variant
+            resolved = resolve(name)
+            variant = resolved.variant
             out.append(
                 {
                     "name": name,
@@ -130,7 +131,7 @@ class Games:
                     "title": variant.title or name,
                     "description": " ".join(str(getattr(variant, "description", "") or "").split()),
                     "players": {"min": variant.players.min, "max": variant.players.max},
-                    "simultaneous": resolve(name).family.dynamics is Dynamics.SIMULTANEOUS,
+                    "simultaneous": resolved.family.dynamics is Dynamics.SIMULTANEOUS,
                     "bots": bot_names(variant),
                 }
             )
