@@ -58,9 +58,10 @@ from cardshop.records import GameRecord
 from cardshop.serve.protocol import (
     PROTOCOL,
     Act,
+    AnyMessage,
     Claim,
     Hello,
-    Legal,
+    Parts,
     Ping,
     ProtocolError,
     TableSpec,
@@ -474,7 +475,7 @@ async def _answer(websocket: WebSocket, message: dict[str, Any], close: int | No
     return True
 
 
-def _handle(table: Table, client: Client, message: Hello | Act | Legal | Ping) -> None:
+def _handle(table: Table, client: Client, message: AnyMessage) -> None:
     if isinstance(message, Ping):
         client.send({"type": "pong", "step": table.step})
     elif isinstance(message, Hello):
@@ -483,6 +484,8 @@ def _handle(table: Table, client: Client, message: Hello | Act | Legal | Ping) -
         raise ProtocolError("watching", "a spectator cannot act: claim a seat to play")
     elif isinstance(message, Act):
         table.act(client.seat, message)
+    elif isinstance(message, Parts):
+        client.send(table.parts(client.seat, message))
     else:
         game = table.game
         if client.seat not in game.acting:

@@ -18,12 +18,15 @@ from cardshop.core.errors import CardshopError
 __all__ = [
     "MAX_ACTION_TEXT",
     "MAX_MESSAGE_BYTES",
+    "MAX_PARTS",
+    "MAX_PART_OPTION",
     "PROTOCOL",
     "Act",
     "Claim",
     "ClientMessage",
     "Hello",
     "Legal",
+    "Parts",
     "Ping",
     "ProtocolError",
     "TableSpec",
@@ -38,6 +41,11 @@ MAX_MESSAGE_BYTES = 16_384
 """The longest client message the server reads (actions are short)."""
 MAX_ACTION_TEXT = 1_000
 MAX_TOKEN = 200
+MAX_PARTS = 64
+"""The most parts a ``parts`` message may name (an action of a factored space has a
+few dozen at most)."""
+MAX_PART_OPTION = 9_999
+"""The largest option number a ``parts`` message may name."""
 
 
 class ProtocolError(CardshopError, ValueError):
@@ -81,12 +89,26 @@ class Legal(_Message):
     prefix: Annotated[str, Field(max_length=MAX_ACTION_TEXT)] = ""
 
 
+class Parts(_Message):
+    """Ask for the next part of an action chosen part by part (a family with a factored
+    action space): ``chosen`` are the option numbers picked so far, each at the step
+    the server named for it; ``step``, if given, is the step the client saw (an older
+    one is refused as ``stale``)."""
+
+    type: Literal["parts"]
+    chosen: Annotated[
+        list[Annotated[int, Field(ge=0, le=MAX_PART_OPTION)]], Field(max_length=MAX_PARTS)
+    ] = []
+    step: Annotated[int, Field(ge=0)] | None = None
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | Act | Legal | Ping, Field(discriminator="type")]
-_CLIENT: TypeAdapter[Hello | Act | Legal | Ping] = TypeAdapter(ClientMessage)
+AnyMessage = Hello | Act | Legal | Parts | Ping
+ClientMessage = Annotated[AnyMessage, Field(discriminator="type")]
+_CLIENT: TypeAdapter[AnyMessage] = TypeAdapter(ClientMessage)
 
 
 def _not_json(name: str) -> Any:
@@ -99,7 +121,7 @@ def loads(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_not_json)
 
 
-def parse_message(text: str | bytes | None) -> Hello | Act | Legal | Ping:
+def parse_message(text: str | bytes | None) -> AnyMessage:
     """One client message from a frame's text; :class:`ProtocolError` otherwise."""
     if not isinstance(text, str):
         raise ProtocolError("bad-message", "messages are JSON text frames, not binary")

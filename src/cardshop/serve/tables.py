@@ -63,6 +63,7 @@ from cardshop.core.errors import (
     IllegalActionError,
     SetupError,
 )
+from cardshop.core.factored import ActionFactors
 from cardshop.core.family import (
     Family,
     event_text,
@@ -74,10 +75,10 @@ from cardshop.core.game import (
     Game,
 )
 from cardshop.core.loader import variant_from_data
-from cardshop.core.series import family_for
+from cardshop.core.series import current_game, family_for
 from cardshop.core.variant import VariantBase
 from cardshop.records import record_game
-from cardshop.serve.protocol import Act, ProtocolError, TableSpec
+from cardshop.serve.protocol import MAX_PARTS, Act, Parts, ProtocolError, TableSpec
 from cardshop.serve.store import Store, StoredTable, StoreError
 
 __all__ = ["HUMAN", "IDLE_ACTIONS", "BotBudget", "Client", "Lobby", "Table"]
@@ -91,6 +92,10 @@ IDLE_ACTIONS = ("wait", "pass", "done", "reject", "throw")
 else the first legal action."""
 LEGAL_LIMIT = 300
 """At most this many legal actions go into a state message; ``legal`` asks for more."""
+PART_LOOKAHEAD = 12
+"""A first part that leads to at most this many actions lists them in the state
+message (one click each, as a short verb is shown); a larger one is built part by
+part."""
 EVENT_LOG = 40
 """The last events each state message carries."""
 QUEUE = 256
@@ -319,6 +324,7 @@ class Table:
         self.error: str | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._factors: ActionFactors | None = None
 
     # ------------------------------------------------------------ what is public
 
@@ -381,6 +387,9 @@ class Table:
                 "actions": shown_actions(actions),
                 "total": len(actions),
                 "verbs": dict(Counter(action.verb for action in actions)),
+                "parts": self._parts(seat, (), follow=False, lookahead=PART_LOOKAHEAD)
+                if self.factors is not None
+                else None,
             }
         column = game.players if seat is None else seat
         message: dict[str, Any] = {
@@ -509,6 +518,115 @@ class Table:
             self.send_state(seat)
             return
         self.apply({seat: action})
+
+    # ------------------------------------------------------------ part by part
+
+    @property
+    def factors(self) -> ActionFactors | None:
+        """The family's factored action space at this table (``None``: the family has
+        none), made on first use."""
+        if self._factors is None and self.family.factored is not None:
+            self._factors = self.family.factored(self.variant, self.game.players)
+        return self._factors
+
+    def parts(self, seat: Seat, message: Parts) -> dict[str, Any]:
+        """The ``parts`` answer for ``seat``: after the options ``message.chosen``, the
+        next part's legal options, or the whole action they make.
+
+        Only the seat's own legal actions are read, and only while it acts; every
+        option chosen is checked against the options the space lists at its place
+        (:meth:`~cardshop.core.ActionFactors.next`), so a refused message names the
+        first part that is not legal and the options that are. A part with a single
+        legal option is chosen at once (``forced`` in the answer's ``path``).
+        Raises :class:`ProtocolError`; nothing changes either way.
+        """
+        game = self.game
+        if self.error:
+            raise ProtocolError("stopped", f"table {self.id} is stopped: {self.error}")
+        if game.is_over:
+            raise ProtocolError("over", "the game is over")
+        if message.step is not None and message.step != self.step:
+            raise ProtocolError(
+                "stale", f"those parts were for step {message.step}; the table is at {self.step}"
+            )
+        if seat not in game.acting:
+            raise ProtocolError("not-your-turn", f"seat {seat} does not act now")
+        if self.factors is None:
+            raise ProtocolError(
+                "no-parts",
+                f"{self.variant.family}'s actions are not chosen part by part: "
+                "ask for them with 'legal' (and a prefix)",
+            )
+        return self._parts(seat, message.chosen, follow=True, lookahead=0)
+
+    def _parts(
+        self, seat: Seat, chosen: Sequence[int], *, follow: bool, lookahead: int
+    ) -> dict[str, Any]:
+        factors = self.factors
+        assert factors is not None
+        game = current_game(self.game)
+        path: list[dict[str, Any]] = []
+        picked: list[int] = []
+        for option in chosen:
+            found = factors.next(game, seat, picked)
+            if found is None:
+                raise ProtocolError(
+                    "bad-parts",
+                    f"the first {len(picked)} part(s) already make the action "
+                    f"{str(factors.compose(picked))!r}: nothing follows them",
+                )
+            step, options = found
+            if option not in options:
+                labels = ", ".join(f"{o} ({factors.options[step][o]})" for o in options[:20])
+                more = f" and {len(options) - 20} more" if len(options) > 20 else ""
+                raise ProtocolError(
+                    "bad-parts",
+                    f"part {len(picked)} ({factors.steps[step]}): option {option} is not legal "
+                    f"here; the legal options are {labels}{more}",
+                )
+            path.append(self._part(factors, step, option, forced=False))
+            picked.append(option)
+        while True:
+            found = factors.next(game, seat, picked)
+            if found is None or not follow or len(found[1]) != 1 or len(picked) >= MAX_PARTS:
+                break
+            step, (option,) = found
+            path.append(self._part(factors, step, option, forced=True))
+            picked.append(option)
+        action = None
+        nxt = None
+        if found is None:
+            composed = factors.compose(picked)
+            if composed not in self.game.legal_actions(seat):  # the space promises it is
+                raise GameStateError(f"the parts {picked} make {str(composed)!r}, not legal now")
+            action = str(composed)
+        else:
+            step, options = found
+            listed = []
+            for option in options:
+                entry: dict[str, Any] = {"value": option, "label": factors.options[step][option]}
+                if lookahead:
+                    entry["actions"] = _leaves(factors, game, seat, [*picked, option], lookahead)
+                listed.append(entry)
+            nxt = {"step": step, "name": factors.steps[step], "options": listed}
+        return {
+            "type": "parts",
+            "step": self.step,
+            "chosen": picked,
+            "path": path,
+            "next": nxt,
+            "action": action,
+        }
+
+    @staticmethod
+    def _part(factors: ActionFactors, step: int, option: int, *, forced: bool) -> dict[str, Any]:
+        return {
+            "step": step,
+            "name": factors.steps[step],
+            "value": option,
+            "label": factors.options[step][option],
+            "forced": forced,
+        }
 
     def apply(self, actions: Mapping[Seat, Action]) -> list[Event]:
         """Apply one step, log it and tell everyone (an illegal step changes nothing).
@@ -860,6 +978,26 @@ class Lobby:
                 raise ProtocolError("damaged", f"table {table_id}: {damaged['error']}")
             raise ProtocolError("no-table", f"no table {table_id[:40]!r}")
         return table
+
+
+def _leaves(
+    factors: ActionFactors, game: Game, seat: Seat, chosen: list[int], limit: int
+) -> list[str] | None:
+    """The texts of the actions that begin with ``chosen``, in the space's order, if
+    there are at most ``limit`` of them; ``None`` if there are more (found without
+    listing them: the walk stops at the first one over)."""
+    found: list[str] = []
+    stack = [chosen]
+    while stack:
+        picked = stack.pop()
+        nxt = factors.next(game, seat, picked)
+        if nxt is None:
+            found.append(str(factors.compose(picked)))
+            if len(found) > limit:
+                return None
+            continue
+        stack.extend([*picked, option] for option in reversed(nxt[1]))
+    return found
 
 
 class _Damaged(Exception):

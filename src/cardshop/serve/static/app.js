@@ -234,13 +234,17 @@ function tableView(id, seat) {
   let state = null;
   let drawnLegal = "";
   let closed = false;
+  let listing = false; // the flat list of legal actions instead of the part-by-part builder
+  let building = null; // the server's last answer for the action being built part by part
+  let asked = null; // the parts last asked for (an answer to an older question is dropped)
   socket.onopen = () => socket.send(JSON.stringify({type: "hello", token}));
   socket.onmessage = (frame) => {
     const m = JSON.parse(frame.data);
     if (m.type === "welcome") welcome = m;
     else if (m.type === "state") { state = m; draw(); }
     else if (m.type === "error") toast(m.message, true);
-    else if (m.type === "legal") drawActions(m.actions, m.total, m.prefix);
+    else if (m.type === "legal") { listing = true; drawActions(m.actions, m.total, m.prefix); }
+    else if (m.type === "parts") builtPart(m);
     else if (m.type === "bye") toast(m.message);
   };
   socket.onclose = () => { if (!closed) head.append(el("p", {class: "prompt bad"},
@@ -277,16 +281,124 @@ function tableView(id, seat) {
     put(log, ...state.events.slice().reverse().map((e) =>
       el("li", {}, el("span", {class: "muted"}, `${state.clock ? "tick" : "step"} ${e.step}: `),
         e.text)));
-    const legal = state.legal ? JSON.stringify(state.legal) : "none";
+    // a build in progress is kept while the seat's legal actions stay the same
+    const legal = !state.legal ? "none" : JSON.stringify(state.legal) +
+      (state.legal.parts ? `@${state.step}` : "");
     const chosen = document.getElementById("pending");
     if (chosen) chosen.textContent = state.pending ? ` chosen: ${state.pending}` : "";
     if (legal !== drawnLegal) {
       drawnLegal = legal;
-      if (state.legal) drawActions(state.legal.actions, state.legal.total, "");
+      listing = false;
+      building = null;
+      asked = null;
+      if (state.legal) drawMoves();
       else {
         put(actions, el("p", {class: "muted"}, seat === null ? "You are watching." :
           state.over ? "The game is over." : "Waiting for the other seats…"));
       }
+    }
+  }
+
+  const play = (a) => send({type: "act", action: a, step: state.step});
+  const moveHeading = () => el("h3", {},
+    state && state.clock ? "Your action for the next tick" : "Your move",
+    el("span", {class: "pending", id: "pending"}, state && state.pending ?
+      ` chosen: ${state.pending}` : ""));
+
+  function drawMoves() {
+    if (state.legal.parts && !listing) drawParts();
+    else drawActions(state.legal.actions, state.legal.total, "");
+  }
+
+  // The part-by-part builder (a family with a factored action space): the first part's
+  // options are the verbs; one that leads to a few actions shows them as buttons, one
+  // that leads to many is built a part at a time, each part offering only the options
+  // that still lead to a legal action (the server says which), then submitted whole.
+  const builder = el("section", {id: "builder", class: "builder", "aria-live": "polite",
+    "aria-label": "the action being built"});
+  builder.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") { e.preventDefault(); resetBuild(); }
+  });
+
+  function drawParts() {
+    const first = state.legal.parts.next;
+    const start = building ? building.chosen[0] : null;
+    const groups = first.options.map((o) => el("div", {class: "verb",
+      dataset: {verb: o.label}},
+      el("span", {class: "verb-name"}, o.label),
+      o.actions ? o.actions.map((a) => el("button", {class: "act", dataset: {action: a},
+        onclick: () => play(a)}, a === o.label ? a :
+        a.startsWith(`${o.label} `) ? a.slice(o.label.length + 1) : a))
+        : el("button", {class: "part-start", type: "button",
+          dataset: {value: o.value, label: o.label}, "aria-pressed": String(start === o.value),
+          onclick: () => ask([o.value])}, `${o.label}: build it part by part…`)));
+    const at = first.options.findIndex((o) => o.value === start);
+    groups.splice(at < 0 ? groups.length : at + 1, 0, builder); // under the verb being built
+    put(actions, moveHeading(), ...groups,
+      el("p", {class: "muted"}, el("button", {id: "list-all", class: "quiet", type: "button",
+        onclick: () => { listing = true; building = null; asked = null; drawMoves(); }},
+      `list all ${state.legal.total} legal actions instead`)));
+    drawBuilder(false);
+  }
+
+  function ask(chosen) {
+    asked = chosen;
+    send({type: "parts", chosen, step: state.step});
+  }
+
+  function builtPart(m) {
+    const current = asked && !listing && state && m.step === state.step &&
+      asked.every((v, i) => m.chosen[i] === v);
+    if (!current) return;
+    const fresh = !building || building.chosen[0] !== m.chosen[0];
+    building = m;
+    if (fresh) drawParts();
+    drawBuilder(true);
+  }
+
+  function backBuild() {
+    if (!building) return;
+    let i = building.path.length - 1;
+    while (i >= 0 && building.path[i].forced) i -= 1;
+    if (i <= 0) resetBuild();
+    else ask(building.chosen.slice(0, i));
+  }
+
+  function resetBuild() {
+    building = null;
+    asked = null;
+    drawParts();
+    const again = actions.querySelector(".part-start");
+    if (again) again.focus();
+  }
+
+  function drawBuilder(focus) {
+    builder.hidden = !building;
+    if (!building) { put(builder); return; }
+    const next = building.next;
+    put(builder,
+      el("h4", {}, "Your action, part by part"),
+      el("ol", {id: "build-summary", class: "build-path"}, building.path.map((p) =>
+        el("li", {class: p.forced ? "forced" : null, dataset: {step: p.name},
+          title: p.forced ? "the only legal choice here" : null},
+          el("span", {class: "part-name"}, `${p.name}: `), el("strong", {}, p.label)))),
+      next ? el("fieldset", {class: "part-step", dataset: {step: next.name}},
+        el("legend", {}, `Choose ${next.name}`),
+        next.options.map((o) => el("button", {class: "part-option", type: "button",
+          dataset: {value: o.value, label: o.label},
+          onclick: () => ask([...building.chosen, o.value])}, o.label))) : null,
+      building.action ? el("p", {class: "build-action", id: "build-action"}, "Ready: ",
+        el("strong", {}, building.action)) : null,
+      el("div", {class: "row"},
+        building.action ? el("button", {id: "part-submit", class: "submit", type: "button",
+          onclick: () => play(building.action)}, "Submit") : null,
+        el("button", {id: "part-back", class: "quiet", type: "button", onclick: backBuild},
+          "◀ Back"),
+        el("button", {id: "part-reset", class: "quiet", type: "button", onclick: resetBuild},
+          "Start over")));
+    if (focus) {
+      const target = builder.querySelector(".part-option, #part-submit");
+      if (target) target.focus();
     }
   }
 
@@ -303,16 +415,12 @@ function tableView(id, seat) {
     filter.addEventListener("keydown", (e) => {
       if (e.key === "Enter") { e.preventDefault(); search(); }
     });
-    const pending = state && state.pending;
-    const play = (a) => send({type: "act", action: a, step: state.step});
     const chooser = (verb, all) => {
       const pick = el("select", {class: "choose", dataset: {verb}},
         all.map((a) => el("option", {value: a}, a.slice(verb.length + 1))));
       return [pick, el("button", {class: "act", onclick: () => play(pick.value)}, verb)];
     };
-    put(actions,
-      el("h3", {}, state && state.clock ? "Your action for the next tick" : "Your move",
-        el("span", {class: "pending", id: "pending"}, pending ? ` chosen: ${pending}` : "")),
+    put(actions, moveHeading(),
       ...[...groups].map(([verb, all]) => el("div", {class: "verb", dataset: {verb}},
         el("span", {class: "verb-name"}, verb),
         all.length > MANY ? chooser(verb, all) : all.map((a) => el("button", {class: "act",
@@ -320,7 +428,11 @@ function tableView(id, seat) {
       total > list.length ? el("p", {class: "muted"},
         `${list.length} of ${total} legal actions shown; narrow them down:`) : null,
       el("div", {class: "row"}, filter, el("button", {onclick: search}, "list"),
-        el("button", {onclick: () => play(filter.value)}, "play it")));
+        el("button", {onclick: () => play(filter.value)}, "play it")),
+      state && state.legal && state.legal.parts ? el("p", {class: "muted"},
+        el("button", {id: "build-parts", class: "quiet", type: "button",
+          onclick: () => { listing = false; drawMoves(); }}, "build an action part by part")) :
+        null);
   }
 
   current = () => { closed = true; clearInterval(ticking); socket.close(); };
