@@ -19,7 +19,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from cardshop import SetupError
 from cardshop.envs import SHOP_GYM_ID, env, parallel_env
 
 
@@ -67,10 +66,11 @@ def parallel_episodes(par: Any, episodes: int, seed: int) -> list[float]:
 
 
 def pettingzoo_episodes(variant: Any, players: int, episodes: int, seed: int) -> list[float]:
-    """Rewards of every seat over ``episodes`` games, all seats random."""
-    try:
-        aec = env(variant, players=players, reward="score")
-    except SetupError:  # the seats act together: PettingZoo's Parallel API
+    """Rewards of every seat over ``episodes`` games, all seats random (AEC for a variant
+    whose seats take turns, Parallel for one whose seats act together; either environment
+    plays either kind)."""
+    aec = env(variant, players=players, reward="score")
+    if aec.unwrapped.simultaneous:  # seats act together: PettingZoo's Parallel API suits it
         return parallel_episodes(parallel_env(variant, players, reward="score"), episodes, seed)
     return aec_episodes(aec, episodes, seed)
 

@@ -372,13 +372,18 @@ def test_unknown_render_mode_player_count_and_variant_are_setup_errors() -> None
         ShopAECEnv(stray, 3)
 
 
-def test_each_pettingzoo_environment_refuses_the_other_kind_of_variant() -> None:
-    with pytest.raises(SetupError, match=r"act together.*parallel_env\(\)"):
-        env(TINY_SIM, 3)
-    with pytest.raises(SetupError, match=r"take turns.*env\(\)"):
-        parallel_env(TINY_SEQ, 3)
-    with pytest.raises(SetupError, match=r"take turns.*env\(\)"):
-        parallel_env("klunker-en", 3)
+def test_each_pettingzoo_environment_plays_both_kinds_and_refuses_what_is_no_variant() -> None:
+    # Both play turn-based and simultaneous variants (tests/test_envs_suite.py checks
+    # how); what is not a variant, or a player count it does not allow, is still
+    # refused by both.
+    assert env(TINY_SIM, 3).unwrapped.simultaneous
+    assert not parallel_env(TINY_SEQ, 3).simultaneous
+    assert not parallel_env("klunker-en", 3).simultaneous
+    for make in (env, parallel_env):
+        with pytest.raises(SetupError, match="not a variant"):
+            make(42, 3)  # type: ignore[arg-type]
+        with pytest.raises(SetupError, match="2 to 4 players, not 5"):
+            make(TINY_SIM, 5)
 
 
 # ------------------------------------------------------------- PettingZoo Parallel

@@ -15,9 +15,10 @@ Needs the ``rl`` extra (``python -m pip install ".[rl]"``: numpy, gymnasium, pet
         aec.step(action)
 
 * :func:`env` / :class:`ShopAECEnv`: a PettingZoo AEC environment, every seat an
-  agent, for variants whose seats take turns;
+  agent, for any variant (seats that act together choose in turn within a tick);
 * :func:`parallel_env` / :class:`ShopParallelEnv`: a PettingZoo Parallel
-  environment for variants whose seats act together;
+  environment, every seat an agent, for any variant (in a turn-based one only the
+  acting agent's action counts);
 * :class:`ShopGymEnv`: a Gymnasium environment, one seat the agent and bots the
   others, for any variant (registered as ``"cardshop/Shop-v0"``; the Klunker defaults
   as ``"cardshop/Klunker-v0"``).
@@ -27,7 +28,8 @@ All are built from the variant's family (found through the registry, never impor
 observations into vectors, and its renderer draws the table. A variant is a variant
 object, a built-in name or a YAML path. With ``actions="factored"`` a family that
 describes its actions part by part (Reglamentacja) is played one small masked choice
-per step instead (docs/envs.md).
+per step instead (docs/envs.md). :func:`observation_layout` and :func:`layout_table`
+describe the observation vector part by part.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without the
 
 from cardshop.envs._aec import KlunkerAECEnv, ShopAECEnv, env, raw_env
 from cardshop.envs._gym import KlunkerGymEnv, Opponent, ShopGymEnv
+from cardshop.envs._layout import LayoutPart, layout_table, observation_layout
 from cardshop.envs._parallel import ShopParallelEnv, parallel_env
 from cardshop.envs._rewards import Reward, RewardName, reward_function, table_text
 from cardshop.envs._spaces import ActionMap, ObservationEncoder
@@ -54,6 +57,7 @@ __all__ = [
     "ActionMap",
     "KlunkerAECEnv",
     "KlunkerGymEnv",
+    "LayoutPart",
     "ObservationEncoder",
     "Opponent",
     "Reward",
@@ -62,6 +66,8 @@ __all__ = [
     "ShopGymEnv",
     "ShopParallelEnv",
     "env",
+    "layout_table",
+    "observation_layout",
     "parallel_env",
     "raw_env",
     "reward_function",

@@ -1,4 +1,4 @@
-"""A PettingZoo AEC environment for any turn-based variant of any family."""
+"""A PettingZoo AEC environment for any variant of any family, turn-based or simultaneous."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from cardshop import driver
-from cardshop.core.errors import GameStateError
-from cardshop.core.game import Termination
+from cardshop.core.actions import Action, Seat
+from cardshop.core.errors import CardshopError, GameStateError, IllegalActionError
+from cardshop.core.game import Game, Termination
 from cardshop.envs._base import SeatedEnv
 from cardshop.envs._rewards import Reward, render_table
 from cardshop.envs._spaces import Actions, ObsDict, VariantLike
@@ -19,13 +20,19 @@ __all__ = ["KlunkerAECEnv", "ShopAECEnv", "env", "raw_env"]
 
 
 class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
-    """A game of a turn-based variant, of any family, as a PettingZoo AEC environment.
+    """A game of any variant, of any family, as a PettingZoo AEC environment.
 
-    Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; the agent to act
-    is the game's one acting seat, so one agent may act several times in a row
-    (placing cards one by one in Klunker's fill phase, for instance). A variant whose
-    seats act together is refused (:class:`~cardshop.SetupError`): use
-    :class:`ShopParallelEnv` (:func:`parallel_env`).
+    Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``.
+
+    * Seats that take turns: the agent to act is the game's one acting seat, so one
+      agent may act several times in a row (placing cards one by one in Klunker's fill
+      phase, for instance); every action is applied at once.
+    * Seats that act together (Wühltisch): the acting seats of a tick choose one after
+      the other, in seat order; a choice is held back, unseen, until every acting seat
+      has chosen, and then the tick is played with all of them. Within a tick the game
+      does not move, so no observation shows another seat's pending choice; a seat that
+      has chosen has an all-zero mask until the tick is played. An illegal choice
+      raises as soon as it is made, and changes nothing.
 
     * Actions: ``Discrete(len(action_map))``, numbered by the family's action space
       (``env.action_map.action(i)`` is the action, ``env.action_map.index(text)``
@@ -33,7 +40,8 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
       use the mask, or :func:`env` with ``illegal_reward`` to end the game instead.
       With ``actions="factored"`` (a family with a factored space) an action number
       is one option of one step of a choice (``env.chooser``), the agent keeps acting
-      until its choice is whole, and only then is the action applied (docs/envs.md).
+      until its choice is whole, and only then is the action applied or held for the
+      tick (docs/envs.md).
     * Observations: ``{"observation": float32 vector, "action_mask": int8 vector}``;
       the vector is the family's observation encoder applied to
       ``game.observation(seat)`` and the mask is all zeros except for the agent to act.
@@ -49,6 +57,9 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
       view); render mode ``"human"`` prints it, ``"ansi"`` (and None) return it.
 
     The game itself is ``env.game`` (a :class:`cardshop.core.game.Game`) after ``reset``.
+    For a simultaneous variant ``metadata["is_parallelizable"]`` is true: the game
+    moves once per cycle of the acting agents, so PettingZoo's ``aec_to_parallel``
+    applies while every live seat acts in every tick (as in Wühltisch).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
@@ -72,12 +83,13 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
             players,
             reward,
             render_mode,
-            simultaneous=False,
             suffix="_v0",
-            refusal="the seats act together, which an AEC environment cannot express: "
-            "use cardshop.envs.parallel_env()",
             actions=actions,
         )
+        if self.simultaneous:
+            self.metadata = {**self.metadata, "is_parallelizable": True}
+        self._held: dict[Seat, Action] = {}
+        """Seats that act together: the choices made in this tick, held until all are."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._new_game(seed, options)
@@ -87,17 +99,22 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._held = {}
         self._select()
 
     def _select(self) -> None:
-        acting = self._game().acting
-        if acting:
-            self.agent_selection = self.possible_agents[acting[0]]
+        waiting = [s for s in self._game().acting if s not in self._held]
+        if waiting:
+            self.agent_selection = self.possible_agents[waiting[0]]
         elif self.agents:
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> ObsDict:
-        return self.chooser.observe(self._game(), self.possible_agents.index(agent))
+        seat = self.possible_agents.index(agent)
+        out = self.chooser.observe(self._game(), seat)
+        if seat in self._held:  # chose in this tick: waits for the others
+            out["action_mask"][:] = 0
+        return out
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         agent = self.agent_selection
@@ -112,7 +129,7 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if chosen is not None:  # a whole action (not one step of a factored choice)
-            driver.step(game, {}, {seat: chosen})  # raises, changing nothing, if illegal
+            self._play(game, seat, chosen)
         if game.is_over:
             result = game.result()
             capped = result.termination is Termination.CAPPED
@@ -124,6 +141,23 @@ class ShopAECEnv(SeatedEnv, AECEnv):  # type: ignore[misc]
         self._select()
         if self.render_mode == "human":
             self.render()
+
+    def _play(self, game: Game, seat: Seat, chosen: Action) -> None:
+        """Apply a whole action, or hold it until every acting seat of the tick has chosen."""
+        waiting = [s for s in game.acting if s != seat and s not in self._held]
+        if not waiting:
+            held, self._held = {**self._held, seat: chosen}, {}
+            try:
+                driver.step(game, {}, held)  # raises, changing nothing, if illegal
+            except CardshopError:
+                self._held = {s: a for s, a in held.items() if s != seat}
+                raise
+            return
+        if chosen not in game.legal_actions(seat):
+            raise IllegalActionError(
+                f"{self.possible_agents[seat]}: {chosen} is not a legal action now"
+            )
+        self._held[seat] = chosen
 
     def render(self) -> str | None:
         return render_table(self._game(), self.render_mode)
@@ -161,14 +195,14 @@ def env(
     illegal_reward: float | None = None,
     actions: Actions = "flat",
 ) -> Any:
-    """A :class:`ShopAECEnv` of a turn-based variant in PettingZoo's usual wrappers.
+    """A :class:`ShopAECEnv` of any variant in PettingZoo's usual wrappers.
 
     The wrappers check that actions are in range and that ``reset`` comes first. With
     ``illegal_reward`` set, an illegal action ends the game at once, with that reward
     for the agent that took it and 0 for the others (PettingZoo's
     ``TerminateIllegalWrapper``); without it an illegal action raises
-    :class:`~cardshop.IllegalActionError`. A variant whose seats act together is a
-    :class:`~cardshop.SetupError` pointing to :func:`parallel_env`. ``actions="factored"``
+    :class:`~cardshop.IllegalActionError`. In a variant whose seats act together the
+    acting seats choose in turn within a tick (see :class:`ShopAECEnv`). ``actions="factored"``
     numbers the options of the family's factored space instead (docs/envs.md).
     """
     wrapped: Any = ShopAECEnv(variant, players, reward, render_mode, actions)

@@ -8,10 +8,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from cardshop.core.errors import (
-    GameStateError,
-    SetupError,
-)
+from cardshop.core.errors import GameStateError
 from cardshop.core.game import (
     Dynamics,
     Game,
@@ -23,8 +20,8 @@ from cardshop.envs._spaces import Actions, Table, VariantLike
 class SeatedEnv:
     """One agent per seat (``player_0 .. player_{N-1}``) over a :class:`Table`.
 
-    Subclasses call :meth:`_seat` from ``__init__`` with the dynamics they serve;
-    the wrong dynamics is a :class:`~cardshop.SetupError` carrying ``refusal``.
+    Subclasses call :meth:`_seat` from ``__init__``; every variant is served, whether
+    its seats take turns or act together (:attr:`simultaneous` says which).
     """
 
     metadata: dict[str, Any]
@@ -37,16 +34,14 @@ class SeatedEnv:
         reward: Reward,
         render_mode: str | None,
         *,
-        simultaneous: bool,
         suffix: str,
-        refusal: str,
         actions: Actions = "flat",
     ) -> None:
         self.table = Table.build(
             variant, players, render_mode, self.metadata["render_modes"], actions
         )
-        if (self.table.dynamics is Dynamics.SIMULTANEOUS) is not simultaneous:
-            raise SetupError(f"in {self.table.variant.name} {refusal}")
+        self.simultaneous = self.table.dynamics is Dynamics.SIMULTANEOUS
+        """Whether the variant's seats act together (one tick) rather than take turns."""
         self.metadata = {**self.metadata, "name": f"cardshop_{self.table.family.name}{suffix}"}
         self.variant = self.table.variant
         self.action_map = self.table.action_map

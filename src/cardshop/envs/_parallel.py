@@ -1,4 +1,4 @@
-"""A PettingZoo Parallel environment for any variant whose seats act together."""
+"""A PettingZoo Parallel environment for any variant of any family, simultaneous or turn-based."""
 
 from __future__ import annotations
 
@@ -33,11 +33,15 @@ StepResult = tuple[
 
 
 class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
-    """A game of a simultaneous variant, of any family, as a PettingZoo Parallel env.
+    """A game of any variant, of any family, as a PettingZoo Parallel environment.
 
     Agents are ``player_0 .. player_{N-1}`` for seats ``0 .. N-1``; every agent is live
-    from ``reset`` until the game ends. One :meth:`step` is one tick of the game: the
-    actions of every *acting* seat are applied together (``game.apply_joint``).
+    from ``reset`` until the game ends, and every live agent gets an observation at
+    every step. One :meth:`step` is one step of the game: in a variant whose seats act
+    together, one tick, the actions of every *acting* seat applied together
+    (``game.apply_joint``); in a variant whose seats take turns, the action of the one
+    acting seat (PettingZoo's convention for turn-based games: only that agent has a
+    non-zero mask).
 
     * ``step(actions)`` takes a dict keyed by agent, as PettingZoo's Parallel API
       does: an action for every acting agent is required; the action of a live agent
@@ -54,10 +58,8 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
     * With ``actions="factored"`` (a family with a factored space) one step is one
       option of one step of each acting agent's choice; an agent whose choice is
       whole waits, with an all-zero mask, until every acting agent's is, and then the
-      tick is played with the composed actions.
-
-    A turn-based variant is refused (:class:`~cardshop.SetupError`): use
-    :class:`ShopAECEnv` (:func:`env`).
+      tick is played with the composed actions (in a turn-based variant the one
+      acting agent chooses part by part, and its action is played when whole).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
@@ -80,9 +82,7 @@ class ShopParallelEnv(SeatedEnv, ParallelEnv):  # type: ignore[misc]
             players,
             reward,
             render_mode,
-            simultaneous=True,
             suffix="_parallel_v0",
-            refusal="the seats take turns: use the AEC environment, cardshop.envs.env()",
             actions=actions,
         )
         self.illegal_reward = illegal_reward
@@ -192,9 +192,10 @@ def parallel_env(
     illegal_reward: float | None = None,
     actions: Actions = "flat",
 ) -> ShopParallelEnv:
-    """A :class:`ShopParallelEnv` of a variant whose seats act together.
+    """A :class:`ShopParallelEnv` of any variant, simultaneous or turn-based.
 
-    A turn-based variant is a :class:`~cardshop.SetupError` pointing to :func:`env`;
-    ``actions="factored"`` numbers the options of the family's factored space.
+    In a turn-based variant only the acting agent's action is used; the others' are
+    ignored, whatever they are, and may be left out. ``actions="factored"`` numbers
+    the options of the family's factored space.
     """
     return ShopParallelEnv(variant, players, reward, render_mode, illegal_reward, actions)
