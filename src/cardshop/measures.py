@@ -21,6 +21,9 @@ and a one-line meaning (docs/measures.md explains them all). The intervals:
 * the balance figure (a maximum minus a minimum): a band that holds every position's
   win share at once, from a seeded bootstrap over games (1000 resamples), and the
   balances the band allows; it holds the figure (see :func:`_balance`).
+* the luck measures (games whose deals were replayed, :func:`luck`): the share of the
+  outcomes' variance between deals (a one-way random-effects analysis of variance,
+  :func:`decompose`), with a seeded percentile bootstrap over deals (1000 resamples).
 
 :func:`compare` puts two sets of measures side by side: the difference ``b - a`` with
 its 95% interval (Newcombe's hybrid score interval for shares, the normal interval
@@ -40,6 +43,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +66,10 @@ from cardshop.support.stats import (
 __all__ = [
     "CHART_BINS",
     "GAMES_FORMAT",
+    "LUCK_MEASURES",
+    "MAX_REPLAYS",
     "MEASURE_IDS",
+    "Decomposition",
     "Difference",
     "GameSummary",
     "GamesFileError",
@@ -72,7 +79,10 @@ __all__ = [
     "bot_groups",
     "charts",
     "compare",
+    "decompose",
     "dump_games",
+    "luck",
+    "luck_interval",
     "measure_all",
     "read_games",
     "round_counter",
@@ -122,8 +132,15 @@ MEASURE_IDS = (
     "decisiveness",
     "score_spread",
     "winning_margin",
+    "luck",
+    "luck_score",
 )
 """Every measure id, in report order (``win_share_<k>`` measures follow ``balance``)."""
+
+LUCK_MEASURES = ("luck", "luck_score")
+"""The measures of replayed deals (:func:`luck`)."""
+MAX_REPLAYS = 100
+"""The most replays of one deal (:func:`luck`; ``cardshop audit --replays``)."""
 
 
 class GamesFileError(CardshopError, ValueError):
@@ -158,6 +175,9 @@ class GameSummary:
     first_player: int | None = None
     ticks: int | None = None
     seed: int | None = None
+    replay: int = 0
+    """Which replay of its deal the game is (0: the deal's first game; a replay plays
+    the same deal, ``seed``, with the same bots in the same seats, seeded anew)."""
 
     @property
     def decisions(self) -> int:
@@ -173,7 +193,7 @@ class GameSummary:
         return seat if first is None else (seat - first) % self.players
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "players": self.players,
             "bots": list(self.bots),
             "first_player": self.first_player,
@@ -189,6 +209,9 @@ class GameSummary:
             "legal": list(self.legal),
             "round_scores": [list(r) for r in self.round_scores],
         }
+        if self.replay:  # only replays say so: a game without replays is saved as before
+            data["replay"] = self.replay
+        return data
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "<summary>") -> GameSummary:
@@ -199,7 +222,7 @@ class GameSummary:
         unknown = sorted(set(data) - keys)
         if unknown:
             raise GamesFileError(f"{where}: unknown key {unknown[0][:60]!r} in a game summary")
-        missing = sorted(keys - set(data))
+        missing = sorted(keys - set(data) - {"replay"})
         if missing:
             raise GamesFileError(f"{where}: key {missing[0]!r} is missing from a game summary")
 
@@ -263,6 +286,7 @@ class GameSummary:
             first_player=optional("first_player", 0, n - 1),
             ticks=optional("ticks", 0, MAX_NUMBER),
             seed=optional("seed", 0, 2**64 - 1),
+            replay=number("replay", 0, MAX_REPLAYS - 1) if "replay" in data else 0,
         )
 
 
@@ -408,7 +432,9 @@ class Measure:
     """One figure of a report with its 95% interval (``low``/``high`` None: none).
 
     ``method`` says how the interval was made (``wilson``, ``normal``, ``ratio``,
-    ``bootstrap``); the other fields keep what :func:`compare` needs.
+    ``bootstrap``); the other fields keep what :func:`compare` needs (for the luck
+    measures, ``replicates`` holds the bootstrap's shares, sorted, and ``se`` their
+    standard deviation).
     """
 
     id: str
@@ -436,7 +462,10 @@ class Measure:
         }
 
     def text(self) -> str:
-        """``0.93 [0.88, 0.97]`` (shares in percent)."""
+        """``0.93 [0.88, 0.97]`` (shares in percent); a luck measure of identical
+        replays says so instead of a figure."""
+        if self.meaning == IDENTICAL_REPLAYS:
+            return "none: all replays identical (deterministic bots)"
         return _fmt(self.value, self.low, self.high, self.unit)
 
 
@@ -636,20 +665,235 @@ def bot_groups(summaries: Sequence[GameSummary]) -> tuple[str, set[str]] | None:
     return strong, weak
 
 
+# ------------------------------------------------------------------------ luck
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """A one-way random-effects decomposition of an outcome over deals (pooled over seats).
+
+    ``between`` is the variance component of the deal (how far deals' means lie apart,
+    beyond what the replays' spread alone makes), ``within`` the variance between the
+    replays of one deal; both are summed over the seats. ``share`` is the intraclass
+    correlation ``between / (between + within)`` clipped to 0..1, None when it is not
+    defined (fewer than two deals, no deal played twice, or one outcome everywhere).
+    """
+
+    deals: int
+    games: int
+    between: float
+    within: float
+    share: float | None
+
+    @property
+    def identical(self) -> bool:
+        """Whether every replay of every deal had the same outcome as its deal's others."""
+        return self.within == 0.0 and self.games > self.deals
+
+
+def _deal_stats(
+    groups: Sequence[Sequence[Sequence[float]]],
+) -> list[tuple[int, tuple[float, ...], float, float]]:
+    """Per deal: its games, each seat's total, the sum over seats of squared totals
+    over games, and the sum over seats of squared deviations from the deal's means."""
+    out = []
+    for games in groups:
+        k = len(games)
+        seats = len(games[0])
+        totals = tuple(math.fsum(g[s] for g in games) for s in range(seats))
+        squares = math.fsum(t * t for t in totals) / k
+        spread = math.fsum((g[s] - totals[s] / k) ** 2 for g in games for s in range(seats))
+        out.append((k, totals, squares, spread))
+    return out
+
+
+def _decompose(
+    stats: Sequence[tuple[int, tuple[float, ...], float, float]],
+    counts: Sequence[int] | None = None,
+) -> Decomposition:
+    """The decomposition of deals ``stats``, each taken ``counts[d]`` times (a bootstrap
+    resample) or once."""
+    weights = counts if counts is not None else [1] * len(stats)
+    deals = sum(weights)
+    games = sum(c * st[0] for c, st in zip(weights, stats, strict=True))
+    if deals < 2 or games <= deals:
+        return Decomposition(deals, games, 0.0, 0.0, None)
+    seats = len(stats[0][1])
+    grand = [
+        math.fsum(c * st[1][s] for c, st in zip(weights, stats, strict=True)) for s in range(seats)
+    ]
+    squares = math.fsum(c * st[2] for c, st in zip(weights, stats, strict=True))
+    between_ss = max(0.0, squares - math.fsum(t * t for t in grand) / games)
+    within_ss = math.fsum(c * st[3] for c, st in zip(weights, stats, strict=True))
+    msb = between_ss / (deals - 1)
+    msw = within_ss / (games - deals)
+    sizes = math.fsum(c * st[0] * st[0] for c, st in zip(weights, stats, strict=True))
+    n0 = (games - sizes / games) / (deals - 1)  # the mean replays of a deal, adjusted
+    between = (msb - msw) / n0
+    total = msb + (n0 - 1) * msw
+    if total <= 1e-12 * max(1.0, msb, msw):
+        return Decomposition(deals, games, between, msw, None)
+    share = min(1.0, max(0.0, (msb - msw) / total))
+    return Decomposition(deals, games, between, msw, share)
+
+
+def decompose(groups: Sequence[Sequence[Sequence[float]]]) -> Decomposition:
+    """The share of an outcome's variance that the deal explains, from replayed deals.
+
+    ``groups[d][r][s]`` is seat ``s``'s outcome in replay ``r`` of deal ``d`` (every
+    game of one number of seats; deals may have different numbers of replays). The
+    one-way random-effects analysis of variance for each seat, the seats' mean squares
+    summed: ``(MSB - MSW) / (MSB + (n0 - 1) MSW)``, where ``n0`` is the number of
+    replays of a deal (adjusted when deals have different numbers), clipped to 0..1.
+    """
+    groups = [g for g in groups if g]
+    if not groups:
+        return Decomposition(0, 0, 0.0, 0.0, None)
+    return _decompose(_deal_stats(groups))
+
+
+def luck_interval(
+    groups: Sequence[Sequence[Sequence[float]]],
+    seed: int,
+    resamples: int = BOOTSTRAP,
+    level: float = 0.95,
+) -> tuple[Decomposition, tuple[float, ...], tuple[float, float] | None]:
+    """:func:`decompose` with a percentile bootstrap over deals (``resamples``
+    resamples of the deals with replacement, seeded by ``seed``): the decomposition,
+    the resamples' shares (sorted) and the ``level`` interval (None: not defined)."""
+    groups = [g for g in groups if g]
+    if not groups:
+        return Decomposition(0, 0, 0.0, 0.0, None), (), None
+    stats = _deal_stats(groups)
+    found = _decompose(stats)
+    if found.share is None:
+        return found, (), None
+    rng = random.Random(seed)
+    d = len(stats)
+    shares = []
+    for _ in range(resamples):
+        counts = [0] * d
+        for i in rng.choices(range(d), k=d):
+            counts[i] += 1
+        share = _decompose(stats, counts).share
+        if share is not None:
+            shares.append(share)
+    if len(shares) < resamples / 2:
+        return found, tuple(sorted(shares)), None
+    ordered = tuple(sorted(shares))
+    return found, ordered, percentile_interval(ordered, level)
+
+
+def percentile_interval(ordered: Sequence[float], level: float) -> tuple[float, float]:
+    """The ``level`` percentile interval of sorted bootstrap replicates."""
+    tail = (1 - level) / 2
+    last = len(ordered) - 1
+    low = ordered[max(0, min(last, math.floor(tail * last)))]
+    high = ordered[max(0, min(last, math.ceil((1 - tail) * last)))]
+    return low, high
+
+
+IDENTICAL_REPLAYS = (
+    "all replays identical: luck cannot be separated with deterministic bots "
+    "(the same deal and seats gave the same outcome every time)"
+)
+"""The meaning of a luck measure whose replays never differed."""
+
+
+def deals(summaries: Sequence[GameSummary]) -> list[list[GameSummary]]:
+    """The games grouped by deal (their ``seed``), in the order deals first appear;
+    games without a seed are left out."""
+    by_seed: dict[int, list[GameSummary]] = {}
+    for s in summaries:
+        if s.seed is not None:
+            by_seed.setdefault(s.seed, []).append(s)
+    return list(by_seed.values())
+
+
+def luck(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str, Measure]:
+    """The luck measures of replayed games of one player count, by id (none when no
+    deal was played twice).
+
+    ``luck``: the share of the variance of each seat's win share (1/k in a win shared
+    by k, else 0) that the deal explains; ``luck_score``: the same for the final
+    scores. Each is the intraclass correlation of :func:`decompose` with a 95%
+    percentile bootstrap interval over deals (1000 resamples seeded by ``seed``).
+    When no replay ever differed from its deal's others (deterministic bots), the
+    figure is 1 with no interval and a meaning that says so: luck and skill are then
+    not told apart.
+    """
+    grouped = deals(summaries)
+    if not any(len(g) > 1 for g in grouped):
+        return {}
+    n = summaries[0].players
+
+    def wins(s: GameSummary) -> list[float]:
+        return [1 / len(s.winners) if x in s.winners else 0.0 for x in range(n)]
+
+    def scores(s: GameSummary) -> list[float]:
+        return [float(x) for x in s.scores]
+
+    readings: tuple[tuple[str, str, Callable[[GameSummary], list[float]], str], ...] = (
+        ("luck", "Luck: the deal's share (wins)", wins, "win share"),
+        ("luck_score", "Luck: the deal's share (scores)", scores, "final score"),
+    )
+    out: dict[str, Measure] = {}
+    for id, label, outcome, what in readings:
+        groups = [[outcome(s) for s in g] for g in grouped]
+        found, shares, interval = luck_interval(groups, derive_seed(seed, "bootstrap", id, n))
+        replays = found.games / found.deals if found.deals else 0.0
+        if found.identical:
+            out[id] = Measure(
+                id, label, 1.0, None, None, "ratio", IDENTICAL_REPLAYS, "bootstrap", se=math.inf
+            )
+            continue
+        if found.share is None:
+            continue
+        se = statistics.stdev(shares) if len(shares) > 1 else math.inf
+        out[id] = Measure(
+            id,
+            label,
+            found.share,
+            None if interval is None else interval[0],
+            None if interval is None else interval[1],
+            "ratio",
+            f"share of the variance of each seat's {what} explained by the deal, over "
+            f"{found.deals} deals played {replays:.3g} times each with reseeded bots "
+            "(0: the deal does not matter; 1: the deal decides everything)",
+            "bootstrap",
+            se=se,
+            replicates=shares,
+        )
+    return out
+
+
 def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str, Measure]:
     """Every measure that applies to ``summaries`` (games of one player count), by id.
 
     The games must share a player count and seat bots. Absent: ``first_player_advantage``
     when games have no first player, the skill gap when one bot plays every seat,
     ``ticks`` when games report none, the lead measures without running scores,
-    ``drama_depth`` when no winner was ever behind. No games: no measures.
-    ``seed`` seeds the bootstrap.
+    ``drama_depth`` when no winner was ever behind, ``luck`` and ``luck_score`` when no
+    deal was replayed. No games: no measures. ``seed`` seeds the bootstraps.
+
+    Replays (summaries whose ``replay`` is above 0) count for the luck measures only:
+    every other measure is taken over the first game of each deal, so that its games
+    are independent and its figure is the one of the same audit without replays.
     """
     if not summaries:
         return {}
     n = summaries[0].players
     if any(s.players != n or s.bots != summaries[0].bots for s in summaries):
         raise GamesFileError("measures are taken over games of one player count and seat bots")
+    first = [s for s in summaries if s.replay == 0]
+    out = _measures(first, seed) if first else {}
+    out.update(luck(summaries, seed=seed))
+    return _ordered(out, n)
+
+
+def _measures(summaries: Sequence[GameSummary], seed: int) -> dict[str, Measure]:
+    """The measures of independent games (every one but the luck measures)."""
+    n = summaries[0].players
     games = len(summaries)
     out: dict[str, Measure] = {}
 
@@ -783,7 +1027,7 @@ def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str,
     # -- choices
     dens = [float(s.decisions) for s in summaries]
     if not any(dens):
-        return _ordered(out, n)
+        return out
     add(
         _ratio(
             "branching",
@@ -874,7 +1118,7 @@ def measure_all(summaries: Sequence[GameSummary], *, seed: int = 0) -> dict[str,
                 "mean lead of the best final score over the second best (0 in a shared win)",
             )
         )
-    return _ordered(out, n)
+    return out
 
 
 def _ordered(out: dict[str, Measure], n: int) -> dict[str, Measure]:
@@ -951,7 +1195,9 @@ def _bin_end(b: int, d: int) -> int:
 
 
 def charts(summaries: Sequence[GameSummary]) -> dict[str, Any]:
-    """The raw series the report's charts are drawn from (docs/measures.md)."""
+    """The raw series the report's charts are drawn from (docs/measures.md); replays
+    (a ``replay`` above 0) are left out."""
+    summaries = [s for s in summaries if s.replay == 0]
     if not summaries:
         return {
             "scores_by_seat": {},
@@ -1102,6 +1348,11 @@ def _difference(a: Measure, b: Measure) -> Difference:
         pa, pb = ia.estimate, ib.estimate
         low = d - math.sqrt((pb - ib.low) ** 2 + (ia.high - pa) ** 2)
         high = d + math.sqrt((ib.high - pb) ** 2 + (pa - ia.low) ** 2)
+    elif a.id in LUCK_MEASURES:
+        # Two sets of deals, independent: the bootstrap errors combine as normal ones.
+        se = math.sqrt(a.se**2 + b.se**2)
+        if math.isfinite(se):
+            low, high = d - Z95 * se, d + Z95 * se
     elif a.method == b.method == "bootstrap" and a.replicates and b.replicates:
         # Balance: one band for the shares of both sets (each resample's larger
         # deviation), and the difference of the two intervals it gives.
@@ -1144,7 +1395,7 @@ _HEADER_KEYS = {
     "bots": list,
     "players": list,
 }
-_OPTIONAL_KEYS = {"round_cap", "max_cap_share", "cap_policy", "cardshop"}
+_OPTIONAL_KEYS = {"round_cap", "max_cap_share", "cap_policy", "cardshop", "replays"}
 
 
 def dump_games(sections: Iterable[GamesSection]) -> str:
@@ -1195,6 +1446,11 @@ def _header(data: dict[str, Any], where: str) -> dict[str, Any]:
     share = data.get("max_cap_share", 0.0)
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
         raise GamesFileError(f"{where}: header key 'max_cap_share' must be a number 0..1")
+    replays = data.get("replays", 1)
+    if type(replays) is not int or not 1 <= replays <= MAX_REPLAYS:
+        raise GamesFileError(
+            f"{where}: header key 'replays' must be a whole number 1..{MAX_REPLAYS}"
+        )
     if data.get("cap_policy", "fail") not in ("fail", "report"):
         raise GamesFileError(f"{where}: header key 'cap_policy' must be 'fail' or 'report'")
     return {k: v for k, v in data.items() if k != "format"}

@@ -16,6 +16,13 @@ Game ``i`` is set up with the seed ``derive_seed(seed, "game", i)`` and the bot 
 seat ``s`` with ``derive_seed(seed, "bot", i, s)``. Each game depends on nothing
 else, so the results are the same for any number of workers and any executor.
 
+Replayed deals (``repeats=R``): game ``i`` is replay ``i % R`` of deal ``i // R``. Every
+replay of a deal is set up with the deal's seed ``derive_seed(seed, "game", i // R)``
+and has the same bots in the same seats; replay 0's bots have the seeds of game
+``i // R`` without replays, a later replay ``r``'s ``derive_seed(seed, "bot", i // R, s,
+"replay", r)``. What differs between replays is the bots' choices only: the share of
+the outcomes' variance that the deal explains is the luck measure (docs/measures.md).
+
 A family may offer a kernel (``Family.kernel``, docs/kernel.md): compiled code that
 plays the same games as the reference engine, outcome for outcome, for some bots.
 ``engine="auto"`` uses it when it can play the games asked for and the reference
@@ -104,9 +111,16 @@ def game_seed(seed: int, game: int) -> int:
     return derive_seed(seed, "game", game)
 
 
-def bot_seed(seed: int, game: int, seat: Seat) -> int:
-    """The seed of the bot in ``seat`` of game number ``game``."""
-    return derive_seed(seed, "bot", game, seat)
+def bot_seed(seed: int, game: int, seat: Seat, replay: int = 0) -> int:
+    """The seed of the bot in ``seat`` of game number ``game`` (with replayed deals:
+    deal ``game``, and replay ``replay`` of it; replay 0 is the game without replays)."""
+    if replay == 0:
+        return derive_seed(seed, "bot", game, seat)
+    return derive_seed(seed, "bot", game, seat, "replay", replay)
+
+
+MAX_REPEATS = 100
+"""The most times :func:`simulate` plays one deal (``repeats``)."""
 
 
 def _play(
@@ -287,7 +301,11 @@ class SimulationResult(Sequence[GameOutcome]):
         *,
         engine: str = "reference",
         engine_note: str = "",
+        repeats: int = 1,
     ) -> None:
+        self.repeats = repeats
+        """How many times each deal was played (game ``i`` is replay ``i % repeats`` of
+        deal ``i // repeats``; 1: every game a deal of its own)."""
         self.variant = variant
         self.players = players
         self.seed = seed
@@ -490,6 +508,7 @@ class _Job:
     family: str
     setup: Callable[[], object] | None = None
     kernel: str | None = None  # the family's kernel module, when it plays the games
+    repeats: int = 1  # game i is replay i % repeats of deal i // repeats
 
 
 def _set_up(job: _Job) -> None:
@@ -541,9 +560,12 @@ def _build(spec: BotSpec, variant: VariantBase, seed: int) -> Bot:
 
 def _play_one(job: _Job, index: int) -> GameOutcome:
     variant = _variant_of(job)
-    specs = seat_specs(job.specs, job.players, index, job.rotate)
-    bots = [_build(spec, variant, bot_seed(job.seed, index, s)) for s, spec in enumerate(specs)]
-    game, steps = _play(variant, job.players, bots, game_seed(job.seed, index), None, None)
+    deal, replay = divmod(index, job.repeats)
+    specs = seat_specs(job.specs, job.players, deal, job.rotate)
+    bots = [
+        _build(spec, variant, bot_seed(job.seed, deal, s, replay)) for s, spec in enumerate(specs)
+    ]
+    game, steps = _play(variant, job.players, bots, game_seed(job.seed, deal), None, None)
     result = game.result()
     first = (game.setup_options() or {}).get("first_player")  # for families that have one
     return GameOutcome(
@@ -793,6 +815,7 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     setup: Callable[[], object] | None = None,
     engine: str = "auto",
+    repeats: int = 1,
 ) -> SimulationResult:
     """Play ``games`` games of ``variant`` (any family) with bots; return their outcomes.
 
@@ -831,12 +854,31 @@ def simulate(
     saying why when the kernel cannot; ``"reference"`` never uses a kernel. Both
     engines give the same outcomes; :attr:`SimulationResult.engine` says which ran.
 
+    ``repeats``: play each deal this many times (1..:data:`MAX_REPEATS`; default 1, every
+    game a deal of its own). Game ``i`` is then replay ``i % repeats`` of deal
+    ``i // repeats``: the deal's game seed, the same bots in the same seats (with
+    ``rotate``, the seats turn per deal), the bots seeded anew for each replay
+    (:func:`bot_seed`); its outcome's ``seed`` is the deal's. Replays are played on the
+    reference engine (``engine="auto"`` chooses it; ``"kernel"`` raises
+    :class:`SetupError`): a kernel seeds its bots in its own way.
+
     The results do not depend on where the games ran (see the module docstring).
     ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
     (:func:`~cardshop.core.check_seed`; a :class:`SetupError` otherwise).
     """
     run = _plan(
-        variant, players, games, bots, seed, workers, rotate, chunk_size, setup, engine, progress
+        variant,
+        players,
+        games,
+        bots,
+        seed,
+        workers,
+        rotate,
+        chunk_size,
+        setup,
+        engine,
+        progress,
+        repeats,
     )
     if executor is None and (workers == 1 or games <= 1):
         _play_here(run, chunk_size)
@@ -881,7 +923,13 @@ class _Run:
             )
         self.outcomes.sort(key=lambda o: o.game)
         return SimulationResult(
-            self.variant, job.players, job.seed, self.outcomes, engine=used, engine_note=self.note
+            self.variant,
+            job.players,
+            job.seed,
+            self.outcomes,
+            engine=used,
+            engine_note=self.note,
+            repeats=job.repeats,
         )
 
 
@@ -897,6 +945,7 @@ def _plan(
     setup: Callable[[], object] | None,
     engine: str,
     progress: Callable[[int], None] | None,
+    repeats: int = 1,
 ) -> _Run:
     """The simulation :func:`simulate` was asked for, every argument checked and the
     engine chosen, before any game is played."""
@@ -905,13 +954,35 @@ def _plan(
     seed = check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: both engines agree
     var = resolve(variant).variant
     specs = check_arguments(var, players, games, bots, workers)
-    kernel, note = _choose_engine(var, players, games, specs, seed, engine)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or not 1 <= repeats <= MAX_REPEATS:
+        raise SetupError(
+            f"repeats must be a whole number 1..{MAX_REPEATS} (the times each deal is "
+            f"played), not {_shown(repeats)}"
+        )
+    if repeats > 1 and engine == "kernel":
+        raise SetupError(
+            "engine 'kernel' cannot replay deals (repeats above 1): the kernel seeds its "
+            "bots in its own way; use engine 'auto' or 'reference'"
+        )
+    if repeats > 1:
+        kernel, note = None, "replayed deals are played on the reference engine"
+    else:
+        kernel, note = _choose_engine(var, players, games, specs, seed, engine)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise SetupError(f"chunk_size must be at least 1, not {chunk_size!r}")
     if setup is not None and not callable(setup):
         raise SetupError(f"setup must be a function, not {type(setup).__name__}")
     job = _Job(
-        var.to_data(), var.content_hash, players, seed, specs, rotate, var.family, setup, kernel
+        var.to_data(),
+        var.content_hash,
+        players,
+        seed,
+        specs,
+        rotate,
+        var.family,
+        setup,
+        kernel,
+        repeats,
     )
     return _Run(job, var, games, note, progress)
 

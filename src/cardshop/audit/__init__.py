@@ -85,6 +85,7 @@ def run_audit(
     played: Played | None = None,
     precision: float | None = None,
     precision_measures: Sequence[str] | None = None,
+    replays: int = 1,
 ) -> AuditReport:
     """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
@@ -114,6 +115,13 @@ def run_audit(
     (default: every win share) has a half-width of at most this, ``games`` being then
     the cap (:func:`cardshop.audit.precision.audit_to_precision`).
 
+    ``replays``: play each simulated game's deal this many times, with the same bots in
+    the same seats seeded anew (1..:data:`cardshop.measures.MAX_REPLAYS`; default 1).
+    2 or more adds the luck measures (``luck``, ``luck_score``: the share of the
+    outcomes' variance that the deal explains, docs/measures.md) and plays ``replays``
+    times as many games; every other figure is the same as without replays (it is
+    taken over each deal's first game). Not with ``precision``.
+
     ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
     (:func:`~cardshop.core.check_seed`; a :class:`~cardshop.SetupError` otherwise).
     """
@@ -128,7 +136,13 @@ def run_audit(
         bots=bots,
         cap_policy=cap_policy,
         workers=workers,
+        replays=replays,
     )
     if precision is not None:
+        if replays != 1:
+            raise AuditError(
+                "replays and precision do not go together: an audit to a precision "
+                "measures win shares; audit with a fixed number of games for the luck measures"
+            )
         return audit_to_precision(plan, precision, measures=precision_measures, progress=progress)
     return carry_out(plan, progress, played)

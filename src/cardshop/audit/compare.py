@@ -289,6 +289,7 @@ def report_from_games(path: str | Path) -> AuditReport | ComparisonReport:
                 source=str(path),
                 length_unit=unit,
                 length_cap=round_cap if unit == "round" else None,
+                replays=h.get("replays", 1),
             )
         )
     if len(reports) == 1:

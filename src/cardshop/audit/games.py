@@ -7,6 +7,7 @@ each game's violation (if any) and summary in the order of the games.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future
@@ -37,16 +38,21 @@ __all__ = ["CHUNK", "GamesJob", "Played", "audit_bots", "audit_game", "play_game
 
 
 def audit_bots(
-    names: Sequence[str], subject: Resolved, seed: int, players: int, index: int
+    names: Sequence[str], subject: Resolved, seed: int, players: int, index: int, replay: int = 0
 ) -> list[Bot]:
     """The bots of game ``index`` of ``players``: ``names`` seat by seat in turn, each
-    seeded from the audit's seed, the game and the seat."""
+    seeded from the audit's seed, the game and the seat (and, for replay ``replay`` above
+    0 of the game's deal, the replay: the same bots in the same seats, seeded anew)."""
     return [
-        make_bot(
-            names[seat % len(names)], subject, derive_seed(seed, "audit-bot", players, index, seat)
-        )
+        make_bot(names[seat % len(names)], subject, _bot_seed(seed, players, index, seat, replay))
         for seat in range(players)
     ]
+
+
+def _bot_seed(seed: int, players: int, index: int, seat: int, replay: int) -> int:
+    if replay == 0:  # the game's bots without replays
+        return derive_seed(seed, "audit-bot", players, index, seat)
+    return derive_seed(seed, "audit-bot", players, index, seat, "replay", replay)
 
 
 def audit_game(
@@ -57,16 +63,19 @@ def audit_game(
     checks: frozenset[str],
     every: int,
     names: Sequence[str],
+    replay: int = 0,
 ) -> tuple[Game, InvariantViolation | None, GameSummary | None]:
     """Play one simulated game with bots, in debug mode until the first violation.
 
     The game comes back unfinished, without a summary, if a step failed (a fault of
-    the engine).
+    the engine). ``replay`` above 0 plays the deal of game ``index`` again with the same
+    bots in the same seats, seeded anew (:func:`audit_bots`); its summary says which
+    replay it is.
     """
     game = subject.new_game(players, derive_seed(seed, "audit-game", players, index))
     tracker = Tracker(
         game,
-        audit_bots(names, subject, seed, players, index),
+        audit_bots(names, subject, seed, players, index, replay),
         [names[seat % len(names)] for seat in range(players)],
     )
     bots = tracker.players
@@ -105,6 +114,8 @@ def audit_game(
             summary = tracker.summary()
         except Exception:  # a result the engine cannot give: an engine fault
             summary = None
+    if summary is not None and replay:
+        summary = dataclasses.replace(summary, replay=replay)
     return game, violation, summary
 
 
@@ -118,6 +129,8 @@ class GamesJob:
     seed: int
     every: int
     names: tuple[str, ...]
+    replays: int = 1
+    """Game ``i`` of the job is replay ``i % replays`` of deal ``i // replays``."""
 
 
 Played = tuple[tuple[str, Counterexample | None] | None, GameSummary | None]
@@ -136,8 +149,9 @@ def _play_chunk(job: GamesJob, indices: range, checks: frozenset[str]) -> list[P
     out: list[Played] = []
     with shared_memo(memo):
         for i in indices:
+            deal, replay = divmod(i, job.replays)
             _game, violation, summary = audit_game(
-                job.subject, job.players, job.seed, i, checks, job.every, job.names
+                job.subject, job.players, job.seed, deal, checks, job.every, job.names, replay
             )
             fault = None if violation is None else (violation.invariant, violation.counterexample)
             if fault is not None:

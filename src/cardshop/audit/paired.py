@@ -31,7 +31,7 @@ def seat_means(pc: PlayerCountReport) -> dict[str, Measure]:
     interval, by id ``mean_score_seat_<seat>``."""
     out: dict[str, Measure] = {}
     for seat in range(pc.players):
-        scores = [float(g.scores[seat]) for g in pc.summaries]
+        scores = [float(g.scores[seat]) for g in pc.summaries if g.replay == 0]
         if not scores:
             continue
         mean, half = mean_ci(scores)

@@ -15,7 +15,7 @@ from cardshop.core.errors import SetupError
 from cardshop.core.family import CAP_POLICIES
 from cardshop.core.frontdoor import Resolved, resolve
 from cardshop.core.variant import VariantBase
-from cardshop.measures import MAX_GAMES
+from cardshop.measures import MAX_GAMES, MAX_REPLAYS
 
 __all__ = ["AuditPlan", "check_size", "plan_audit"]
 
@@ -39,6 +39,9 @@ class AuditPlan:
     workers: int
     taken: tuple[str, ...] = ()
     """The options that took the family's audit defaults."""
+    replays: int = 1
+    """How many times each simulated game's deal is played (1: once; more adds the luck
+    measures, docs/measures.md)."""
 
     def with_games(self, games: int, examples: int | None = None) -> AuditPlan:
         """The same audit with another number of games (and state machine examples)."""
@@ -58,6 +61,7 @@ def plan_audit(
     bots: str | Sequence[str] | None = None,
     cap_policy: str | None = None,
     workers: int | None = 1,
+    replays: int = 1,
 ) -> AuditPlan:
     """The plan of :func:`run_audit` with these options (see there); options left at
     ``None`` take the family's audit defaults. Raises :class:`AuditError` (or the
@@ -87,6 +91,7 @@ def plan_audit(
         seed=seed,
         workers=(os.cpu_count() or 1) if workers is None else workers,
         taken=taken,
+        replays=replays,
     )
     _check(plan)
     return plan
@@ -124,6 +129,12 @@ def _check(plan: AuditPlan) -> None:
         raise AuditError(
             f"the cap policy is one of {', '.join(CAP_POLICIES)}, not {str(plan.cap_policy)[:60]!r}"
         )
+    replays = plan.replays
+    if type(replays) is not int or not 1 <= replays <= MAX_REPLAYS:
+        raise AuditError(
+            f"replays must be a whole number 1..{MAX_REPLAYS} (the times each deal is "
+            f"played; 2 or more adds the luck measures), not {str(replays)[:40]}"
+        )
     if not isinstance(plan.workers, int) or plan.workers < 1:
         raise AuditError(f"workers must be at least 1, not {plan.workers!r}")
     audit_bots(plan.bots, plan.subject, plan.seed, len(plan.bots), -1)  # unknown: an error
@@ -132,8 +143,9 @@ def _check(plan: AuditPlan) -> None:
 def check_size(plan: AuditPlan) -> None:
     """Refuse to play more games than a saved-games file may hold (checked when the
     games are played: an audit to a precision takes ``games`` as its cap)."""
-    if plan.games * len(plan.counts) > MAX_GAMES:
+    if plan.games * plan.replays * len(plan.counts) > MAX_GAMES:
+        times = f", each played {plan.replays} times," if plan.replays > 1 else ""
         raise AuditError(
-            f"an audit plays at most {MAX_GAMES:,} games in all: {plan.games:,} games for "
-            f"each of {len(plan.counts)} player counts is more"
+            f"an audit plays at most {MAX_GAMES:,} games in all: {plan.games:,} games{times} "
+            f"for each of {len(plan.counts)} player counts is more"
         )

@@ -231,6 +231,10 @@ class AuditReport:
     """The variant's warnings (:func:`cardshop.variant_warnings`: settings that cannot
     matter, edits of ``extends`` that may not say what was meant), each as the file,
     line, key and reason. They are shown; they never fail the audit."""
+    replays: int = 1
+    """How many times each simulated game's deal was played (the same bots in the same
+    seats, seeded anew): 2 or more adds the luck measures; every other figure is taken
+    over the first game of each deal, as without replays."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -282,6 +286,8 @@ class AuditReport:
             parts.append(" ".join(f"--bots {name}" for name in self.bots))
         if self.cap_policy != "fail":
             parts.append(f"--cap-policy {self.cap_policy}")
+        if self.replays > 1:
+            parts.append(f"--replays {self.replays}")
         return " ".join(parts)
 
     def variant_dict(self) -> dict[str, Any]:
@@ -301,6 +307,7 @@ class AuditReport:
             "max_cap_share": self.max_cap_share,
             "cap_policy": self.cap_policy,
             "check_every": self.check_every,
+            "replays": self.replays,
             "defaults": list(self.defaults),
             "defaults_note": self.defaults_note or None,
             "command": self.command(),
@@ -343,6 +350,8 @@ class AuditReport:
             "cap_policy": self.cap_policy,
             "cardshop": VERSION,
         }
+        if self.replays > 1:
+            header["replays"] = self.replays
         games = [g for pc in self.player_counts for g in pc.summaries]
         return GamesSection(header, games)
 
@@ -388,6 +397,14 @@ class AuditReport:
             f"{played or 'none'} (of {self.games} per player count)"
         )
 
+    def replays_text(self) -> str:
+        """What replays mean for the report, in two sentences."""
+        return (
+            f"Replays: each simulated game's deal was played {self.replays} times by the "
+            "same bots in the same seats, seeded anew; the luck measures read every "
+            "replay, every other figure the first game of each deal."
+        )
+
     def to_text(self) -> str:
         """The report for a terminal."""
         out = [
@@ -400,6 +417,8 @@ class AuditReport:
             out += [self.partial_text(), ""]
         if self.defaults:
             out += [self.defaults_text(), ""]
+        if self.replays > 1:
+            out += [self.replays_text(), ""]
         if self.warnings:
             out.append("Variant warnings (shown; they do not fail the audit):")
             out += [f"  {warning}" for warning in self.warnings]
@@ -480,6 +499,7 @@ class AuditReport:
             "",
             *([f"**{self.partial_text()}**", ""] if self.partial else []),
             *([self.defaults_text() + ".", ""] if self.defaults else []),
+            *([self.replays_text(), ""] if self.replays > 1 else []),
             *(
                 ["Variant warnings (shown; they do not fail the audit):", ""]
                 + [f"- {warning}" for warning in self.warnings]
@@ -567,7 +587,11 @@ def summarise(
     unit: str = "round",
 ) -> PlayerCountReport:
     """The report of one player count, from the summaries of its finished games; the
-    length of a game is worded in the family's ``unit`` (a round, a turn)."""
+    length of a game is worded in the family's ``unit`` (a round, a turn). Replays of a
+    deal (``replay`` above 0) count for the luck measures only: every other figure is
+    taken over the first game of each deal."""
+    played = summaries
+    summaries = [s for s in played if s.replay == 0]
     n_games = len(summaries)
     wins_by_seat = [0.0] * players
     wins_by_position = [0.0] * players
@@ -604,8 +628,8 @@ def summarise(
         unfinished=unfinished,
         steps=Distribution.of([g.steps for g in summaries]),
         ticks=Distribution.of(ticks) if ticks and len(ticks) == n_games else None,
-        summaries=tuple(summaries),
-        measures=_in_unit(measure_all(summaries, seed=seed), unit),
+        summaries=tuple(played),
+        measures=_in_unit(measure_all(played, seed=seed), unit),
         charts=charts(summaries),
     )
 

@@ -93,11 +93,11 @@ def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
 
 def play_counts(plan: AuditPlan, findings: _Findings, say: Say, played: Played | None) -> None:
     """The simulated games of every player count, checked and summarised."""
-    games = plan.games
+    games = plan.games * plan.replays
     pool = _process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
     try:
         for n in plan.counts:
-            say(f"{n} players: {games} games")
+            say(f"{n} players: {games} games")  # with replays: every replay counts
             _play_count(plan, n, findings, pool, played)
     except BaseException:
         if pool is not None:
@@ -113,15 +113,19 @@ def _play_count(
     plan: AuditPlan, n: int, findings: _Findings, pool: Executor | None, played: Played | None
 ) -> None:
     findings.count, findings.summaries = n, []
-    job = GamesJob(plan.subject, n, plan.seed, plan.check_every, plan.bots)
-    for i, (fault, summary) in enumerate(play_games(job, plan.games, findings.holding(), pool)):
+    replays = plan.replays
+    job = GamesJob(plan.subject, n, plan.seed, plan.check_every, plan.bots, replays)
+    total = plan.games * replays
+    for i, (fault, summary) in enumerate(play_games(job, total, findings.holding(), pool)):
         if fault is not None and fault[0] not in findings.found:
-            findings.found[fault[0]] = (fault[1], f"simulated game {i} with {n} players")
+            deal, replay = divmod(i, replays)
+            which = f" (replay {replay})" if replay else ""
+            findings.found[fault[0]] = (fault[1], f"simulated game {deal}{which} with {n} players")
         if summary is not None:
             findings.summaries.append(summary)
         if played is not None:
             played(n, i + 1)
-    unfinished = plan.games - len(findings.summaries)
+    unfinished = plan.games - sum(s.replay == 0 for s in findings.summaries)
     unit = plan.subject.family.length_unit  # the report's words for a game's length
     findings.reports.append(summarise(n, findings.summaries, unfinished, plan.seed, unit))
     findings.summaries = []
@@ -170,4 +174,5 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         length_unit=unit,
         length_cap=length_cap if type(length_cap) is int else None,
         warnings=tuple(str(warning) for warning in variant_warnings(v)),
+        replays=plan.replays,
     )

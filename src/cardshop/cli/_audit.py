@@ -200,6 +200,16 @@ SaveGames = Annotated[
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")]
+Replays = Annotated[
+    int,
+    typer.Option(
+        "--replays",
+        help="Play each simulated game's deal R times, the same bots in the same seats "
+        "seeded anew (1..100; costs R times the games): 2 or more adds the luck measures, "
+        "the share of the outcomes' variance the deal explains. Needs bots that choose "
+        "at random (docs/measures.md).",
+    ),
+]
 
 
 @app.command()
@@ -235,6 +245,7 @@ def audit(
         ),
     ] = None,
     quiet: Quiet = False,
+    replays: Replays = 1,
     precision: Annotated[
         float | None,
         typer.Option(
@@ -313,6 +324,8 @@ def audit(
                     "progress": shown.line,
                     "played": shown.game,
                 }
+                if replays != 1:
+                    options["replays"] = replays
                 if precision is not None:
                     if len(names) == 2:
                         raise fail("--precision audits one variant, not a comparison")

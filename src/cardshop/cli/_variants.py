@@ -20,6 +20,7 @@ from cardshop.cli._audit import (
     MaxCapShare,
     PlayerCounts,
     Quiet,
+    Replays,
     SaveGames,
     Seed,
     Workers,
@@ -101,6 +102,7 @@ def compare(
     html: Html = None,
     save_games: SaveGames = None,
     quiet: Quiet = False,
+    replays: Replays = 1,
 ) -> None:
     """Weigh a change: the keys that differ from A to B, then both played on the same
     seeds by the same bots.
@@ -127,4 +129,5 @@ def compare(
         html=html,
         save_games=save_games,
         quiet=quiet,
+        replays=replays,
     )

@@ -169,6 +169,14 @@ def _header(report: Report, names: list[str], plotly_version: str) -> str:
         if report.partial
         else ""
     )
+    for v, name in zip(report.variants, names, strict=True):
+        if v.replays > 1:
+            of = f"{_e(name)}: " if len(report.variants) > 1 else ""
+            note += (
+                f"<p class=replays>{of}each simulated game's deal was played {v.replays} "
+                "times by the same bots in the same seats, seeded anew: the luck measures "
+                "read every replay, every other figure the first game of each deal.</p>"
+            )
     several = len(report.variants) > 1
     warned = [
         f"<li>{_e(name) + ': ' if several else ''}{_e(warning)}</li>"
@@ -197,6 +205,8 @@ def _header(report: Report, names: list[str], plotly_version: str) -> str:
 def _measure_cells(measure: Measure | None) -> str:
     if measure is None:
         return "<td class=num>—</td><td class=num>—</td>"
+    if measure.meaning.startswith("all replays identical"):  # luck with deterministic bots
+        return "<td class=num>none</td><td class=num>—</td>"
     unit = measure.unit
     return (
         f"<td class=num>{_number(measure.value, unit)}{_unit_note(unit)}</td>"

@@ -137,6 +137,9 @@ class VariantReport:
     """What the family counts a game's length in (a round, a turn): the charts' words."""
     warnings: tuple[str, ...] = ()
     """The variant's warnings, shown; () in a report of an earlier version."""
+    replays: int = 1
+    """How many times each simulated game's deal was played (2 or more: the luck
+    measures); 1 in a report of an earlier version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +329,7 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
         player_counts=player_counts,
         length_unit=r.text(unit, (*path, "length_unit")),
         warnings=tuple(r.text(w, (*path, "warnings", i)) for i, w in enumerate(warnings)),
+        replays=r.integer(v.get("replays", 1), (*path, "replays"), 1, 100),
     )
 
 

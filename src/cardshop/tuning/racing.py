@@ -28,7 +28,10 @@ rounds, lead changes, the skill gap, ...) are computed here from running sums, s
 look costs little; their 95% intervals equal the audit's (the Wilson interval for
 shares, the normal interval for means). Balance, branching and forced decisions are
 taken from :func:`~cardshop.measures.measure_all` itself (a bootstrap band, or a
-cluster-robust ratio), at the level asked.
+cluster-robust ratio), at the level asked. The luck measures (games played with
+replayed deals) are :func:`cardshop.measures.luck`'s, their interval the percentile
+interval of its bootstrap over deals at the level asked; every other measure is taken
+over the first game of each deal only (``replay`` 0), as in an audit.
 """
 
 from __future__ import annotations
@@ -39,14 +42,17 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from cardshop.measures import (
+    LUCK_MEASURES,
     GameSummary,
     Measure,
     balance_interval,
     bot_groups,
     decisive_point,
     lead_changes,
+    luck,
     margin,
     measure_all,
+    percentile_interval,
     worst_deficit,
 )
 from cardshop.support.stats import wilson
@@ -112,6 +118,15 @@ def estimate(
 ) -> Estimate | None:
     """``measure`` of games of one player count with an interval of quantile ``z``
     (None: the measure does not apply to these games)."""
+    if not summaries:
+        return None
+    if measure in LUCK_MEASURES:
+        found = luck(summaries, seed=seed).get(measure)
+        if found is None or found.low is None or not found.replicates:
+            return None  # no replayed deal, or every replay alike: no estimate
+        level = 2 * NormalDist().cdf(z) - 1 if math.isfinite(z) else 1.0
+        return Estimate(found.value, *percentile_interval(found.replicates, level))
+    summaries = [s for s in summaries if s.replay == 0]  # replays count for luck only
     if not summaries:
         return None
     n = summaries[0].players
@@ -263,9 +278,14 @@ def report_measures(
     n = summaries[0].players
     wanted = list(dict.fromkeys([*ids, *CONTEXT, *(f"win_share_{p}" for p in range(n))]))
     labels = measure_all(summaries[:100], seed=seed)
+    lucky = luck(summaries, seed=seed) if any(k in LUCK_MEASURES for k in wanted) else {}
     z = z_of(0.95)
     out = {}
     for key in wanted:
+        if key in LUCK_MEASURES:  # the audit's figure over every game (a bootstrap)
+            if key in lucky:
+                out[key] = lucky[key]
+            continue
         meta = labels.get(key)
         e = estimate(key, summaries, z, seed=seed)
         if meta is None or e is None:

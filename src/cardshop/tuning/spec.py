@@ -11,6 +11,7 @@ A spec is a YAML file (docs/tuning.md)::
       - {measure: rounds, direction: minimize}
     bots: [greedy]                    # one for every seat, or one per seat
     players: [4]
+    replays: 1                        # 2 or more: each deal played so often (luck)
     budget: {games: 200000, cpu_seconds: 600, batch: 2000, batches: 5}
     seed: 1
 
@@ -48,7 +49,7 @@ from cardshop.core.source import (
     validation_errors,
 )
 from cardshop.core.variant import VariantBase
-from cardshop.measures import MEASURE_IDS
+from cardshop.measures import LUCK_MEASURES, MAX_REPLAYS, MEASURE_IDS
 
 __all__ = [
     "OUTCOME_MEASURES",
@@ -65,6 +66,8 @@ __all__ = [
 
 OUTCOME_MEASURES = frozenset(
     {
+        "luck",
+        "luck_score",
         "balance",
         "first_player_advantage",
         "skill_gap_win_rate",
@@ -176,6 +179,11 @@ class TuneSpec(_Model):
         None, min_length=1, max_length=64, description="Player counts (default: all)."
     )
     budget: Budget = Field(default_factory=lambda: Budget())
+    replays: Annotated[int, Field(ge=1, le=MAX_REPLAYS)] = Field(
+        1,
+        description="How many times each deal is played, the same bots in the same seats "
+        "seeded anew: 2 or more for the measures luck and luck_score (docs/tuning.md).",
+    )
     seed: int = 0
     racing: bool = Field(True, description="Drop a candidate once it cannot beat the best.")
     alpha: Annotated[float, Field(gt=0, lt=1)] = Field(
@@ -408,6 +416,26 @@ def load_spec(
             raise fail("give a target (with a tolerance) or a direction, not both", where)
         if objective.tolerance is not None and not has_target:
             raise fail("a tolerance goes with a target", (*where, "tolerance"))
+        if objective.measure in LUCK_MEASURES and model.replays < 2:
+            raise fail(
+                f"the measure {objective.measure!r} compares replays of the same deals: "
+                "give replays: 2 or more (the times each deal is played; 4 is a good start)",
+                (*where, "measure"),
+            )
+    lucky = any(o.measure in LUCK_MEASURES for o in model.objectives)
+    if model.replays > 1 and not lucky:
+        raise fail(
+            f"replays: {model.replays} plays each deal {model.replays} times for the "
+            "measures luck and luck_score, and no objective is one of them: leave "
+            "replays out (1)",
+            ("replays",),
+        )
+    if model.budget.batch % model.replays:
+        raise fail(
+            f"a batch of {model.budget.batch} games does not split into deals of "
+            f"{model.replays} replays: give a batch that is a multiple of replays",
+            ("budget", "batch"),
+        )
     return LoadedSpec(model, source, folder, base, ref, tuple(knobs), counts, sourced)
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -65,7 +66,15 @@ from cardshop.core.frontdoor import new_game
 from cardshop.core.loader import variant_from_data
 from cardshop.core.source import KeyPath
 from cardshop.core.variant import VariantBase
-from cardshop.measures import GamesFileError, GameSummary, Measure, Tracker
+from cardshop.measures import (
+    IDENTICAL_REPLAYS,
+    LUCK_MEASURES,
+    GamesFileError,
+    GameSummary,
+    Measure,
+    Tracker,
+    luck,
+)
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.racing import (
     Estimate,
@@ -258,10 +267,12 @@ def traced_games(
     seed: int,
     start: int,
     stop: int,
+    repeats: int = 1,
 ) -> list[GameSummary]:
     """Games ``start..stop`` on the reference engine, each decision counted (a worker task).
 
-    Game ``i`` and its bots have the seeds :func:`cardshop.simulate` gives them.
+    Game ``i`` and its bots have the seeds :func:`cardshop.simulate` gives them (with
+    ``repeats``, game ``i`` is replay ``i % repeats`` of deal ``i // repeats``).
     """
     key = json.dumps(variant_data, sort_keys=True)
     variant = _TRACE_VARIANTS.get(key)
@@ -270,18 +281,24 @@ def traced_games(
     names = [bots[s % len(bots)] for s in range(players)]
     out = []
     for i in range(start, stop):
-        game = new_game(variant, players, game_seed(seed, i))
-        seats = [make_bot(names[s], variant, bot_seed(seed, i, s)) for s in range(players)]
+        deal, replay = divmod(i, repeats)
+        game = new_game(variant, players, game_seed(seed, deal))
+        seats = [
+            make_bot(names[s], variant, bot_seed(seed, deal, s, replay)) for s in range(players)
+        ]
         tracker = Tracker(game, seats, [b.name for b in seats])
         while not game.is_over:
             driver.apply(game, driver.choose(game, tracker.players))
             tracker.after_step()
-        out.append(tracker.summary())
+        summary = tracker.summary()
+        out.append(dataclasses.replace(summary, replay=replay) if replay else summary)
     return out
 
 
 def _outcome_summaries(variant: VariantBase, players: int, sim: Any) -> list[GameSummary]:
-    """Game summaries from simulate's outcomes (no decisions counted, no round scores)."""
+    """Game summaries from simulate's outcomes (no decisions counted, no round scores;
+    with replayed deals, each game's replay)."""
+    repeats = getattr(sim, "repeats", 1)
     return [
         GameSummary(
             players=players,
@@ -296,6 +313,7 @@ def _outcome_summaries(variant: VariantBase, players: int, sim: Any) -> list[Gam
             first_player=o.first_player,
             ticks=o.details.get("ticks"),
             seed=o.seed,
+            replay=o.game % repeats,
         )
         for o in sim
     ]
@@ -336,6 +354,7 @@ class _Player:
                 workers=self.workers,
                 executor=self.executor,
                 progress=self.on_games,
+                repeats=spec.replays,
             )
             return _outcome_summaries(variant, players, sim)
         data = variant.to_data()
@@ -345,7 +364,9 @@ class _Player:
             out = []
             step = max(1, games // 20)
             for start in range(0, games, step):
-                out += traced_games(data, players, bots, seed, start, min(games, start + step))
+                out += traced_games(
+                    data, players, bots, seed, start, min(games, start + step), spec.replays
+                )
                 self.on_games(min(games, start + step) - start)
             return out
         from cardshop.simulation import _as_executor
@@ -353,7 +374,9 @@ class _Player:
         pool = _as_executor(executor)
         step = max(1, min(200, math.ceil(games / 8)))
         futures = [
-            pool.submit(traced_games, data, players, bots, seed, s, min(games, s + step))
+            pool.submit(
+                traced_games, data, players, bots, seed, s, min(games, s + step), spec.replays
+            )
             for s in range(0, games, step)
         ]
         out = []
@@ -534,9 +557,10 @@ def _suggest(trial: Any, knob: KnobSpace) -> Any:
 def study_name(loaded: LoadedSpec) -> str:
     """The study's name in the storage: the base's name and a hash of the spec and the
     base's content (another spec, or a changed base, starts another study)."""
-    text = json.dumps(
-        [loaded.spec.model_dump(mode="json"), loaded.base.content_hash], sort_keys=True
-    )
+    spec = loaded.spec
+    # Without replays the spec's data is as before they existed: its studies resume.
+    data = spec.model_dump(mode="json", exclude={"replays"} if spec.replays == 1 else None)
+    text = json.dumps([data, loaded.base.content_hash], sort_keys=True)
     return f"{loaded.base.name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
@@ -701,6 +725,19 @@ def tune(
         est = _estimates(loaded, base, Z95)
         for j, objective in enumerate(s.objectives):
             missing = [n for n in counts if (j, n) not in est]
+            if missing and objective.measure in LUCK_MEASURES:
+                taken = {n: luck(base.summaries.get(n, [])).get(objective.measure) for n in missing}
+                alike = [n for n, m in taken.items() if m and m.meaning == IDENTICAL_REPLAYS]
+                if alike:
+                    raise loaded.error(
+                        f"the measure {objective.measure!r} cannot be taken: every replay of "
+                        f"every deal of {loaded.base.name} with "
+                        f"{', '.join(map(str, alike))} players had the same outcome (the bots "
+                        f"{', '.join(s.bots)} choose alike on the same deal): luck cannot be "
+                        "separated with deterministic bots; use bots that choose at random "
+                        "(random, ismcts)",
+                        ("objectives", j, "measure"),
+                    )
             if missing:
                 raise loaded.error(
                     f"the measure {objective.measure!r} does not apply to the games of "
