@@ -8,6 +8,7 @@
 
 :mod:`cardshop.tuning.spec` reads the spec, :mod:`cardshop.tuning.racing` holds the
 statistics, :mod:`cardshop.tuning.study` runs the search (optuna, the ``tune`` extra),
+:mod:`cardshop.tuning.matrix` holds the win-rate matrix objective between bots,
 :mod:`cardshop.tuning.output` writes the tuned variant, JSON and HTML, and
 :mod:`cardshop.audit.precision` plays an audit until its intervals are narrow enough.
 docs/tuning.md is the guide.

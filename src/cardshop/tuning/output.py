@@ -38,8 +38,9 @@ from cardshop.core.source import (
 )
 from cardshop.measures import Measure
 from cardshop.support.files import write_text_atomic
+from cardshop.tuning.matrix import matrix_text
 from cardshop.tuning.spec import TuneSpec, apply_knobs
-from cardshop.tuning.study import Candidate, Confirmation, TuneResult
+from cardshop.tuning.study import Candidate, Confirmation, TuneResult, matrices_data
 
 __all__ = ["TUNE_SCHEMA", "render_html", "to_dict", "tuned_yaml", "write_html"]
 
@@ -109,6 +110,49 @@ def _comment(result: TuneResult) -> str:
     return "; ".join(parts)
 
 
+def matrices(result: TuneResult) -> dict[str, Any]:
+    """The win-rate matrices of the study: for each matrix objective (by its index)
+    and player count, the target and the matrices measured on the base's games, the
+    tuned candidate's (the search's games) and its confirmation's (fresh seeds)."""
+    before = matrices_data(result.loaded, result.base)
+    after = matrices_data(result.loaded, result.best)
+    confirmed = {} if result.confirmation is None else result.confirmation.matrices
+    out: dict[str, Any] = {}
+    for j, counts in after.items():
+        out[j] = {}
+        for n, tuned in counts.items():
+            out[j][n] = {
+                "bots": tuned["bots"],
+                "target": tuned["target"],
+                "base": before.get(j, {}).get(n),
+                "tuned": tuned,
+                "confirmation": confirmed.get(j, {}).get(n),
+            }
+    return out
+
+
+def _matrix_comment(result: TuneResult) -> list[str]:
+    """The tuned candidate's win-rate matrices against their targets, as comments."""
+    lines = []
+    for j, counts in matrices(result).items():
+        objective = result.spec.objectives[int(j)]
+        for n, found in counts.items():
+            tolerance = 0 if objective.tolerance is None else objective.tolerance
+            lines.append(
+                f"# Win-rate matrix (objective {j}, {n} players, tolerance {tolerance}), "
+                "the tuned variant on the search's games:"
+            )
+            lines += matrix_text(found["tuned"], "#   ")
+            again = found.get("confirmation")
+            dev = None if again is None else again.get("deviation")
+            if dev is not None and dev["high"] is not None:
+                lines.append(
+                    f"#   on fresh seeds: mean |measured - target| {dev['value']:.3f} "
+                    f"[{dev['low']:.3f}, {dev['high']:.3f}]"
+                )
+    return lines
+
+
 def _judged(result: TuneResult) -> str:
     """The verdict on the targets, and what it was judged on."""
     if result.confirmation is None:
@@ -171,6 +215,8 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
     name = spec.name or f"{base.name}-tuned"
     title = (base.title or base.name) + " (tuned)"
     games = result.best.games // max(1, len(result.loaded.players))
+    if result.best.summaries:  # the spec's bots' games, without the matrices' line-ups
+        games = sum(map(len, result.best.summaries.values())) // len(result.best.summaries)
     steps = "base -> tuned"
     if result.confirmation is not None:
         fresh = result.confirmation.games // max(1, len(result.loaded.players))
@@ -181,6 +227,7 @@ def tuned_yaml(result: TuneResult, out: str | Path | None = None) -> str:
         f"# Measures over {games:,} games per player count, bots "
         f"{', '.join(spec.bots)}, 95% intervals: {steps}.",
         f"# Objectives: {_comment(result)}",
+        *_matrix_comment(result),
         f"# {_judged(result)}",
     ]
     ref = _relative_ref(result, None if out is None else Path(out))
@@ -300,6 +347,7 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
         "before": {str(n): _measures(m) for n, m in result.before.items()},
         "after": {str(n): _measures(m) for n, m in result.after.items()},
         "confirmation": None if result.confirmation is None else _confirmation(result),
+        "matrices": matrices(result),
         "confirmations": [
             {"trial": c.number, "games": c.games, "met": c.meets(spec)}
             for c in result.confirmations
@@ -399,6 +447,8 @@ def _before_after(data: dict[str, Any], measure: str, n: str) -> dict[str, Any] 
     for o in data["objectives"]:
         if o["measure"] == measure and "target" in o:
             t, tol = o["target"], o.get("tolerance", 0)
+            if isinstance(t, list):  # a win-rate matrix: its deviation's target is 0
+                t = 0
             layout["shapes"] = [
                 {
                     "type": "rect",
@@ -471,7 +521,7 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
                 continue
             c = (data.get("confirmation") or {}).get("measures", {}).get(n, {}).get(o["measure"])
             goal = (
-                f"{o['target']} ± {o.get('tolerance', 0)}"
+                f"{0 if isinstance(o['target'], list) else o['target']} ± {o.get('tolerance', 0)}"
                 if "target" in o
                 else o.get("direction", "")
             )
@@ -529,7 +579,8 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
         f"{knob_rows}</table><h2>Objectives (95% intervals)</h2><table><tr><th>measure</th>"
         "<th>players</th><th>goal</th><th>base</th><th>tuned (search)</th>"
         "<th>tuned (fresh seeds)</th></tr>"
-        f"{''.join(measure_rows)}</table><h2>Charts</h2><div class=charts>{figures}</div>"
+        f"{''.join(measure_rows)}</table>{_matrix_html(data)}"
+        f"<h2>Charts</h2><div class=charts>{figures}</div>"
         "<h2>Trials</h2><table><tr><th>trial</th><th>values</th><th>state</th><th>games</th>"
         f"<th>losses</th><th>note</th></tr>{trial_rows}</table>"
         "<footer>How to read this page: the cardshop documentation, “Tuning a variant” "
@@ -537,6 +588,54 @@ def render_html(result: TuneResult | dict[str, Any]) -> str:
         f'<script type="application/json" id="cardshop-charts">{_script_json(specs)}</script>'
         f"<script>{plotly_script}</script><script>{BOOT}</script></body></html>\n"
     )
+
+
+def _cell(m: dict[str, Any] | None) -> str:
+    if m is None:
+        return ""
+    if m.get("low") is None or m.get("high") is None:
+        return f"{m['value']:.3f}"
+    return f"{m['value']:.3f} [{m['low']:.3f}, {m['high']:.3f}]"
+
+
+def _matrix_html(data: dict[str, Any]) -> str:
+    """A table per win-rate matrix objective and player count: each entry's target, and
+    the win share measured on the base's games, the tuned variant's, and on fresh seeds."""
+    parts = []
+    for j, counts in (data.get("matrices") or {}).items():
+        for n, found in counts.items():
+            bots = found["bots"]
+            head = "".join(f"<th>vs {_e(b)}</th>" for b in bots)
+            rows = []
+            for i, bot in enumerate(bots):
+                cells = []
+                for k in range(len(bots)):
+                    t = found["target"][i][k]
+                    if t is None:
+                        cells.append("<td>-</td>")
+                        continue
+                    lines = [f"target {t}"]
+                    for label in ("base", "tuned", "confirmation"):
+                        m = found.get(label)
+                        if m is not None and m["measured"][i][k] is not None:
+                            name = "fresh seeds" if label == "confirmation" else label
+                            lines.append(f"{name} {_cell(m['measured'][i][k])}")
+                    cells.append(f"<td class=num>{'<br>'.join(map(_e, lines))}</td>")
+                rows.append(f"<tr><th>{_e(bot)}</th>{''.join(cells)}</tr>")
+            devs = []
+            for label in ("base", "tuned", "confirmation"):
+                m = found.get(label)
+                if m is not None and m.get("deviation") is not None:
+                    name = "fresh seeds" if label == "confirmation" else label
+                    devs.append(f"{name} {_cell(m['deviation'])}")
+            parts.append(
+                f"<h2>Win-rate matrix (objective {_e(j)}, {_e(n)} players)</h2>"
+                "<p>Each entry: the win share of one seat of the row's bot against the "
+                "column's bot in every other seat, with its 95% interval. Mean |measured - "
+                f"target|: {_e('; '.join(devs))}.</p>"
+                f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
+            )
+    return "".join(parts)
 
 
 def _losses_text(losses: list[float] | None) -> str:

@@ -9,6 +9,10 @@ A spec is a YAML file (docs/tuning.md)::
     objectives:
       - {measure: first_player_advantage, target: 0, tolerance: 0.02}
       - {measure: rounds, direction: minimize}
+      - measure: win_rate_matrix      # one seat of the row's bot against the column's
+        bots: [random, greedy]
+        target: [[null, 0.2], [0.8, null]]
+        tolerance: 0.05
     bots: [greedy]                    # one for every seat, or one per seat
     players: [4]
     replays: 1                        # 2 or more: each deal played so often (luck)
@@ -50,6 +54,7 @@ from cardshop.core.source import (
 )
 from cardshop.core.variant import VariantBase
 from cardshop.measures import LUCK_MEASURES, MAX_REPLAYS, MEASURE_IDS
+from cardshop.tuning.matrix import MATRIX, MAX_BOTS
 
 __all__ = [
     "OUTCOME_MEASURES",
@@ -132,13 +137,37 @@ class Objective(_Model):
     measure: Annotated[str, Field(min_length=1, max_length=60)] = Field(
         description="A measure id (docs/measures.md): first_player_advantage, balance, ..."
     )
-    target: float | int | None = Field(None, description="The value wanted.")
+    target: (
+        float
+        | int
+        | Annotated[
+            list[Annotated[list[float | int | None], Field(max_length=64)]], Field(max_length=64)
+        ]
+        | None
+    ) = Field(
+        None,
+        description="The value wanted (win_rate_matrix: a square matrix, null entries "
+        "not targeted).",
+    )
     tolerance: float | int | None = Field(
         None, ge=0, description="How far from the target is good enough (its 95% interval inside)."
     )
     direction: Literal["minimize", "maximize"] | None = Field(
         None, description="Instead of a target: make the measure as small or as large as can be."
     )
+    bots: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
+        None,
+        max_length=64,
+        description="win_rate_matrix only: the bots of the matrix's rows and columns "
+        "(2 to 6, weakest first by convention).",
+    )
+
+    @property
+    def goal_target(self) -> float | None:
+        """The target as racing sees it: the number, or 0 (no deviation) for a matrix."""
+        if self.target is None:
+            return None
+        return 0.0 if isinstance(self.target, list) else float(self.target)
 
 
 class Budget(_Model):
@@ -321,7 +350,7 @@ def _error(sourced: Sourced | None, source: str, reason: str, path: KeyPath) -> 
 
 
 def _known_measure(measure: str, players: int) -> bool:
-    if measure in MEASURE_IDS:
+    if measure in MEASURE_IDS or measure == MATRIX:
         return True
     m = _WIN_SHARE.fullmatch(measure)
     return m is not None and int(m.group(1)) < players
@@ -407,10 +436,11 @@ def load_spec(
         if not all(_known_measure(objective.measure, n) for n in counts):
             known = ", ".join(MEASURE_IDS)
             raise fail(
-                f"unknown measure {objective.measure!r}; measures are {known} and "
-                "win_share_<position> (docs/measures.md)",
+                f"unknown measure {objective.measure!r}; measures are {known}, "
+                f"win_share_<position> (docs/measures.md) and {MATRIX} (docs/tuning.md)",
                 (*where, "measure"),
             )
+        _check_matrix(objective, base, fail, where)
         has_target = objective.target is not None
         if has_target == (objective.direction is not None):
             raise fail("give a target (with a tolerance) or a direction, not both", where)
@@ -437,6 +467,84 @@ def load_spec(
             ("budget", "batch"),
         )
     return LoadedSpec(model, source, folder, base, ref, tuple(knobs), counts, sourced)
+
+
+def _check_matrix(objective: Objective, base: VariantBase, fail: Any, where: KeyPath) -> None:
+    """The checks of a win-rate matrix objective (and that no other takes its keys)."""
+    if objective.measure != MATRIX:
+        if objective.bots is not None:
+            raise fail(
+                f"bots go with the measure {MATRIX} (the spec's bots play the other "
+                "measures' games)",
+                (*where, "bots"),
+            )
+        if isinstance(objective.target, list):
+            raise fail(
+                f"a matrix of targets goes with the measure {MATRIX}; the target of "
+                f"{objective.measure!r} is a number",
+                (*where, "target"),
+            )
+        return
+    bots = objective.bots
+    if bots is None:
+        raise fail(
+            f"the measure {MATRIX} needs bots: the bots of the matrix's rows and columns, "
+            f"2 to {MAX_BOTS} (for example bots: [random, greedy])",
+            where,
+        )
+    if not 2 <= len(bots) <= MAX_BOTS:
+        raise fail(
+            f"a win-rate matrix is between 2 and {MAX_BOTS} bots, not {len(bots)}",
+            (*where, "bots"),
+        )
+    for i, bot in enumerate(bots):
+        try:
+            make_bot(bot, base, 0)
+        except SetupError as exc:
+            raise fail(str(exc), (*where, "bots", i)) from None
+        if bot in bots[:i]:
+            raise fail(f"the bot {bot!r} is given twice", (*where, "bots", i))
+    if objective.direction is not None:
+        raise fail(
+            f"the measure {MATRIX} takes a target matrix (with a tolerance), not a direction",
+            (*where, "direction"),
+        )
+    target = objective.target
+    k = len(bots)
+    if not isinstance(target, list):
+        raise fail(
+            f"the target of {MATRIX} is a {k} x {k} matrix, a row per bot (null for an entry "
+            "not targeted, such as the diagonal)",
+            (*where, "target"),
+        )
+    if len(target) != k:
+        raise fail(
+            f"the target has {len(target)} rows for {k} bots: give a {k} x {k} matrix",
+            (*where, "target"),
+        )
+    for i, row in enumerate(target):
+        if len(row) != k:
+            raise fail(
+                f"the target's row {i} has {len(row)} entries for {k} bots: give a {k} x {k} "
+                "matrix",
+                (*where, "target", i),
+            )
+        for j, t in enumerate(row):
+            if t is None:
+                continue
+            if isinstance(t, bool) or not 0 <= t <= 1:
+                raise fail(
+                    f"the entry {t!r} is not a win share: give a number from 0 to 1, or null",
+                    (*where, "target", i, j),
+                )
+            if i == j:
+                raise fail(
+                    f"the entry [{i}][{i}] pits {bots[i]} against itself: give null "
+                    "(the diagonal is not targeted)",
+                    (*where, "target", i, j),
+                )
+    if not any(t is not None for row in target for t in row):
+        raise fail("every entry of the target is null: target at least one", (*where, "target"))
 
 
 def _knob(knob: Knob, data: dict[str, Any], fail: Any, where: KeyPath) -> KnobSpace:

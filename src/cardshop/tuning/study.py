@@ -76,6 +76,15 @@ from cardshop.measures import (
     luck,
 )
 from cardshop.simulation import bot_seed, game_seed, simulate
+from cardshop.tuning.matrix import (
+    MATRIX,
+    Lineup,
+    deviation,
+    lineup_bots,
+    matrix_data,
+    matrix_measure,
+    targeted,
+)
 from cardshop.tuning.racing import (
     Estimate,
     Goal,
@@ -90,6 +99,9 @@ from cardshop.tuning.spec import KnobSpace, LoadedSpec, TuneError, TuneSpec, app
 __all__ = ["Candidate", "Confirmation", "TuneInterrupted", "TuneResult", "tune"]
 
 Z95 = z_of(0.95)
+Played = tuple[list[GameSummary], dict[tuple[int, int, int], list[GameSummary]]]
+"""A batch at one player count: the spec's line-up's games, and each win-rate matrix
+line-up's, by (objective, i, j)."""
 MAX_DUPLICATES = 50
 """Proposals in a row of values already tried before a finite space counts as searched."""
 
@@ -110,6 +122,31 @@ class Candidate:
     measured: list[float] | None = None
     """The losses at the point estimates of the games played, dropped or not."""
     summaries: dict[int, list[GameSummary]] = field(default_factory=dict, repr=False)
+    lineups: dict[Lineup, list[GameSummary]] = field(default_factory=dict, repr=False)
+    """The games of the win-rate matrices' line-ups: (objective, players, i, j)."""
+
+    def forget(self) -> None:
+        """Drop the games (a candidate off the front, or dropped, keeps its losses)."""
+        self.summaries = {}
+        self.lineups = {}
+
+    def add(self, players: int, played: Played) -> int:
+        """Keep a batch's games at one player count; the number of games."""
+        main, lineups = played
+        self.summaries.setdefault(players, []).extend(main)
+        for (j, i, jj), games in lineups.items():
+            self.lineups.setdefault((j, players, i, jj), []).extend(games)
+        return len(main) + sum(len(g) for g in lineups.values())
+
+    def matrix_games(
+        self, objective: int, players: int
+    ) -> dict[tuple[int, int], list[GameSummary]]:
+        """The line-ups' games of matrix objective ``objective`` at ``players``, by (i, j)."""
+        return {
+            (i, jj): games
+            for (j, n, i, jj), games in self.lineups.items()
+            if j == objective and n == players
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +174,8 @@ class Confirmation:
     target's tolerance on these games (False for an objective without a target)."""
     measures: dict[int, dict[str, Measure]] = field(default_factory=dict)
     """The report's measures of these games, by player count, with 95% intervals."""
+    matrices: dict[str, Any] = field(default_factory=dict)
+    """The win-rate matrices measured on these games (:func:`matrices_data`)."""
 
     def meets(self, spec: TuneSpec) -> bool:
         """Whether every target is met (objectives with a direction have none)."""
@@ -151,6 +190,7 @@ class Confirmation:
                 str(n): {k: _measure_data(m) for k, m in ms.items()}
                 for n, ms in self.measures.items()
             },
+            "matrices": self.matrices,
         }
 
     @classmethod
@@ -163,6 +203,7 @@ class Confirmation:
                 int(n): {k: Measure(**m) for k, m in ms.items()}
                 for n, ms in data["measures"].items()
             },
+            dict(data.get("matrices") or {}),
         )
 
 
@@ -386,6 +427,42 @@ class _Player:
             out += part
         return out
 
+    def play_all(
+        self, variant: VariantBase, players: int, k: int, confirming: int | None = None
+    ) -> Played:
+        """Batch ``k`` at ``players``: the spec's bots' games, then every line-up of every
+        win-rate matrix objective on the same seed (the same deals)."""
+        return self.play(variant, players, k, confirming), self.play_lineups(
+            variant, players, k, confirming
+        )
+
+    def play_lineups(
+        self, variant: VariantBase, players: int, k: int, confirming: int | None = None
+    ) -> dict[tuple[int, int, int], list[GameSummary]]:
+        """Each matrix line-up's batch: one seat of ``bots[i]``, the others ``bots[j]``,
+        the seats rotated (game ``g``: the lone seat is ``g % players``)."""
+        spec = self.loaded.spec
+        out: dict[tuple[int, int, int], list[GameSummary]] = {}
+        for j, objective in enumerate(spec.objectives):
+            if objective.measure != MATRIX or not isinstance(objective.target, list):
+                continue
+            bots = list(objective.bots or ())
+            for i, jj in targeted(objective.target):
+                sim = simulate(
+                    variant,
+                    players,
+                    spec.budget.batch,
+                    bots=lineup_bots(bots, i, jj, players),
+                    seed=self.batch_seed(players, k, confirming),
+                    workers=self.workers,
+                    executor=self.executor,
+                    progress=self.on_games,
+                    rotate=True,
+                )
+                ordered = sorted(sim, key=lambda o: o.game)
+                out[(j, i, jj)] = _outcome_summaries(variant, players, ordered)
+        return out
+
     def _pool(self) -> Executor | None:
         if self.workers == 1 or (self.workers is None and (os.cpu_count() or 1) == 1):
             return None
@@ -403,18 +480,46 @@ class _Player:
 # ------------------------------------------------------------------ judging
 
 
+def _report(loaded: LoadedSpec, c: Candidate, n: int) -> dict[str, Measure]:
+    """The report's measures of ``c``'s games at ``n`` players, the matrices' deviations
+    among them."""
+    s = loaded.spec
+    out = report_measures([o.measure for o in s.objectives], c.summaries.get(n, []), seed=s.seed)
+    for j, objective in enumerate(s.objectives):
+        if objective.measure == MATRIX and isinstance(objective.target, list):
+            found = matrix_measure(c.matrix_games(j, n), objective.target)
+            if found is not None:
+                out[MATRIX if MATRIX not in out else f"{MATRIX}:{j}"] = found
+    return out
+
+
+def matrices_data(loaded: LoadedSpec, c: Candidate) -> dict[str, Any]:
+    """Every win-rate matrix objective's target and measured matrix on ``c``'s games:
+    ``{"<objective>": {"<players>": matrix_data(...)}}`` (empty: no such objective)."""
+    out: dict[str, Any] = {}
+    for j, objective in enumerate(loaded.spec.objectives):
+        if objective.measure == MATRIX and isinstance(objective.target, list):
+            out[str(j)] = {
+                str(n): matrix_data(
+                    c.matrix_games(j, n), list(objective.bots or ()), objective.target
+                )
+                for n in loaded.players
+            }
+    return out
+
+
 def _objectives(loaded: LoadedSpec) -> list[Goal]:
-    return [
-        (None if o.target is None else float(o.target), o.direction, float(o.tolerance or 0))
-        for o in loaded.spec.objectives
-    ]
+    return [(o.goal_target, o.direction, float(o.tolerance or 0)) for o in loaded.spec.objectives]
 
 
 def _estimates(loaded: LoadedSpec, c: Candidate, z: float) -> dict[tuple[int, int], Estimate]:
     out = {}
     for j, objective in enumerate(loaded.spec.objectives):
         for n in loaded.players:
-            e = estimate(objective.measure, c.summaries.get(n, []), z, seed=loaded.spec.seed)
+            if objective.measure == MATRIX and isinstance(objective.target, list):
+                e = deviation(c.matrix_games(j, n), objective.target, z)
+            else:
+                e = estimate(objective.measure, c.summaries.get(n, []), z, seed=loaded.spec.seed)
             if e is not None:
                 out[(j, n)] = e
     return out
@@ -445,7 +550,7 @@ def _met(loaded: LoadedSpec, c: Candidate) -> list[bool]:
         if objective.target is None or objective.tolerance is None:
             out.append(False)
             continue
-        t, tol = float(objective.target), float(objective.tolerance)
+        t, tol = float(objective.goal_target or 0.0), float(objective.tolerance)
         inside = True
         for n in loaded.players:
             e = est.get((j, n))
@@ -586,6 +691,8 @@ def _interruption(exc: BaseException) -> bool:
 
 _BLOCK = "base:{players}:{batch}"
 """The study's user attribute holding one batch of the base at one player count."""
+_LINEUP = "base:{players}:{batch}:matrix:{objective}:{i}:{j}"
+"""The same for the games of one line-up of a win-rate matrix objective."""
 
 
 def _pack(summaries: Sequence[GameSummary]) -> str:
@@ -710,16 +817,38 @@ def tune(
     stored = dict(study.user_attrs) if study is not None else {}
     base_values = {k.label: k.base_value for k in loaded.knobs}
     base = Candidate(-1, base_values, "complete")
-    unsaved: list[tuple[int, int, list[GameSummary]]] = []
+    unsaved: list[tuple[int, int, Played]] = []
     kept_games = [0]
 
-    def keep(n: int, k: int, block: list[GameSummary]) -> None:
+    def keep(n: int, k: int, block: Played) -> None:
         """Store one batch of the base, once the study exists (and has a file)."""
         if study is None:
             unsaved.append((n, k, block))
         elif url is not None:
-            study.set_user_attr(_BLOCK.format(players=n, batch=k), _pack(block))
-            kept_games[0] += len(block)
+            main, lineups = block
+            study.set_user_attr(_BLOCK.format(players=n, batch=k), _pack(main))
+            for (j, i, jj), games in lineups.items():
+                key = _LINEUP.format(players=n, batch=k, objective=j, i=i, j=jj)
+                study.set_user_attr(key, _pack(games))
+            kept_games[0] += len(main) + sum(len(g) for g in lineups.values())
+
+    def stored_block(n: int, k: int) -> Played | None:
+        """Batch ``k`` of the base at ``n`` players as stored (None: play it)."""
+        key = _BLOCK.format(players=n, batch=k)
+        main = _unpack(stored[key], key) if key in stored else None
+        if main is None or len(main) != s.budget.batch:
+            return None
+        lineups: dict[tuple[int, int, int], list[GameSummary]] = {}
+        for j, objective in enumerate(s.objectives):
+            if objective.measure != MATRIX or not isinstance(objective.target, list):
+                continue
+            for i, jj in targeted(objective.target):
+                key = _LINEUP.format(players=n, batch=k, objective=j, i=i, j=jj)
+                games = _unpack(stored[key], key) if key in stored else None
+                if games is None or len(games) != s.budget.batch:
+                    return None
+                lineups[(j, i, jj)] = games
+        return main, lineups
 
     def check(counts: Sequence[int]) -> None:
         est = _estimates(loaded, base, Z95)
@@ -760,14 +889,13 @@ def tune(
     try:
         for k in range(s.budget.batches):
             for n in loaded.players:
-                key = _BLOCK.format(players=n, batch=k)
-                block = _unpack(stored[key], key) if key in stored else None
-                if block is not None and len(block) == s.budget.batch:
-                    kept_games[0] += len(block)
+                block = stored_block(n, k)
+                if block is not None:
+                    kept_games[0] += len(block[0]) + sum(len(g) for g in block[1].values())
                 else:
-                    block = player.play(loaded.base, n, k)
+                    block = player.play_all(loaded.base, n, k)
                     keep(n, k, block)
-                base.summaries.setdefault(n, []).extend(block)
+                base.add(n, block)
             done = k + 1
             if k == 0:
                 check(loaded.players)
@@ -781,6 +909,8 @@ def tune(
             counts = sorted({n for n, _, _ in unsaved})
             for n in [n for n in loaded.players if n not in counts]:
                 base.summaries.pop(n, None)
+                for key in [key for key in base.lineups if key[1] == n]:
+                    base.lineups.pop(key)
             check(counts)
             begin()
         if study is not None:
@@ -796,7 +926,9 @@ def tune(
         ) from exc
     study = begin()
     base.batches = s.budget.batches
-    base.games = sum(len(v) for v in base.summaries.values())
+    base.games = sum(len(v) for v in base.summaries.values()) + sum(
+        len(v) for v in base.lineups.values()
+    )
     check(loaded.players)
     base.losses = base.measured = _losses(loaded, base)
 
@@ -838,15 +970,16 @@ def tune(
             return found
         variant = _variant_of(loaded, c)
         fresh = Candidate(c.number, c.values, "complete")
+        played = 0
         for k in range(s.budget.batches):
             for n in loaded.players:
-                fresh.summaries.setdefault(n, []).extend(player.play(variant, n, k, c.number))
-        ids = [o.measure for o in s.objectives]
+                played += fresh.add(n, player.play_all(variant, n, k, c.number))
         found = Confirmation(
             c.number,
-            sum(len(v) for v in fresh.summaries.values()),
+            played,
             _met(loaded, fresh),
-            {n: report_measures(ids, fresh.summaries[n], seed=s.seed) for n in loaded.players},
+            {n: _report(loaded, fresh, n) for n in loaded.players},
+            matrices_data(loaded, fresh),
         )
         confirmations[c.number] = found
         study.set_user_attr(f"confirm:{c.number}", found.to_dict())
@@ -919,9 +1052,7 @@ def tune(
                         c.state, c.reason = "stopped", f"the budget ({out_of_budget()}) ran out"
                         break
                     for n in loaded.players:
-                        batch = player.play(variant, n, k)
-                        c.summaries.setdefault(n, []).extend(batch)
-                        c.games += len(batch)
+                        c.games += c.add(n, player.play_all(variant, n, k))
                     c.batches = k + 1
                     if (
                         s.racing
@@ -956,13 +1087,13 @@ def tune(
                 study.tell(trial, c.losses)
                 kept[c.number] = c
             else:
-                c.summaries = {}
+                c.forget()
                 study.tell(trial, state=state.PRUNED if c.state == "dropped" else state.FAIL)
                 if c.state == "stopped":
                     stopped = out_of_budget() or "games"
             front = _pareto([base, *trials])
             for number in [x for x in kept if x not in {f.number for f in front}]:
-                kept.pop(number).summaries = {}
+                kept.pop(number).forget()
             if on_trial is not None:
                 on_trial(c)
     except BaseException as exc:
@@ -1001,10 +1132,9 @@ def tune(
         confirmations=list(confirmations.values()),
         interruption=interruption,
     )
-    ids = [o.measure for o in s.objectives]
     for n in loaded.players:
-        result.before[n] = report_measures(ids, base.summaries[n], seed=s.seed)
-        result.after[n] = report_measures(ids, best.summaries[n], seed=s.seed)
+        result.before[n] = _report(loaded, base, n)
+        result.after[n] = _report(loaded, best, n)
     return result
 
 
@@ -1018,7 +1148,7 @@ def _replayed(loaded: LoadedSpec, player: _Player, c: Candidate) -> Candidate:
     try:
         for k in range(loaded.spec.budget.batches):
             for n in loaded.players:
-                c.summaries.setdefault(n, []).extend(player.play(variant, n, k))
+                c.add(n, player.play_all(variant, n, k))
     finally:
         player.counting = True
     return c
