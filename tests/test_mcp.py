@@ -20,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 import cardshop
+from cardshop import CardshopError
 from cardshop.records import GameRecord
 from cardshop.serve.mcp import Games, make_server, plain
 
@@ -138,6 +139,49 @@ def test_a_wuhltisch_game_to_its_end_over_stdio() -> None:
     run(body)
 
 
+def test_a_reglamentacja_game_to_its_end_over_stdio_building_offers_by_parts() -> None:
+    """Reglamentacja's offers number thousands: the client builds them part by part
+    (action_parts), always taking the last option, and plays the game to its end."""
+
+    async def body(client: ClientSession) -> None:
+        opened = data(
+            await client.call_tool(
+                "new_game", {"variant": "reglamentacja", "players": 3, "seat": 0}
+            )
+        )
+        game_id = opened["game_id"]
+        seen = data(await client.call_tool("observe", {"game_id": game_id}))
+        over, built = seen["over"], 0
+        while not over:
+            action = seen["legal_actions"][0]
+            if seen["parts"] and seen["legal_total"] > len(seen["legal_actions"]):
+                chosen: list[int] = []
+                while True:
+                    answer = data(
+                        await client.call_tool(
+                            "action_parts", {"game_id": game_id, "chosen": chosen}
+                        )
+                    )
+                    assert "seed" not in json.dumps(answer)
+                    if answer["action"] is not None:
+                        break
+                    chosen = [*answer["chosen"], answer["next"]["options"][-1]["value"]]
+                action, built = answer["action"], built + 1
+            answer = data(await client.call_tool("act", {"game_id": game_id, "action": action}))
+            assert answer["played"] == action
+            over = answer["over"]
+            if not over:
+                seen = data(await client.call_tool("observe", {"game_id": game_id}))
+        assert built > 0
+        final = data(await client.call_tool("result", {"game_id": game_id}))
+        assert len(final["scores"]) == 3
+        game = cardshop.replay_record(GameRecord.loads(final["record"]))
+        assert game.is_over
+        assert list(game.result().scores) == final["scores"]
+
+    run(body)
+
+
 def test_bounds_and_refusals_over_stdio() -> None:
     async def body(client: ClientSession) -> None:
         async def refused(tool: str, arguments: dict[str, Any]) -> str:
@@ -222,6 +266,42 @@ def test_a_klunker_text_shows_one_hand() -> None:
         shown = [line for line in hands if any(kind in line for kind in kinds)]
         assert len(shown) <= 1  # the seat's own (none when its hand is empty)
         games.act(game_id, seen["legal_actions"][0])
+
+
+def test_action_parts_lists_exactly_the_legal_actions_and_refuses_what_is_not() -> None:
+    """Every path through the options action_parts lists makes a legal action, and
+    together they make every legal action once; bad parts change nothing."""
+    games = Games()
+    game_id = games.new_game("reglamentacja", 3, 0)["game_id"]
+    game = games.games[game_id].game
+    seen = games.observe(game_id)
+    assert seen["parts"] is True
+    made: list[str] = []
+    stack: list[list[int]] = [[]]
+    while stack:
+        answer = games.action_parts(game_id, stack.pop())
+        if answer["action"] is not None:
+            made.append(answer["action"])
+        else:
+            stack.extend([*answer["chosen"], o["value"]] for o in answer["next"]["options"])
+    assert sorted(made) == sorted(str(a) for a in game.legal_actions(0))
+    before = game.to_json()
+    for chosen, message in (
+        ([9_999], "not legal here"),
+        ([-1], "0..9999"),
+        ([True], "whole number"),
+        (["0"], "whole number"),
+        ([0] * 65, "at most 64"),
+    ):
+        with pytest.raises(CardshopError, match=message):
+            games.action_parts(game_id, chosen)
+    with pytest.raises(CardshopError, match="list of option numbers"):
+        games.action_parts(game_id, "0")  # type: ignore[arg-type]
+    assert game.to_json() == before
+    klunker = games.new_game("klunker-en", 3, 0)["game_id"]
+    assert games.observe(klunker)["parts"] is False
+    with pytest.raises(CardshopError, match="not built part by part"):
+        games.action_parts(klunker, [])
 
 
 def test_the_server_s_tools_in_process() -> None:

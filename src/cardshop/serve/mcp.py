@@ -32,11 +32,13 @@ from cardshop.bots import Bot, bot_names, make_bot
 from cardshop.core.actions import Action, Seat
 from cardshop.core.chance import derive_seed
 from cardshop.core.errors import CardshopError, GameStateError, SetupError
+from cardshop.core.factored import ActionFactors
 from cardshop.core.family import event_text
 from cardshop.core.frontdoor import Resolved, resolve
 from cardshop.core.game import Dynamics, Event, Game
 from cardshop.core.loader import builtin_variants
 from cardshop.records import record_game
+from cardshop.serve.parts import PartsError, parts_answer
 from cardshop.serve.tables import DEFAULT_BOT_BUDGET, shown_actions
 
 if TYPE_CHECKING:
@@ -104,6 +106,8 @@ class OpenGame:
     """Steps played (a turn, or a tick of every acting seat)."""
     events: list[str] = field(default_factory=list)
     """What happened since the client's last ``observe``, as its seat may know it."""
+    factors: ActionFactors | None = None
+    """The family's factored action space, made on the first ``action_parts``."""
 
 
 class Games:
@@ -212,6 +216,7 @@ class Games:
             "text": opened.resolved.family.render(game, seat),
             "legal_actions": shown_actions(legal),
             "legal_total": len(legal),
+            "parts": acts and opened.resolved.family.factored is not None,
             "events": events,
             "result": game.result().to_dict() if game.is_over else None,
         }
@@ -249,6 +254,35 @@ class Games:
             "legal_actions": shown_actions(after),
             "legal_total": len(after),
         }
+
+    def action_parts(self, game_id: str, chosen: Sequence[int] = ()) -> dict[str, Any]:
+        """Build the client's action part by part, where its family has a factored
+        action space (Reglamentacja's offers: whom to offer, what to give, what to take,
+        the queue place): after the options ``chosen`` so far, the next part's legal
+        options (each one can still lead to a legal action), or the whole action's text
+        to pass to ``act``. Parts with one legal option are chosen at once."""
+        opened = self._get(game_id)
+        self._advance(opened)
+        game, seat = opened.game, opened.seat
+        if game.is_over:
+            raise ToolRefusal("the game is over: read its result")
+        if seat not in game.acting:
+            raise ToolRefusal(f"seat {seat} does not act now")
+        make = opened.resolved.family.factored
+        if make is None:
+            raise ToolRefusal(
+                f"{opened.resolved.variant.family}'s actions are not built part by part: "
+                "observe lists them whole"
+            )
+        if isinstance(chosen, str) or not isinstance(chosen, Sequence):
+            raise ToolRefusal("chosen is a list of option numbers")
+        if opened.factors is None:
+            opened.factors = make(opened.resolved.variant, game.players)
+        try:
+            answer = parts_answer(opened.factors, game, seat, list(chosen), follow=True)
+        except PartsError as exc:
+            raise ToolRefusal(str(exc)) from None
+        return {"game_id": opened.id, **answer}
 
     def result(self, game_id: str) -> dict[str, Any]:
         """The finished game's result and record (JSON Lines), with its seed."""
@@ -361,7 +395,8 @@ def make_server(max_games: int = MAX_GAMES, games: Games | None = None) -> MCPSe
         instructions=(
             "Play shopping card games against bots. list_variants shows the games; "
             "new_game opens one with you at a seat; observe shows your seat's view and "
-            "legal actions; act plays one of them by its text; result gives the scores "
+            "legal actions; action_parts builds an action part by part where the list is "
+            "long; act plays one of them by its text; result gives the scores "
             "and the game record once the game is over."
         ),
     )
@@ -403,6 +438,15 @@ def make_server(max_games: int = MAX_GAMES, games: Games | None = None) -> MCPSe
         play until your turn. Returns whether the game is over and your next legal
         actions. An illegal action is refused and changes nothing."""
         return dict(call(games.act, game_id, action))
+
+    @server.tool()
+    def action_parts(game_id: str, chosen: list[int] | None = None) -> dict[str, Any]:
+        """Build your action one part at a time where observe says `parts` is true
+        (Reglamentacja's offers, thousands of them: whom to offer, what to give, what to
+        take, the queue place). Pass the option values chosen so far (none to start):
+        the answer lists the next part's options, each of which can still lead to a
+        legal action, or gives the finished `action` text to pass to act."""
+        return dict(call(games.action_parts, game_id, chosen or []))
 
     @server.tool()
     def result(game_id: str) -> dict[str, Any]:

@@ -78,7 +78,8 @@ from cardshop.core.loader import variant_from_data
 from cardshop.core.series import current_game, family_for
 from cardshop.core.variant import VariantBase
 from cardshop.records import record_game
-from cardshop.serve.protocol import MAX_PARTS, Act, Parts, ProtocolError, TableSpec
+from cardshop.serve.parts import PartsError, parts_answer
+from cardshop.serve.protocol import Act, Parts, ProtocolError, TableSpec
 from cardshop.serve.store import Store, StoredTable, StoreError
 
 __all__ = ["HUMAN", "IDLE_ACTIONS", "BotBudget", "Client", "Lobby", "Table"]
@@ -565,68 +566,11 @@ class Table:
         factors = self.factors
         assert factors is not None
         game = current_game(self.game)
-        path: list[dict[str, Any]] = []
-        picked: list[int] = []
-        for option in chosen:
-            found = factors.next(game, seat, picked)
-            if found is None:
-                raise ProtocolError(
-                    "bad-parts",
-                    f"the first {len(picked)} part(s) already make the action "
-                    f"{str(factors.compose(picked))!r}: nothing follows them",
-                )
-            step, options = found
-            if option not in options:
-                labels = ", ".join(f"{o} ({factors.options[step][o]})" for o in options[:20])
-                more = f" and {len(options) - 20} more" if len(options) > 20 else ""
-                raise ProtocolError(
-                    "bad-parts",
-                    f"part {len(picked)} ({factors.steps[step]}): option {option} is not legal "
-                    f"here; the legal options are {labels}{more}",
-                )
-            path.append(self._part(factors, step, option, forced=False))
-            picked.append(option)
-        while True:
-            found = factors.next(game, seat, picked)
-            if found is None or not follow or len(found[1]) != 1 or len(picked) >= MAX_PARTS:
-                break
-            step, (option,) = found
-            path.append(self._part(factors, step, option, forced=True))
-            picked.append(option)
-        action = None
-        nxt = None
-        if found is None:
-            composed = factors.compose(picked)
-            if composed not in self.game.legal_actions(seat):  # the space promises it is
-                raise GameStateError(f"the parts {picked} make {str(composed)!r}, not legal now")
-            action = str(composed)
-        else:
-            step, options = found
-            listed = []
-            for option in options:
-                entry: dict[str, Any] = {"value": option, "label": factors.options[step][option]}
-                if lookahead:
-                    entry["actions"] = _leaves(factors, game, seat, [*picked, option], lookahead)
-                listed.append(entry)
-            nxt = {"step": step, "name": factors.steps[step], "options": listed}
-        return {
-            "type": "parts",
-            "step": self.step,
-            "chosen": picked,
-            "path": path,
-            "next": nxt,
-            "action": action,
-        }
-
-    @staticmethod
-    def _part(factors: ActionFactors, step: int, option: int, *, forced: bool) -> dict[str, Any]:
-        return {
-            "step": step,
-            "name": factors.steps[step],
-            "value": option,
-            "label": factors.options[step][option],
-            "forced": forced,
-        }
+        try:
+            answer = parts_answer(factors, game, seat, chosen, follow=follow, lookahead=lookahead)
+        except PartsError as exc:
+            raise ProtocolError("bad-parts", str(exc)) from None
+        return {"type": "parts", "step": self.step, **answer}
 
     def apply(self, actions: Mapping[Seat, Action]) -> list[Event]:
         """Apply one step, log it and tell everyone (an illegal step changes nothing).
@@ -978,26 +922,6 @@ class Lobby:
                 raise ProtocolError("damaged", f"table {table_id}: {damaged['error']}")
             raise ProtocolError("no-table", f"no table {table_id[:40]!r}")
         return table
-
-
-def _leaves(
-    factors: ActionFactors, game: Game, seat: Seat, chosen: list[int], limit: int
-) -> list[str] | None:
-    """The texts of the actions that begin with ``chosen``, in the space's order, if
-    there are at most ``limit`` of them; ``None`` if there are more (found without
-    listing them: the walk stops at the first one over)."""
-    found: list[str] = []
-    stack = [chosen]
-    while stack:
-        picked = stack.pop()
-        nxt = factors.next(game, seat, picked)
-        if nxt is None:
-            found.append(str(factors.compose(picked)))
-            if len(found) > limit:
-                return None
-            continue
-        stack.extend([*picked, option] for option in reversed(nxt[1]))
-    return found
 
 
 class _Damaged(Exception):
