@@ -79,6 +79,11 @@ USAGE_ERRORS = [
     (["simulate"], "Missing argument"),
     (["simulate", "klunker-en", "--workers", "2.5"], "Invalid value for '--workers'"),
     (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
+    (["ladder"], "Missing argument"),
+    (
+        ["ladder", "klunker-en", "--bots", "random,greedy", "--deals", "many"],
+        "Invalid value for '--deals'",
+    ),
     (["replay"], "Missing argument"),
     (["tune"], "Missing argument"),
     (["tune", "spec.yaml", "--workers", "two"], "Invalid value for '--workers'"),

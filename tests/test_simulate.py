@@ -314,13 +314,13 @@ def test_tasks_are_made_lazily_a_few_per_worker() -> None:
 
 def test_workers_are_capped_at_the_number_of_games(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes: list[int] = []
-    real = simulation_module._process_pool
+    real = simulation_module.process_pool
 
     def spy(workers: int) -> Any:
         sizes.append(workers)
         return real(workers)
 
-    monkeypatch.setattr(simulation_module, "_process_pool", spy)
+    monkeypatch.setattr(simulation_module, "process_pool", spy)
     sim = simulate("klunker-en", 3, 3, "random", seed=3, workers=1000)
     assert sizes == [3]
     assert sim == simulate("klunker-en", 3, 3, "random", seed=3, workers=1)

@@ -86,9 +86,13 @@ __all__ = [
     "GameOutcome",
     "SimulationResult",
     "WorkerLostError",
+    "as_executor",
+    "executor_slots",
     "game_seed",
     "play_game",
+    "process_pool",
     "simulate",
+    "stop_workers",
 ]
 
 MAX_GAMES = 10_000_000
@@ -708,13 +712,15 @@ def _thread_pool(workers: int) -> Executor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardshop-kernel")
 
 
-def _process_pool(workers: int) -> Executor:
+def process_pool(workers: int) -> Executor:
+    """A pool of ``workers`` processes as simulate makes its own (a worker ignores
+    Ctrl-C, which the calling process handles)."""
     from concurrent.futures import ProcessPoolExecutor  # imported only when used
 
     return ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
 
 
-def _stop_workers(pool: Executor) -> None:
+def stop_workers(pool: Executor) -> None:
     """Stop simulate's own pool now: cancel what waits, terminate the running worker
     processes and wait until they are gone (a pool of threads lets each finish its
     task: a kernel's chunk is short)."""
@@ -742,7 +748,7 @@ def _stop_workers(pool: Executor) -> None:
     pool.shutdown(wait=True)  # a thread pool: its threads end their running tasks
 
 
-def _slots(executor: Any) -> int:
+def executor_slots(executor: Any) -> int:
     """How many tasks an executor runs at once (a guess when it does not say)."""
     nthreads = getattr(executor, "nthreads", None)
     if callable(nthreads):  # a dask.distributed Client: threads of all its workers
@@ -755,7 +761,7 @@ def _slots(executor: Any) -> int:
     return size if isinstance(size, int) and size > 0 else os.cpu_count() or 1
 
 
-def _as_executor(executor: Any) -> Executor:
+def as_executor(executor: Any) -> Executor:
     """A concurrent.futures executor from an executor or a ``distributed.Client``."""
     if isinstance(executor, Executor):
         return executor
@@ -1033,7 +1039,7 @@ def _play_on_pool(
     ahead; a pool of our own is stopped if anything goes wrong."""
     job, games, kernel = run.job, run.games, run.job.kernel
     own_pool = executor is None
-    slots = min(workers or os.cpu_count() or 1, games) if own_pool else _slots(executor)
+    slots = min(workers or os.cpu_count() or 1, games) if own_pool else executor_slots(executor)
     most = MAX_CHUNK if kernel is None else KERNEL_CHUNK
     size = chunk_size or max(1, min(most, math.ceil(games / (4 * slots))))
     if own_pool:
@@ -1044,14 +1050,14 @@ def _play_on_pool(
     if own_pool and kernel is not None:
         _prepare_kernel(kernel, run.variant, job.players, threads=threads)
     if not own_pool:
-        pool = _as_executor(executor)
+        pool = as_executor(executor)
     else:
-        pool = _thread_pool(slots) if threads else _process_pool(slots)
+        pool = _thread_pool(slots) if threads else process_pool(slots)
     try:
         _drain(run, pool, ranges, slots, freeze=own_pool and not threads and _forking())
     except BrokenProcessPool:
         if own_pool:
-            _stop_workers(pool)
+            stop_workers(pool)
         played = run.played()
         raise WorkerLostError(
             f"a worker process died (killed, or out of memory) during the simulation: "
@@ -1062,7 +1068,7 @@ def _play_on_pool(
     except BaseException:
         # An error in a game, Ctrl-C, or a signal turned into an exception: stop now.
         if own_pool:
-            _stop_workers(pool)
+            stop_workers(pool)
         raise
     if own_pool:
         pool.shutdown(wait=True)

@@ -20,7 +20,7 @@ from cardshop.audit.search import state_machine
 from cardshop.core import variant_warnings
 from cardshop.invariants import Counterexample, describe_invariants, shared_memo
 from cardshop.measures import GameSummary
-from cardshop.simulation import _process_pool, _stop_workers
+from cardshop.simulation import process_pool, stop_workers
 
 __all__ = ["Played", "Say", "carry_out", "make_report", "play_counts", "search_invariants"]
 
@@ -94,14 +94,14 @@ def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
 def play_counts(plan: AuditPlan, findings: _Findings, say: Say, played: Played | None) -> None:
     """The simulated games of every player count, checked and summarised."""
     games = plan.games * plan.replays
-    pool = _process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
+    pool = process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
     try:
         for n in plan.counts:
             say(f"{n} players: {games} games")  # with replays: every replay counts
             _play_count(plan, n, findings, pool, played)
     except BaseException:
         if pool is not None:
-            _stop_workers(pool)
+            stop_workers(pool)
             pool = None
         raise
     finally:

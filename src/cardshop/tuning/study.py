@@ -410,9 +410,9 @@ class _Player:
                 )
                 self.on_games(min(games, start + step) - start)
             return out
-        from cardshop.simulation import _as_executor
+        from cardshop.simulation import as_executor
 
-        pool = _as_executor(executor)
+        pool = as_executor(executor)
         step = max(1, min(200, math.ceil(games / 8)))
         futures = [
             pool.submit(
