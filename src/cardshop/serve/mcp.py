@@ -227,12 +227,7 @@ class Games:
         turn. An illegal or unreadable action is refused and changes nothing."""
         opened = self._get(game_id)
         text = _text(action, "action", MAX_ACTION)
-        self._advance(opened)
-        game, seat = opened.game, opened.seat
-        if game.is_over:
-            raise ToolRefusal("the game is over: read its result")
-        if seat not in game.acting:
-            raise ToolRefusal(f"seat {seat} does not act now")
+        game, seat = self._turn(opened)
         legal = game.legal_actions(seat)
         try:
             chosen = game.parse_action(text.strip(), seat)
@@ -262,12 +257,7 @@ class Games:
         options (each one can still lead to a legal action), or the whole action's text
         to pass to ``act``. Parts with one legal option are chosen at once."""
         opened = self._get(game_id)
-        self._advance(opened)
-        game, seat = opened.game, opened.seat
-        if game.is_over:
-            raise ToolRefusal("the game is over: read its result")
-        if seat not in game.acting:
-            raise ToolRefusal(f"seat {seat} does not act now")
+        game, seat = self._turn(opened)
         make = opened.resolved.family.factored
         if make is None:
             raise ToolRefusal(
@@ -360,6 +350,17 @@ class Games:
         family = opened.resolved.family
         opened.events.extend(event_text(family, variant, e, opened.seat) for e in events)
         del opened.events[:-MAX_EVENTS]
+
+    def _turn(self, opened: OpenGame) -> tuple[Game, Seat]:
+        """The game and the client's seat once the bots have played up to its turn;
+        refused if the game is over."""
+        self._advance(opened)
+        game, seat = opened.game, opened.seat
+        if game.is_over:
+            raise ToolRefusal("the game is over: read its result")
+        if seat not in game.acting:  # the bots stop at the client's turn or the end
+            raise GameStateError(f"seat {seat} does not act in a game that is not over")
+        return game, seat
 
     def _advance(self, opened: OpenGame) -> None:
         """The bots play until the client's seat acts or the game ends."""

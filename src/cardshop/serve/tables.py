@@ -500,17 +500,8 @@ class Table:
         Raises :class:`ProtocolError` or an :class:`~cardshop.ActionError`; then
         nothing changed.
         """
+        self._check_turn(seat, message.step, "that action was")
         game = self.game
-        if self.error:
-            raise ProtocolError("stopped", f"table {self.id} is stopped: {self.error}")
-        if game.is_over:
-            raise ProtocolError("over", "the game is over")
-        if message.step is not None and message.step != self.step:
-            raise ProtocolError(
-                "stale", f"that action was for step {message.step}; the table is at {self.step}"
-            )
-        if seat not in game.acting:
-            raise ProtocolError("not-your-turn", f"seat {seat} does not act now")
         action = game.parse_action(message.action, seat)
         if action not in game.legal_actions(seat):
             raise IllegalActionError(f"{str(action)!r} is not legal for seat {seat} now")
@@ -519,6 +510,19 @@ class Table:
             self.send_state(seat)
             return
         self.apply({seat: action})
+
+    def _check_turn(self, seat: Seat, step: int | None, what: str) -> None:
+        """Refuse a message of ``seat`` sent for ``step`` (``what``: "that action was",
+        say) unless the table runs, the game goes on, the step is the table's and the
+        seat acts."""
+        if self.error:
+            raise ProtocolError("stopped", f"table {self.id} is stopped: {self.error}")
+        if self.game.is_over:
+            raise ProtocolError("over", "the game is over")
+        if step is not None and step != self.step:
+            raise ProtocolError("stale", f"{what} for step {step}; the table is at {self.step}")
+        if seat not in self.game.acting:
+            raise ProtocolError("not-your-turn", f"seat {seat} does not act now")
 
     # ------------------------------------------------------------ part by part
 
@@ -541,17 +545,7 @@ class Table:
         legal option is chosen at once (``forced`` in the answer's ``path``).
         Raises :class:`ProtocolError`; nothing changes either way.
         """
-        game = self.game
-        if self.error:
-            raise ProtocolError("stopped", f"table {self.id} is stopped: {self.error}")
-        if game.is_over:
-            raise ProtocolError("over", "the game is over")
-        if message.step is not None and message.step != self.step:
-            raise ProtocolError(
-                "stale", f"those parts were for step {message.step}; the table is at {self.step}"
-            )
-        if seat not in game.acting:
-            raise ProtocolError("not-your-turn", f"seat {seat} does not act now")
+        self._check_turn(seat, message.step, "those parts were")
         if self.factors is None:
             raise ProtocolError(
                 "no-parts",
