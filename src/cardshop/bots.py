@@ -16,6 +16,9 @@ Built-in bots (docs/bots.md):
   deals the hidden cards at random, consistently with the observation (the family's
   ``sampler``), and walks one shared tree. In a simultaneous tick every acting seat
   chooses by its own statistics (decoupled UCT). It needs a family that can sample;
+* :class:`PIMCBot` (``pimc``) compares the root actions by determinized playouts of
+  the family's playout policy (flat Monte Carlo with successive halving), keeping the
+  policy's own choice unless another action is clearly better. It needs a sampler too;
 * a family adds its own (Klunker: ``greedy``) through its :class:`~cardshop.Family`.
 
 Every bot is seeded and never touches the global ``random`` module, so a game
@@ -53,13 +56,17 @@ __all__ = [
     "BOTS",
     "MAX_ITERATIONS",
     "MAX_PLAYOUT",
+    "MAX_ROOT_ACTIONS",
     "MAX_SECONDS",
+    "MAX_TREES",
     "MIN_SECONDS",
     "BaselineBot",
     "Bot",
     "BotFactory",
     "ISMCTSBot",
+    "PIMCBot",
     "RandomBot",
+    "RootParallelBot",
     "bot_names",
     "choose_by_verb",
     "make_bot",
@@ -410,6 +417,280 @@ class ISMCTSBot:
                 e.total += rewards[seat]
 
 
+# --------------------------------------------------------------------------- PIMC
+
+MAX_ROOT_ACTIONS = 1_000
+"""The most root actions :class:`PIMCBot` may be told to compare (``max_actions``)."""
+
+
+class PIMCBot:
+    """Determinized flat Monte Carlo (perfect-information Monte Carlo) with successive
+    halving over the root actions and common random numbers.
+
+    The root actions are the decision's legal actions, or, for a family with a
+    ``candidates`` hook, its candidates for the seat, with the family playout policy's
+    own choice added (at most ``max_actions``: a longer list without candidates is cut
+    to a seeded random selection that keeps the playout policy's choice). The budget,
+    ``playouts`` per decision, is spent in rounds of successive halving: each round
+    deals fresh determinizations of the observation (the family's ``sampler``), plays
+    every surviving action in each of them -- the same deal and the same generator for
+    the playout after each action, so the actions are compared on equal terms -- and
+    keeps the better half by mean reward. A playout is the family's playout policy for
+    every seat (uniform random without one); it stops after ``horizon`` units of the
+    family's ``progress`` and is valued by its ``evaluate`` (or runs to the end, at most
+    ``max_playout`` steps, and is valued as :class:`ISMCTSBot` values it). In a
+    simultaneous tick the other acting seats choose by the playout policy. The playout
+    policy's own choice always survives the halving; the action with the best mean in
+    the last round is played, unless it beats the policy's choice by no more than
+    ``margin`` (0 to 1, on the reward scale; 0, the default, plays the best mean): a
+    margin trusts a playout policy that is stronger than a shallow search, so the search
+    only overrides it where it finds a clear gain. Each round gives every surviving
+    action at least one playout, so a decision with more root actions than
+    ``playouts`` takes one playout per action and round. A decision with a single legal
+    action is played without search.
+    """
+
+    def __init__(
+        self,
+        variant: VariantBase | str | Path,
+        playouts: int = 100,
+        seed: int = 0,
+        *,
+        horizon: int = 1,
+        max_actions: int = 64,
+        margin: float = 0.0,
+        rollout: str = "family",
+        max_playout: int = 10_000,
+    ) -> None:
+        if (
+            not isinstance(margin, (int, float))
+            or isinstance(margin, bool)
+            or not math.isfinite(margin)
+            or not 0 <= margin <= 1
+        ):
+            raise SetupError(f"PIMCBot margin must be a number 0..1, not {margin!r}")
+        for key, value, low, high in (
+            ("playouts", playouts, 1, MAX_ITERATIONS),
+            ("horizon", horizon, 1, MAX_PLAYOUT),
+            ("max_actions", max_actions, 2, MAX_ROOT_ACTIONS),
+            ("max_playout", max_playout, 1, MAX_PLAYOUT),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise SetupError(
+                    f"PIMCBot {key} must be a whole number {low}..{high:,}, not {value!r}"
+                )
+        if rollout not in ("family", "random"):
+            raise SetupError(f"PIMCBot rollout must be 'family' or 'random', not {rollout!r}")
+        self.variant = load_variant(variant)
+        family = family_for(self.variant)
+        if family.sampler is None:
+            raise SetupError(
+                f"PIMCBot cannot play the {family.name!r} family: it has no sampler "
+                "to deal the hidden cards"
+            )
+        self._family = family
+        hooks = family.search
+        self._policy: RolloutPolicy = _random_rollout
+        if rollout == "family" and hooks is not None and hooks.rollout is not None:
+            self._policy = hooks.rollout(self.variant, seed)
+        self._evaluate = hooks.evaluate if hooks is not None else None
+        self._candidates: CandidatePolicy | None = None
+        if hooks is not None and hooks.candidates is not None:
+            self._candidates = hooks.candidates(self.variant, seed)
+        self._progress = hooks.progress if hooks is not None else None
+        self.playouts = playouts
+        self.horizon = horizon
+        self.max_actions = max_actions
+        self.margin = round(float(margin), 6)
+        self.max_playout = max_playout
+        self._rng = random.Random(seed)
+        shown = f"{self.margin:.6f}".rstrip("0").rstrip(".")
+        self.name = f"pimc:{playouts}" if shown == "0" else f"pimc:{playouts}:{shown}"
+
+    def __repr__(self) -> str:
+        return f"PIMCBot({self.variant.name!r}, playouts={self.playouts})"
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        return self.rank(observation, legal_actions)[0][0]
+
+    def rank(
+        self, observation: Any, legal_actions: Sequence[Action]
+    ) -> list[tuple[Action, float, int]]:
+        """Search from ``observation``: the actions of the last round of successive
+        halving, best first, each with its mean reward and its number of playouts in
+        that round."""
+        rng = self._rng
+        family = self._family
+        seat: Seat = observation.seat
+        if family.determinizer is not None:
+            sample = family.determinizer(observation, self.variant, rng)
+        else:
+            sampler, variant = family.sampler, self.variant
+            assert sampler is not None
+
+            def sample(r: random.Random) -> Game:
+                return sampler(observation, variant, r)
+
+        actions, own = self._root_actions(sample(rng), seat, legal_actions, rng)
+        if len(actions) == 1:
+            return [(actions[0], 0.0, 0)]
+        alive = actions
+        rounds = max(1, math.ceil(math.log2(len(actions))))
+        left = self.playouts
+        while True:
+            per_action = max(1, left // (len(alive) * rounds))
+            totals = dict.fromkeys(alive, 0.0)
+            for _ in range(per_action):
+                world = sample(rng)
+                play_seed = rng.getrandbits(64)
+                for action in alive:
+                    totals[action] += self._playout(world.clone(), seat, action, play_seed)
+            left -= per_action * len(alive)
+            rounds = max(1, rounds - 1)
+            order = sorted(alive, key=lambda a: (-totals[a], str(a)))
+            if len(alive) <= 2 or left <= 0:
+                ranked = [(a, totals[a] / per_action, per_action) for a in order]
+                if own is not None and own in totals:
+                    mine = totals[own] / per_action
+                    if ranked[0][1] - mine <= self.margin:  # keep the policy's choice
+                        ranked.sort(key=lambda r: r[0] != own)
+                return ranked
+            alive = order[: (len(alive) + 1) // 2]
+            if own is not None and own not in alive:
+                alive.append(own)
+
+    def _root_actions(
+        self, game: Game, seat: Seat, legal: Sequence[Action], rng: random.Random
+    ) -> tuple[list[Action], Action | None]:
+        """The distinct actions compared at the root, in a fixed order, and the
+        playout policy's own choice among them (None if it is not one)."""
+        own = self._policy(game.clone(), seat, random.Random(rng.getrandbits(64)))
+        found: list[Action] | None = None
+        if self._candidates is not None:
+            named = self._candidates(game, seat)
+            if named is not None:
+                found = [a for a in dict.fromkeys(named) if a in legal]
+        if found is None:
+            if len(legal) <= self.max_actions:
+                found = list(legal)
+            else:
+                picks = rng.sample(range(len(legal)), self.max_actions)
+                found = list(dict.fromkeys(legal[i] for i in sorted(picks)))
+        if own in legal and own not in found:
+            found.insert(0, own)
+        if len(found) > self.max_actions:
+            mine = [own] if own in found else []
+            rest = [a for a in found if a != own]
+            keep = set(rng.sample(range(len(rest)), self.max_actions - len(mine)))
+            found = mine + [a for i, a in enumerate(rest) if i in keep]
+        if not found:
+            return [legal[0]], None
+        return found, own if own in found else None
+
+    def _playout(self, game: Game, seat: Seat, action: Action, play_seed: int) -> float:
+        """``seat``'s reward after ``action`` in ``game`` and a playout seeded ``play_seed``."""
+        rng = random.Random(play_seed)
+        policy = self._policy
+        acting = game.acting
+        if len(acting) == 1:
+            game.apply(action, seat)
+        else:
+            joint = {s: action if s == seat else policy(game, s, rng) for s in acting}
+            game.apply_joint(joint)
+        progress = self._progress
+        start = progress(game) if progress is not None else 0
+        steps = 0
+        while not game.is_over and steps < self.max_playout:
+            if progress is not None and progress(game) - start >= self.horizon:
+                break
+            acting = game.acting
+            if len(acting) == 1:
+                s = acting[0]
+                game.apply(policy(game, s, rng), s)
+            else:
+                game.apply_joint({s: policy(game, s, rng) for s in acting})
+            steps += 1
+        if game.is_over:
+            return _final_rewards(game)[seat]
+        if self._evaluate is not None:
+            return float(self._evaluate(game)[seat])
+        return 0.5
+
+
+# ------------------------------------------------------------------ root-parallel ISMCTS
+
+MAX_TREES = 64
+"""The most trees of :class:`RootParallelBot` (``rootpar:64x100``)."""
+
+
+class RootParallelBot:
+    """ISMCTS with root parallelization: ``trees`` independent searches of
+    :class:`ISMCTSBot` (each ``iterations`` per decision, its own seeded samples and
+    playouts), whose visit counts at the root are summed; the action with the most
+    visits in all is played (ties by the action's text).
+
+    Each tree sees other determinizations of the hidden cards, so summing them
+    averages out what one tree's few samples happen to deal; the cost is ``trees x
+    iterations`` iterations per decision. The trees run one after the other in this
+    process (the search is reproducible from the seed). A decision with a single legal
+    action is played without search.
+    """
+
+    def __init__(
+        self,
+        variant: VariantBase | str | Path,
+        trees: int = 4,
+        iterations: int = 100,
+        seed: int = 0,
+    ) -> None:
+        for key, value, high in (
+            ("trees", trees, MAX_TREES),
+            ("iterations", iterations, MAX_ITERATIONS),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
+                raise SetupError(
+                    f"RootParallelBot {key} must be a whole number 1..{high:,}, not {value!r}"
+                )
+        if trees * iterations > MAX_ITERATIONS:
+            raise SetupError(
+                f"RootParallelBot searches at most {MAX_ITERATIONS:,} iterations per decision "
+                f"in all, not {trees} x {iterations:,}"
+            )
+        seeds = random.Random(seed)
+        self._trees = [
+            ISMCTSBot(variant, iterations=iterations, seed=seeds.getrandbits(63))
+            for _ in range(trees)
+        ]
+        self.variant = self._trees[0].variant
+        self.trees = trees
+        self.iterations = iterations
+        self.name = f"rootpar:{trees}x{iterations}"
+
+    def __repr__(self) -> str:
+        return (
+            f"RootParallelBot({self.variant.name!r}, trees={self.trees}, "
+            f"iterations={self.iterations})"
+        )
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        votes = self.votes(observation)
+        ranked = sorted((a for a in legal_actions if a in votes), key=lambda a: (-votes[a], str(a)))
+        return ranked[0] if ranked else legal_actions[0]
+
+    def votes(self, observation: Any) -> dict[Action, int]:
+        """Every tree's root visits of the observing seat's actions, summed."""
+        seat: Seat = observation.seat
+        votes: dict[Action, int] = {}
+        for tree in self._trees:
+            for action, edge in tree.search(observation).edges.get(seat, {}).items():
+                votes[action] = votes.get(action, 0) + edge.visits
+        return votes
+
+
 # ------------------------------------------------------------------------- registry
 
 BotFactory = Callable[[VariantBase, int, str | None], Bot]
@@ -453,10 +734,63 @@ def _ismcts_budget(option: str | None) -> tuple[int | None, float | None]:
     return iterations, time_limit
 
 
+def _make_pimc(variant: VariantBase, seed: int, option: str | None) -> Bot:
+    playouts, margin = _pimc_options(option)
+    return PIMCBot(variant, playouts=playouts, seed=seed, margin=margin)
+
+
+_MARGIN = re.compile(r"(?:0|1)?\.[0-9]{1,6}|0|1")
+
+
+def _pimc_options(option: str | None) -> tuple[int, float]:
+    """The playouts per decision and the margin a ``pimc`` option names, bounded."""
+    if option is None:
+        return 100, 0.0
+    usage = (
+        f"bad PIMC option 'pimc:{option}': use playouts per decision, a whole number "
+        f"1..{MAX_ITERATIONS:,} ('pimc:200'), optionally then a margin 0 to 1 "
+        "('pimc:200:0.02')"
+    )
+    count, colon, margin = option.partition(":")
+    if not _ITERATIONS.fullmatch(count) or not 1 <= int(count) <= MAX_ITERATIONS:
+        raise SetupError(usage)
+    if not colon:
+        return int(count), 0.0
+    if not _MARGIN.fullmatch(margin) or not 0 <= float(margin) <= 1:
+        raise SetupError(usage)
+    return int(count), float(margin)
+
+
+_TREES = re.compile(r"([0-9]{1,9})x([0-9]{1,9})")
+
+
+def _make_rootpar(variant: VariantBase, seed: int, option: str | None) -> Bot:
+    trees, iterations = _rootpar_options(option)
+    return RootParallelBot(variant, trees=trees, iterations=iterations, seed=seed)
+
+
+def _rootpar_options(option: str | None) -> tuple[int, int]:
+    """The trees and iterations per tree a ``rootpar`` option names, bounded."""
+    if option is None:
+        return 4, 100
+    found = _TREES.fullmatch(option)
+    if found is not None:
+        trees, iterations = int(found[1]), int(found[2])
+        if 1 <= trees <= MAX_TREES and iterations >= 1 and trees * iterations <= MAX_ITERATIONS:
+            return trees, iterations
+    raise SetupError(
+        f"bad root-parallel budget 'rootpar:{option}': use TREESxITERATIONS, trees "
+        f"1..{MAX_TREES} and iterations per tree 1 or more, at most {MAX_ITERATIONS:,} "
+        "in all ('rootpar:4x100')"
+    )
+
+
 BOTS: dict[str, BotFactory] = {
     "baseline": _make_baseline,
     "random": _make_random,
     "ismcts": _make_ismcts,
+    "pimc": _make_pimc,
+    "rootpar": _make_rootpar,
 }
 """Bot name -> factory for every family. :func:`register_bot` adds to it; a family's
 own bots (its :class:`~cardshop.Family` ``bots``) come on top for its variants."""
