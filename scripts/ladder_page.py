@@ -170,9 +170,9 @@ does not depend on the others at the table.
   virtual games: read it as a least value. Its interval is then narrow only
   because every resample agrees, not because the gap is known.
 
-**The win-rate matrix.** M[a][b] is the share of the games with both a and b at
+**The win-rate matrix.** `M[a][b]` is the share of the games with both a and b at
 the table in which a finished ahead of b; a tie counts half, and when a bot holds
-several seats a game counts the mean over the pairs of seats. M[a][b] + M[b][a] = 1.
+several seats a game counts the mean over the pairs of seats. `M[a][b] + M[b][a] = 1`.
 
 **Intervals.** 95% intervals by bootstrap over the deals: the deals are drawn with
 replacement (as many as were played, each with all its line-ups and rotations),
