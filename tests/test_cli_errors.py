@@ -80,6 +80,8 @@ USAGE_ERRORS = [
     (["simulate", "klunker-en", "--workers", "2.5"], "Invalid value for '--workers'"),
     (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
     (["ladder"], "Missing argument"),
+    (["skill-depth"], "Missing argument"),
+    (["skill-depth", "klunker-en", "--deals", "many"], "Invalid value for '--deals'"),
     (
         ["ladder", "klunker-en", "--bots", "random,greedy", "--deals", "many"],
         "Invalid value for '--deals'",

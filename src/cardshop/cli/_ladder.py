@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.cli._simulate import _dask_client
-from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
+from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.frontdoor import resolve
 from cardshop.ladder import LadderResult, count_games, run_ladder
@@ -120,28 +119,13 @@ def ladder_command(
         raise SetupError(f"--workers must be at least 1, not {workers}")
     # Every argument checked (run_ladder checks them again) before the progress bar shows.
     total = count_games(var, names, players=players, deals=deals, seed=seed)
-    played = 0
-
-    def advance(n: int) -> None:
-        nonlocal played
-        raise_if_stopped()
-        played += n
-        progress.advance(task, n)
-
+    bar: GamesBar | None = None
     executor = None
     start = time.perf_counter()
     try:
         with signals_stop():
             executor = _scheduler(scheduler) if scheduler else None
-            with Progress(
-                TextColumn("ladder"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err_console,
-                disable=quiet,
-            ) as progress:
-                task = progress.add_task("games", total=total)
+            with games_bar("ladder", total, quiet=quiet) as bar:
                 result = run_ladder(
                     var,
                     names,
@@ -150,7 +134,7 @@ def ladder_command(
                     seed=seed,
                     workers=workers,
                     executor=executor,
-                    progress=advance,
+                    progress=bar.advance,
                     checkpoint=checkpoint,
                     resamples=resamples,
                 )
@@ -165,7 +149,8 @@ def ladder_command(
         else:
             kept = "no checkpoint was kept: add --checkpoint FILE to be able to resume"
         err_console.print(
-            f"cardshop: stopped by {signal.Signals(signum).name} after {played:,} of "
+            f"cardshop: stopped by {signal.Signals(signum).name} after "
+            f"{bar.played if bar else 0:,} of "
             f"{total:,} games; the workers are stopped and {kept}",
             markup=False,
         )

@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from cardshop.bots import seat_bots
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
-from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
+from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.loader import load_variant
 from cardshop.core.series import family_for
@@ -242,29 +241,14 @@ def simulate_command(
             "the games will not run faster than with one per CPU",
             markup=False,
         )
-    played = 0
-
-    def advance(n: int) -> None:
-        nonlocal played
-        raise_if_stopped()
-        played += n
-        progress.advance(task, n)
-
+    bar: GamesBar | None = None
     executor = None
     written: list[str] = []
     start = time.perf_counter()
     try:
         with signals_stop(), _library_notes():
             executor = _dask_client(dask, dask_timeout) if dask else None
-            with Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err_console,
-                disable=quiet,
-            ) as progress:
-                task = progress.add_task("games", total=games)
+            with games_bar("simulating", games, quiet=quiet) as bar:
                 sim = simulate(
                     var,
                     players,
@@ -274,7 +258,7 @@ def simulate_command(
                     workers=workers,
                     executor=executor,
                     rotate=rotate and len(set(specs)) > 1,
-                    progress=advance,
+                    progress=bar.advance,
                     engine=engine,
                 )
             elapsed = time.perf_counter() - start
@@ -300,7 +284,8 @@ def simulate_command(
             raise
         files = f"only {', '.join(written)} was written" if written else "no file was written"
         err_console.print(
-            f"cardshop: stopped by {signal.Signals(signum).name} after {played:,} of "
+            f"cardshop: stopped by {signal.Signals(signum).name} after "
+            f"{bar.played if bar else 0:,} of "
             f"{games:,} games; the workers are stopped and {files}",
             markup=False,
         )

@@ -24,8 +24,11 @@ from types import FrameType
 from typing import Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-__all__ = ["Stopped", "raise_if_stopped", "signals_stop", "stop_signal"]
+from cardshop.cli._app import err_console
+
+__all__ = ["GamesBar", "Stopped", "games_bar", "raise_if_stopped", "signals_stop", "stop_signal"]
 
 
 class Stopped(BaseException):
@@ -103,3 +106,35 @@ def stop_signal(exc: BaseException) -> int | None:
     if _caught and not isinstance(exc, typer.Exit | SystemExit):
         return _caught[0]
     return None
+
+
+class GamesBar:
+    """A command's progress bar of games on stderr, and the count played so far.
+
+    Pass :meth:`advance` as the work's ``progress`` callback: it checks for a stop
+    (:func:`raise_if_stopped`) before it counts, so a long run stops between games.
+    """
+
+    def __init__(self, progress: Progress, total: int | None) -> None:
+        self._progress = progress
+        self._task = progress.add_task("games", total=total)
+        self.played = 0
+
+    def advance(self, n: int) -> None:
+        raise_if_stopped()
+        self.played += n
+        self._progress.advance(self._task, n)
+
+
+@contextlib.contextmanager
+def games_bar(label: str, total: int | None, *, quiet: bool) -> Iterator[GamesBar]:
+    """A bar of ``total`` games headed ``label`` on stderr (none with ``quiet``)."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=quiet,
+    ) as progress:
+        yield GamesBar(progress, total)
