@@ -91,7 +91,7 @@ def main() -> None:
     states_n, repeats = (6, 1) if args.quick else (args.states, args.repeats)
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]
     print(f"search cost per decision, CPU time, {cpu_model()}")
-    print(f"{'variant':<22} {'bot':<14} {'ms/decision':>12} {'min':>9} {'max':>9}")
+    print(f"{'variant':<22} {'bot':<20} {'ms/decision':>12} {'min':>9} {'max':>9}")
     for item in args.variants.split(","):
         variant, _, players_text = item.strip().partition(":")
         players = int(players_text) if players_text else load_variant(variant).players.min
@@ -100,7 +100,7 @@ def main() -> None:
             ms = per_decision(spec, variant, states, repeats)
             label = f"{variant} {players}p"
             print(
-                f"{label:<22} {spec:<14} {statistics.median(ms):>12.1f} "
+                f"{label:<22} {spec:<20} {statistics.median(ms):>12.1f} "
                 f"{min(ms):>9.1f} {max(ms):>9.1f}"
             )
 

@@ -66,6 +66,12 @@ def test_plain_name_is_the_default_budget() -> None:
         ("pimc:50:.5", "pimc:50:0.5", 0.5),
         ("pimc:50:1", "pimc:50:1", 1.0),
         ("pimc:50:0.000001", "pimc:50:0.000001", 0.000001),
+        ("pimc:50:greedy", "pimc:50:greedy", 0.0),
+        ("pimc:50:0.02:GREEDY", "pimc:50:0.02:greedy", 0.02),
+        ("pimc:50:0:random", "pimc:50:random", 0.0),
+        ("pimc:50:h2:greedy", "pimc:50:h2:greedy", 0.0),
+        ("pimc:50:0.02:H3", "pimc:50:0.02:h3", 0.02),
+        ("pimc:50:h1", "pimc:50", 0.0),
     ],
 )
 def test_a_name_reads_back(spec: str, name: str, margin: float) -> None:
@@ -76,6 +82,10 @@ def test_a_name_reads_back(spec: str, name: str, margin: float) -> None:
     again = make_bot(bot.name, "klunker-en", seed=0)
     assert isinstance(again, PIMCBot)
     assert (again.name, again.margin, again.playouts) == (bot.name, bot.margin, bot.playouts)
+    last = name.rsplit(":", 1)[1]
+    assert again.rollout == bot.rollout == (f"bot:{last}" if last.isalpha() else "family")
+    horizon = next((int(p[1:]) for p in name.split(":") if p.startswith("h")), 1)
+    assert again.horizon == bot.horizon == horizon
 
 
 def test_a_margin_given_to_the_class_reads_back() -> None:
@@ -104,6 +114,11 @@ def test_a_margin_given_to_the_class_reads_back() -> None:
         "pimc:10:0.0000001",
         "pimc:10:",
         "pimc:10:0.1:2",
+        "pimc:10:h0",
+        "pimc:10:h2:h2",
+        "pimc:10:greedy:h2",
+        "pimc:10:h2:0.1",
+        "pimc:h2",
         "pimc: 5",
     ],
 )
@@ -128,11 +143,62 @@ def test_bad_options_are_refused_with_the_bounds(spec: str) -> None:
         ("margin", math.nan),
         ("margin", True),
         ("rollout", "greedy"),
+        ("rollout", "bot:"),
+        ("rollout", "bot:ismcts"),
+        ("rollout", "bot:pimc"),
+        ("rollout", "bot:greedy:2"),
+        ("rollout", 5),
     ],
 )
 def test_class_options_are_bounded(option: str, value: object) -> None:
     with pytest.raises(SetupError, match=f"PIMCBot {option}"):
         PIMCBot("klunker-en", **{option: value})
+
+
+@pytest.mark.parametrize("spec", ["pimc:10:ismcts", "pimc:10:rootpar", "pimc:10:nosuchbot"])
+def test_a_playout_bot_must_be_a_bot_of_the_variant_and_no_search(spec: str) -> None:
+    with pytest.raises(SetupError, match=r"pimc:.*margin 0 to 1.*playout bot is one of .*greedy"):
+        make_bot(spec, "klunker-en", seed=0)
+
+
+def test_an_unknown_playout_bot_given_to_the_class_is_refused() -> None:
+    with pytest.raises(SetupError, match="unknown bot 'nosuchbot'"):
+        PIMCBot("klunker-en", rollout="bot:nosuchbot")
+
+
+class CountingBot:
+    """A bot that plays the first legal action and records what it was shown."""
+
+    name = "counting"
+
+    def __init__(self, calls: list[tuple[int, int]]) -> None:
+        self.calls = calls
+
+    def choose(self, observation: Any, legal_actions: Any) -> Any:
+        self.calls.append((observation.seat, len(legal_actions)))
+        return legal_actions[0]
+
+
+@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+def test_a_playout_bot_plays_the_playouts(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setitem(cardshop.bots.BOTS, "counting", lambda _v, _s, _o: CountingBot(calls))
+    game = new_game("klunker-en", players=3, seed=4)
+    while len(game.legal_actions(game.acting[0])) < 2:
+        seat = game.acting[0]
+        game.apply(game.legal_actions(seat)[0], seat)
+    seat = game.acting[0]
+    legal = game.legal_actions(seat)
+    bot: Any
+    if kind == "pimc":
+        bot = PIMCBot(game.variant, playouts=8, seed=1, rollout="bot:counting")
+    else:
+        bot = cardshop.bots.ISMCTSBot(game.variant, iterations=8, seed=1, rollout="bot:counting")
+    assert bot.rollout == "bot:counting"
+    assert bot.choose(game.observation(seat), legal) in legal
+    assert calls, "the playouts never asked the playout bot"
+    assert all(0 <= s < 3 and n >= 2 for s, n in calls)  # a forced move is not asked
+    assert len({s for s, _ in calls}) >= 2  # every seat's moves come from the bot
 
 
 def test_a_family_without_a_sampler_is_refused() -> None:
@@ -202,7 +268,7 @@ def test_rootpar_votes_are_the_trees_visits_summed() -> None:
 
 
 @pytest.mark.parametrize(("variant", "players"), FAMILY_VARIANTS)
-@pytest.mark.parametrize("spec", ["pimc:3", "rootpar:2x3"])
+@pytest.mark.parametrize("spec", ["pimc:3", "rootpar:2x3", "pimc:3:greedy"])
 def test_same_seed_same_choices(variant: str, players: int, spec: str) -> None:
     def choices(seed: int) -> list[str]:
         game = new_game(variant, players=players, seed=11)
@@ -238,7 +304,7 @@ def test_every_choice_is_legal_through_a_whole_game(variant: str, players: int, 
 
 
 @pytest.mark.parametrize(("variant", "players"), FAMILY_VARIANTS)
-@pytest.mark.parametrize("spec", ["pimc:2", "rootpar:2x2"])
+@pytest.mark.parametrize("spec", ["pimc:2", "rootpar:2x2", "pimc:2:greedy"])
 def test_plays_whole_games_through_simulate(variant: str, players: int, spec: str) -> None:
     others = "greedy" if variant == "wuhltisch" else "random"
     result = simulate(

@@ -192,6 +192,125 @@ def _final_rewards(game: Game) -> list[float]:
     return out
 
 
+def _check_whole(owner: str, checks: Sequence[tuple[str, Any, int, int]]) -> None:
+    """Raise :class:`SetupError` unless every ``(key, value, low, high)`` is a whole
+    number ``low..high`` (not a bool)."""
+    for key, value, low, high in checks:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise SetupError(f"{owner} {key} must be a whole number {low}..{high:,}, not {value!r}")
+
+
+ROLLOUT_BOTS_EXCLUDED = ("ismcts", "pimc", "rootpar")
+"""Bots a search may not use as its playout policy (``rollout="bot:NAME"``): searches."""
+
+
+def _rollout_bot_name(owner: str, rollout: Any) -> str | None:
+    """The bot a ``rollout`` of ``"bot:NAME"`` names (None for ``family``/``random``)."""
+    usage = (
+        f"{owner} rollout must be 'family', 'random' or 'bot:NAME' with NAME a bot "
+        f"of the variant that is not a search ({', '.join(ROLLOUT_BOTS_EXCLUDED)}), "
+        f"not {rollout!r}"
+    )
+    if not isinstance(rollout, str) or len(rollout) > MAX_SPEC:
+        raise SetupError(usage[:400])
+    if rollout in ("family", "random"):
+        return None
+    prefix, _, name = rollout.partition(":")
+    if prefix != "bot" or not name or ":" in name or name in ROLLOUT_BOTS_EXCLUDED:
+        raise SetupError(usage)
+    return name
+
+
+class _BotRollout:
+    """A playout policy that asks a named bot, one bot per seat (made when first
+    needed, seeded from the search's seed): ``bot.choose(observation, legal)``."""
+
+    def __init__(self, name: str, variant: VariantBase, seed: int) -> None:
+        self.name = name
+        self.variant = variant
+        self.seed = seed
+        self.bots: dict[Seat, Bot] = {}
+
+    def __call__(self, game: Game, seat: Seat, rng: random.Random) -> Action:
+        bot = self.bots.get(seat)
+        if bot is None:
+            bot = self.bots[seat] = make_bot(self.name, self.variant, seed=self.seed + 7919 * seat)
+        legal = game.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        return bot.choose(game.observation(seat), legal)
+
+
+class _Search:
+    """What a determinized search takes from a variant's family: the sampler, the
+    playout policy, the candidates, the progress counter and the evaluation, checked
+    once (shared by :class:`ISMCTSBot` and :class:`PIMCBot`)."""
+
+    def __init__(
+        self, owner: str, variant: VariantBase | str | Path, seed: int, rollout: str
+    ) -> None:
+        bot_name = _rollout_bot_name(owner, rollout)
+        self.variant = load_variant(variant)
+        family = family_for(self.variant)
+        if family.sampler is None:
+            raise SetupError(
+                f"{owner} cannot play the {family.name!r} family: it has no sampler "
+                "to deal the hidden cards"
+            )
+        self.family = family
+        self.rollout = rollout
+        hooks = family.search
+        self.policy: RolloutPolicy = _random_rollout
+        if bot_name is not None:
+            make_bot(bot_name, self.variant, seed=seed)  # an unknown name fails here
+            self.policy = _BotRollout(bot_name, self.variant, seed)
+        elif rollout == "family" and hooks is not None and hooks.rollout is not None:
+            self.policy = hooks.rollout(self.variant, seed)
+        self.evaluate = hooks.evaluate if hooks is not None else None
+        self.candidates: CandidatePolicy | None = None
+        if hooks is not None and hooks.candidates is not None:
+            self.candidates = hooks.candidates(self.variant, seed)
+        self.progress = hooks.progress if hooks is not None else None
+
+    def sampler(self, observation: Any, rng: random.Random) -> Callable[[random.Random], Game]:
+        """A function dealing a determinization of ``observation`` from a generator."""
+        family = self.family
+        if family.determinizer is not None:
+            return family.determinizer(observation, self.variant, rng)
+        sampler, variant = family.sampler, self.variant
+        assert sampler is not None
+
+        def sample(r: random.Random) -> Game:
+            return sampler(observation, variant, r)
+
+        return sample
+
+    def play_on(
+        self, game: Game, horizon: int, max_playout: int, rng: random.Random
+    ) -> Sequence[float]:
+        """Play ``game`` on by the playout policy (``horizon`` units of progress, at
+        most ``max_playout`` steps); every seat's reward in [0, 1]."""
+        policy = self.policy
+        progress = self.progress
+        start = progress(game) if progress is not None else 0
+        steps = 0
+        while not game.is_over and steps < max_playout:
+            if progress is not None and progress(game) - start >= horizon:
+                break
+            acting = game.acting
+            if len(acting) == 1:
+                seat = acting[0]
+                game.apply(policy(game, seat, rng), seat)
+            else:
+                game.apply_joint({s: policy(game, s, rng) for s in acting})
+            steps += 1
+        if game.is_over:
+            return _final_rewards(game)
+        if self.evaluate is not None:
+            return self.evaluate(game)
+        return [0.5] * game.players
+
+
 class ISMCTSBot:
     """Information-set Monte Carlo tree search (single observer; decoupled in ticks).
 
@@ -246,14 +365,10 @@ class ISMCTSBot:
                     f"seconds, not {time_limit!r}"
                 )
             time_limit = float(time_limit)
-        for key, value, low, high in (
-            ("horizon", horizon, 1, MAX_PLAYOUT),
-            ("max_playout", max_playout, 1, MAX_PLAYOUT),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise SetupError(
-                    f"ISMCTSBot {key} must be a whole number {low}..{high:,}, not {value!r}"
-                )
+        _check_whole(
+            "ISMCTSBot",
+            (("horizon", horizon, 1, MAX_PLAYOUT), ("max_playout", max_playout, 1, MAX_PLAYOUT)),
+        )
         if (
             not isinstance(exploration, (int, float))
             or isinstance(exploration, bool)
@@ -263,25 +378,9 @@ class ISMCTSBot:
             raise SetupError(
                 f"ISMCTSBot exploration must be a finite number >= 0, not {exploration!r}"
             )
-        if rollout not in ("family", "random"):
-            raise SetupError(f"ISMCTSBot rollout must be 'family' or 'random', not {rollout!r}")
-        self.variant = load_variant(variant)
-        family = family_for(self.variant)
-        if family.sampler is None:
-            raise SetupError(
-                f"ISMCTSBot cannot play the {family.name!r} family: it has no sampler "
-                "to deal the hidden cards"
-            )
-        self._family = family
-        hooks = family.search
-        self._policy: RolloutPolicy = _random_rollout
-        if rollout == "family" and hooks is not None and hooks.rollout is not None:
-            self._policy = hooks.rollout(self.variant, seed)
-        self._evaluate = hooks.evaluate if hooks is not None else None
-        self._candidates: CandidatePolicy | None = None
-        if hooks is not None and hooks.candidates is not None:
-            self._candidates = hooks.candidates(self.variant, seed)
-        self._progress = hooks.progress if hooks is not None else None
+        self._setup = _Search("ISMCTSBot", variant, seed, rollout)
+        self.variant = self._setup.variant
+        self.rollout = self._setup.rollout
         self.iterations = iterations
         self.time_limit = time_limit
         self.exploration = exploration
@@ -316,16 +415,7 @@ class ISMCTSBot:
     def search(self, observation: Any) -> _Node:
         """Run the search from ``observation``; return the root of the tree."""
         rng = self._rng
-        family = self._family
-        if family.determinizer is not None:
-            sample = family.determinizer(observation, self.variant, rng)
-        else:
-            sampler, variant = family.sampler, self.variant
-            assert sampler is not None
-
-            def sample(r: random.Random) -> Game:
-                return sampler(observation, variant, r)
-
+        sample = self._setup.sampler(observation, rng)
         root = _Node()
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
@@ -343,7 +433,7 @@ class ISMCTSBot:
         c = self.exploration
         chosen: list[Any] = []
         expanded = False
-        candidates = self._candidates
+        candidates = self._setup.candidates
         for seat in game.acting:
             legal = None if candidates is None else candidates(game, seat)
             if legal is None:
@@ -390,26 +480,7 @@ class ISMCTSBot:
             if expanded:
                 break
         # Playout.
-        policy = self._policy
-        progress = self._progress
-        start = progress(game) if progress is not None else 0
-        steps = 0
-        while not game.is_over and steps < self.max_playout:
-            if progress is not None and progress(game) - start >= self.horizon:
-                break
-            acting = game.acting
-            if len(acting) == 1:
-                seat = acting[0]
-                game.apply(policy(game, seat, rng), seat)
-            else:
-                game.apply_joint({s: policy(game, s, rng) for s in acting})
-            steps += 1
-        if game.is_over:
-            rewards: Sequence[float] = _final_rewards(game)
-        elif self._evaluate is not None:
-            rewards = self._evaluate(game)
-        else:
-            rewards = [0.5] * game.players
+        rewards = self._setup.play_on(game, self.horizon, self.max_playout, rng)
         for node, chosen in path:
             for seat, action in chosen:
                 e = node.edges[seat][action]
@@ -469,35 +540,18 @@ class PIMCBot:
             or not 0 <= margin <= 1
         ):
             raise SetupError(f"PIMCBot margin must be a number 0..1, not {margin!r}")
-        for key, value, low, high in (
-            ("playouts", playouts, 1, MAX_ITERATIONS),
-            ("horizon", horizon, 1, MAX_PLAYOUT),
-            ("max_actions", max_actions, 2, MAX_ROOT_ACTIONS),
-            ("max_playout", max_playout, 1, MAX_PLAYOUT),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise SetupError(
-                    f"PIMCBot {key} must be a whole number {low}..{high:,}, not {value!r}"
-                )
-        if rollout not in ("family", "random"):
-            raise SetupError(f"PIMCBot rollout must be 'family' or 'random', not {rollout!r}")
-        self.variant = load_variant(variant)
-        family = family_for(self.variant)
-        if family.sampler is None:
-            raise SetupError(
-                f"PIMCBot cannot play the {family.name!r} family: it has no sampler "
-                "to deal the hidden cards"
-            )
-        self._family = family
-        hooks = family.search
-        self._policy: RolloutPolicy = _random_rollout
-        if rollout == "family" and hooks is not None and hooks.rollout is not None:
-            self._policy = hooks.rollout(self.variant, seed)
-        self._evaluate = hooks.evaluate if hooks is not None else None
-        self._candidates: CandidatePolicy | None = None
-        if hooks is not None and hooks.candidates is not None:
-            self._candidates = hooks.candidates(self.variant, seed)
-        self._progress = hooks.progress if hooks is not None else None
+        _check_whole(
+            "PIMCBot",
+            (
+                ("playouts", playouts, 1, MAX_ITERATIONS),
+                ("horizon", horizon, 1, MAX_PLAYOUT),
+                ("max_actions", max_actions, 2, MAX_ROOT_ACTIONS),
+                ("max_playout", max_playout, 1, MAX_PLAYOUT),
+            ),
+        )
+        self._setup = _Search("PIMCBot", variant, seed, rollout)
+        self.variant = self._setup.variant
+        self.rollout = self._setup.rollout
         self.playouts = playouts
         self.horizon = horizon
         self.max_actions = max_actions
@@ -506,6 +560,10 @@ class PIMCBot:
         self._rng = random.Random(seed)
         shown = f"{self.margin:.6f}".rstrip("0").rstrip(".")
         self.name = f"pimc:{playouts}" if shown == "0" else f"pimc:{playouts}:{shown}"
+        if horizon != 1:
+            self.name += f":h{horizon}"
+        if self.rollout.startswith("bot:"):
+            self.name += ":" + self.rollout[4:]
 
     def __repr__(self) -> str:
         return f"PIMCBot({self.variant.name!r}, playouts={self.playouts})"
@@ -522,17 +580,8 @@ class PIMCBot:
         halving, best first, each with its mean reward and its number of playouts in
         that round."""
         rng = self._rng
-        family = self._family
         seat: Seat = observation.seat
-        if family.determinizer is not None:
-            sample = family.determinizer(observation, self.variant, rng)
-        else:
-            sampler, variant = family.sampler, self.variant
-            assert sampler is not None
-
-            def sample(r: random.Random) -> Game:
-                return sampler(observation, variant, r)
-
+        sample = self._setup.sampler(observation, rng)
         actions, own = self._root_actions(sample(rng), seat, legal_actions, rng)
         if len(actions) == 1:
             return [(actions[0], 0.0, 0)]
@@ -566,10 +615,10 @@ class PIMCBot:
     ) -> tuple[list[Action], Action | None]:
         """The distinct actions compared at the root, in a fixed order, and the
         playout policy's own choice among them (None if it is not one)."""
-        own = self._policy(game.clone(), seat, random.Random(rng.getrandbits(64)))
+        own = self._setup.policy(game.clone(), seat, random.Random(rng.getrandbits(64)))
         found: list[Action] | None = None
-        if self._candidates is not None:
-            named = self._candidates(game, seat)
+        if self._setup.candidates is not None:
+            named = self._setup.candidates(game, seat)
             if named is not None:
                 found = [a for a in dict.fromkeys(named) if a in legal]
         if found is None:
@@ -592,31 +641,14 @@ class PIMCBot:
     def _playout(self, game: Game, seat: Seat, action: Action, play_seed: int) -> float:
         """``seat``'s reward after ``action`` in ``game`` and a playout seeded ``play_seed``."""
         rng = random.Random(play_seed)
-        policy = self._policy
+        policy = self._setup.policy
         acting = game.acting
         if len(acting) == 1:
             game.apply(action, seat)
         else:
             joint = {s: action if s == seat else policy(game, s, rng) for s in acting}
             game.apply_joint(joint)
-        progress = self._progress
-        start = progress(game) if progress is not None else 0
-        steps = 0
-        while not game.is_over and steps < self.max_playout:
-            if progress is not None and progress(game) - start >= self.horizon:
-                break
-            acting = game.acting
-            if len(acting) == 1:
-                s = acting[0]
-                game.apply(policy(game, s, rng), s)
-            else:
-                game.apply_joint({s: policy(game, s, rng) for s in acting})
-            steps += 1
-        if game.is_over:
-            return _final_rewards(game)[seat]
-        if self._evaluate is not None:
-            return float(self._evaluate(game)[seat])
-        return 0.5
+        return float(self._setup.play_on(game, self.horizon, self.max_playout, rng)[seat])
 
 
 # ------------------------------------------------------------------ root-parallel ISMCTS
@@ -645,14 +677,10 @@ class RootParallelBot:
         iterations: int = 100,
         seed: int = 0,
     ) -> None:
-        for key, value, high in (
-            ("trees", trees, MAX_TREES),
-            ("iterations", iterations, MAX_ITERATIONS),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
-                raise SetupError(
-                    f"RootParallelBot {key} must be a whole number 1..{high:,}, not {value!r}"
-                )
+        _check_whole(
+            "RootParallelBot",
+            (("trees", trees, 1, MAX_TREES), ("iterations", iterations, 1, MAX_ITERATIONS)),
+        )
         if trees * iterations > MAX_ITERATIONS:
             raise SetupError(
                 f"RootParallelBot searches at most {MAX_ITERATIONS:,} iterations per decision "
@@ -735,30 +763,57 @@ def _ismcts_budget(option: str | None) -> tuple[int | None, float | None]:
 
 
 def _make_pimc(variant: VariantBase, seed: int, option: str | None) -> Bot:
-    playouts, margin = _pimc_options(option)
-    return PIMCBot(variant, playouts=playouts, seed=seed, margin=margin)
+    playouts, margin, horizon, rollout = _pimc_options(option, variant)
+    return PIMCBot(
+        variant, playouts=playouts, seed=seed, margin=margin, horizon=horizon, rollout=rollout
+    )
 
 
 _MARGIN = re.compile(r"(?:0|1)?\.[0-9]{1,6}|0|1")
+_HORIZON = re.compile(r"h([0-9]{1,7})")
+_BOT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
-def _pimc_options(option: str | None) -> tuple[int, float]:
-    """The playouts per decision and the margin a ``pimc`` option names, bounded."""
+def _pimc_options(option: str | None, variant: VariantBase) -> tuple[int, float, int, str]:
+    """The playouts per decision, the margin, the horizon and the rollout a ``pimc``
+    option names, bounded: ``200``, then optionally a margin (``200:0.02``), a horizon
+    (``200:h2``) and a bot whose choices are the playout policy (``200:greedy``,
+    ``rollout="bot:greedy"``), in that order (``200:0.02:h2:greedy``)."""
     if option is None:
-        return 100, 0.0
+        return 100, 0.0, 1, "family"
     usage = (
         f"bad PIMC option 'pimc:{option}': use playouts per decision, a whole number "
         f"1..{MAX_ITERATIONS:,} ('pimc:200'), optionally then a margin 0 to 1 "
-        "('pimc:200:0.02')"
+        f"('pimc:200:0.02'), a horizon h1..h{MAX_PLAYOUT:,} ('pimc:200:h2') and a bot of "
+        "the variant to play the playouts ('pimc:200:greedy', 'pimc:200:0.02:h2:greedy')"
     )
-    count, colon, margin = option.partition(":")
+    parts = option.split(":")
+    rollout = "family"
+    last = parts[-1].lower()
+    if len(parts) > 1 and _BOT_NAME.fullmatch(last) and not _HORIZON.fullmatch(last):
+        parts.pop()
+        playable = [n for n in bot_names(variant) if n not in ROLLOUT_BOTS_EXCLUDED]
+        if last not in playable:
+            raise SetupError(f"{usage}; the playout bot is one of {', '.join(playable)}")
+        rollout = f"bot:{last}"
+    horizon = 1
+    found = _HORIZON.fullmatch(parts[-1].lower()) if len(parts) > 1 else None
+    if found is not None:
+        parts.pop()
+        horizon = int(found[1])
+        if not 1 <= horizon <= MAX_PLAYOUT:
+            raise SetupError(usage)
+    if len(parts) > 2:
+        raise SetupError(usage)
+    count = parts[0]
     if not _ITERATIONS.fullmatch(count) or not 1 <= int(count) <= MAX_ITERATIONS:
         raise SetupError(usage)
-    if not colon:
-        return int(count), 0.0
+    if len(parts) == 1:
+        return int(count), 0.0, horizon, rollout
+    margin = parts[1]
     if not _MARGIN.fullmatch(margin) or not 0 <= float(margin) <= 1:
         raise SetupError(usage)
-    return int(count), float(margin)
+    return int(count), float(margin), horizon, rollout
 
 
 _TREES = re.compile(r"([0-9]{1,9})x([0-9]{1,9})")
