@@ -86,6 +86,7 @@ def run_audit(
     precision: float | None = None,
     precision_measures: Sequence[str] | None = None,
     replays: int = 1,
+    graded: str | Sequence[str] | None = None,
 ) -> AuditReport:
     """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
@@ -122,6 +123,14 @@ def run_audit(
     times as many games; every other figure is the same as without replays (it is
     taken over each deal's first game). Not with ``precision``.
 
+    ``graded``: the rungs of a graded ladder (bot specs, weakest first, as a list or a
+    comma-separated text; ``"default"``: :func:`cardshop.ladder.depth.default_rungs`).
+    For each player count the audit then plays
+    :func:`cardshop.ladder.depth.graded_steps` with ``games // players`` deals (at
+    least 1), its seed and workers, and reports each step's win share with its
+    interval and whether the ladder holds (``report.graded``). An unknown rung is a
+    :class:`~cardshop.SetupError` before any game. Not with ``precision``.
+
     ``seed`` is an int, not a bool, within :data:`~cardshop.core.MASTER_SEED_LIMIT`
     (:func:`~cardshop.core.check_seed`; a :class:`~cardshop.SetupError` otherwise).
     """
@@ -137,8 +146,14 @@ def run_audit(
         cap_policy=cap_policy,
         workers=workers,
         replays=replays,
+        graded=graded,
     )
     if precision is not None:
+        if plan.graded:
+            raise AuditError(
+                "graded and precision do not go together: audit with a fixed number of "
+                "games for the graded ladder"
+            )
         if replays != 1:
             raise AuditError(
                 "replays and precision do not go together: an audit to a precision "

@@ -42,6 +42,9 @@ class AuditPlan:
     replays: int = 1
     """How many times each simulated game's deal is played (1: once; more adds the luck
     measures, docs/measures.md)."""
+    graded: tuple[str, ...] = ()
+    """The rungs of the graded ladder played per player count, weakest first (empty:
+    none; docs/auditing.md)."""
 
     def with_games(self, games: int, examples: int | None = None) -> AuditPlan:
         """The same audit with another number of games (and state machine examples)."""
@@ -62,6 +65,7 @@ def plan_audit(
     cap_policy: str | None = None,
     workers: int | None = 1,
     replays: int = 1,
+    graded: str | Sequence[str] | None = None,
 ) -> AuditPlan:
     """The plan of :func:`run_audit` with these options (see there); options left at
     ``None`` take the family's audit defaults. Raises :class:`AuditError` (or the
@@ -92,9 +96,21 @@ def plan_audit(
         workers=(os.cpu_count() or 1) if workers is None else workers,
         taken=taken,
         replays=replays,
+        graded=_graded_rungs(subject.variant, graded),
     )
     _check(plan)
     return plan
+
+
+def _graded_rungs(variant: VariantBase, graded: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The graded ladder's rungs, checked (``default``: the ladder's default rungs)."""
+    if graded is None:
+        return ()
+    from cardshop.ladder.depth import check_rungs, default_rungs
+
+    if isinstance(graded, str) and graded.strip() == "default":
+        graded = default_rungs(variant)
+    return tuple(check_rungs(variant, graded))
 
 
 def _bot_names(bots: str | Sequence[str]) -> tuple[str, ...]:

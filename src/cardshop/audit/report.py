@@ -19,6 +19,7 @@ from typing import Any
 from cardshop.invariants import (
     Counterexample,
 )
+from cardshop.ladder.depth import GradedResult
 from cardshop.measures import (
     GamesSection,
     GameSummary,
@@ -235,6 +236,8 @@ class AuditReport:
     """How many times each simulated game's deal was played (the same bots in the same
     seats, seeded anew): 2 or more adds the luck measures; every other figure is taken
     over the first game of each deal, as without replays."""
+    graded: tuple[GradedResult, ...] = ()
+    """The graded ladder of each player count (``--graded``); empty without it."""
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -288,6 +291,8 @@ class AuditReport:
             parts.append(f"--cap-policy {self.cap_policy}")
         if self.replays > 1:
             parts.append(f"--replays {self.replays}")
+        if self.graded:
+            parts.append(f"--graded {','.join(self.graded[0].rungs)}")
         return " ".join(parts)
 
     def variant_dict(self) -> dict[str, Any]:
@@ -317,7 +322,26 @@ class AuditReport:
             "warnings": list(self.warnings),
             "invariants": [f.to_dict() for f in self.invariants],
             "player_counts": [pc.to_dict() for pc in self.player_counts],
+            **({"graded": [g.to_dict() for g in self.graded]} if self.graded else {}),
         }
+
+    def graded_text(self) -> list[str]:
+        """The "Graded skill" section for a terminal (empty without a graded ladder)."""
+        if not self.graded:
+            return []
+        out = ["", "Graded skill (one seat of the stronger bot against the weaker in the others):"]
+        for g in self.graded:
+            out += ["  " + line for line in g.to_text().splitlines()]
+        return out
+
+    def graded_markdown(self) -> list[str]:
+        """The "Graded skill" section in Markdown (empty without a graded ladder)."""
+        if not self.graded:
+            return []
+        out = ["", "### Graded skill", ""]
+        for g in self.graded:
+            out += [g.to_markdown("####").rstrip("\n"), ""]
+        return out[:-1]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data in the versioned report format (:data:`REPORT_SCHEMA`)."""
@@ -483,6 +507,7 @@ class AuditReport:
                 width = max(len(name) for name, _ in rates)
                 out += [f"    {name:<{width}}  {rate}" for name, rate in rates]
             out += _measure_lines(pc.measures)
+        out += self.graded_text()
         out += ["", "Result: " + ("ok" if self.ok else "FAILED")]
         return "\n".join(out)
 
@@ -576,6 +601,7 @@ class AuditReport:
                 )
         out += ["", "### Game-quality measures", ""]
         out += _measure_table(self.player_counts)
+        out += self.graded_markdown()
         return "\n".join(out)
 
 

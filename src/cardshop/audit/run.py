@@ -19,10 +19,19 @@ from cardshop.audit.report import AuditReport, InvariantFinding, PlayerCountRepo
 from cardshop.audit.search import state_machine
 from cardshop.core import variant_warnings
 from cardshop.invariants import Counterexample, describe_invariants, shared_memo
+from cardshop.ladder.depth import GradedResult, graded_steps
 from cardshop.measures import GameSummary
 from cardshop.simulation import process_pool, stop_workers
 
-__all__ = ["Played", "Say", "carry_out", "make_report", "play_counts", "search_invariants"]
+__all__ = [
+    "Played",
+    "Say",
+    "carry_out",
+    "make_report",
+    "play_counts",
+    "play_graded",
+    "search_invariants",
+]
 
 Say = Callable[[str], None]
 """Receives a line of progress text."""
@@ -43,6 +52,8 @@ class _Findings:
     """The games of the player count being played."""
     count: int = 0
     """The player count being played, 0 before the games."""
+    graded: list[GradedResult] = field(default_factory=list)
+    """The graded ladders played, one per player count (with ``plan.graded``)."""
 
     def holding(self) -> frozenset[str]:
         return frozenset(self.catalogue) - set(self.found)
@@ -60,6 +71,7 @@ def carry_out(
         with shared_memo():
             search_invariants(plan, findings, say)
             play_counts(plan, findings, say, played)
+            play_graded(plan, findings, say)
     except BaseException as exc:
         if is_interruption(exc):
             raise AuditInterrupted(make_report(plan, findings, partial=True)) from exc
@@ -107,6 +119,26 @@ def play_counts(plan: AuditPlan, findings: _Findings, say: Say, played: Played |
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+
+
+def play_graded(plan: AuditPlan, findings: _Findings, say: Say) -> None:
+    """The graded ladder of ``plan.graded`` for every player count: ``games // players``
+    deals (at least 1), the audit's seed and workers."""
+    if not plan.graded:
+        return
+    for n in plan.counts:
+        deals = max(1, plan.games // n)
+        say(f"{n} players: graded ladder {','.join(plan.graded)}, {deals} deals per step")
+        findings.graded.append(
+            graded_steps(
+                plan.subject.variant,
+                plan.graded,
+                players=n,
+                deals=deals,
+                seed=plan.seed,
+                workers=plan.workers,
+            )
+        )
 
 
 def _play_count(
@@ -175,4 +207,5 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         length_cap=length_cap if type(length_cap) is int else None,
         warnings=tuple(str(warning) for warning in variant_warnings(v)),
         replays=plan.replays,
+        graded=tuple(findings.graded),
     )

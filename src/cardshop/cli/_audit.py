@@ -211,6 +211,17 @@ Replays = Annotated[
     ),
 ]
 
+Graded = Annotated[
+    str | None,
+    typer.Option(
+        "--graded",
+        metavar="RUNGS",
+        help="Also play a graded ladder per player count: comma-separated bots, weakest "
+        "first (e.g. random,greedy), or 'default' for the ladder's default rungs; "
+        "reports each step's win share and whether the ladder holds (docs/auditing.md).",
+    ),
+]
+
 
 @app.command()
 @user_errors
@@ -246,6 +257,7 @@ def audit(
     ] = None,
     quiet: Quiet = False,
     replays: Replays = 1,
+    graded: Graded = None,
     precision: Annotated[
         float | None,
         typer.Option(
@@ -295,6 +307,13 @@ def audit(
         )
     if from_games is not None and save_games is not None:
         raise fail("--from-games and --save-games do not go together")
+    if graded is not None and from_games is not None:
+        raise fail(
+            "--graded plays games, and --from-games plays none: audit the variant with "
+            "--graded instead"
+        )
+    if graded is not None and len(names) == 2:
+        raise fail("--graded audits one variant, not a comparison")
 
     writer = _html_writer(html) if html is not None else None
     for option, path in (("--html", html), ("--save-games", save_games)):
@@ -326,6 +345,8 @@ def audit(
                 }
                 if replays != 1:
                     options["replays"] = replays
+                if graded is not None:
+                    options["graded"] = graded
                 if precision is not None:
                     if len(names) == 2:
                         raise fail("--precision audits one variant, not a comparison")

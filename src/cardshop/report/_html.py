@@ -298,6 +298,33 @@ def _invariants(report: Report, names: list[str]) -> str:
     return "<section id=invariants><h2>Invariants</h2>" + "".join(parts) + "</section>"
 
 
+def _graded(report: Report, names: list[str]) -> str:
+    """The "Graded skill" section: each step's win share with its interval (empty
+    without a graded ladder)."""
+    parts = []
+    for v, name in zip(report.variants, names, strict=True):
+        for g in v.graded:
+            rows = "".join(
+                f"<tr><td>{_e(s.stronger)} &gt; {_e(s.weaker)}</td><td>{s.games}</td>"
+                f"<td>{100 * s.win_share:.1f}% [{100 * s.win_low:.1f}%, "
+                f"{100 * s.win_high:.1f}%]</td><td>{100 * s.fair:.1f}%</td>"
+                f"<td>{'yes' if s.significant else 'no'}</td></tr>"
+                for s in g.steps
+            )
+            verdict = "holds" if g.holds else "does not hold"
+            parts.append(
+                f"<h3>{_e(name)}, {g.players} players</h3>"
+                f"<p>Rungs {_e(', '.join(g.rungs))}; {g.deals} deals x {g.players} seats per "
+                f"step. The graded ladder <strong>{verdict}</strong>.</p>"
+                "<table class=graded><thead><tr><th>Step</th><th>Games</th>"
+                "<th>Win share [95% CI]</th><th>Fair</th><th>Significant</th></tr></thead>"
+                f"<tbody>{rows}</tbody></table>"
+            )
+    if not parts:
+        return ""
+    return "<section id=graded><h2>Graded skill</h2>" + "".join(parts) + "</section>"
+
+
 def page(report: Report) -> str:
     """The whole HTML page of a checked report."""
     js, plotly_version = plotly_js()
@@ -339,6 +366,9 @@ def page(report: Report) -> str:
     plotly_script = js.replace("</script", "<\\/script")
     scripts = [plotly_script, BOOT]
     nav = "".join(f'<a href="#players-{n}">{n} players</a>' for n in players)
+    graded = _graded(report, names)
+    if graded:
+        nav += "<a href=#graded>Graded skill</a>"
     title = " vs ".join(v.variant for v in report.variants)
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
@@ -350,7 +380,7 @@ def page(report: Report) -> str:
         f"<nav>{nav}<a href=#invariants>Invariants</a></nav>"
         "<noscript><p>The charts need JavaScript; the tables above and below do not.</p>"
         "</noscript>"
-        f"{''.join(sections)}{_invariants(report, names)}"
+        f"{''.join(sections)}{graded}{_invariants(report, names)}"
         "<footer>How to read this report: the cardshop documentation, “Reading the "
         "charts” (docs/report.md).</footer></main>"
         f'<script type="application/json" id="cardshop-charts">{_script_json(specs)}</script>'

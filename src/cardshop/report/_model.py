@@ -126,6 +126,31 @@ class Invariant:
 
 
 @dataclass(frozen=True, slots=True)
+class GradedStep:
+    """One step of a graded ladder: the stronger bot's win share against the weaker."""
+
+    weaker: str
+    stronger: str
+    games: int
+    win_share: float
+    win_low: float
+    win_high: float
+    fair: float
+    significant: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """The graded ladder of one player count (``--graded``)."""
+
+    players: int
+    deals: int
+    rungs: tuple[str, ...]
+    steps: tuple[GradedStep, ...]
+    holds: bool
+
+
+@dataclass(frozen=True, slots=True)
 class VariantReport:
     variant: str
     family: str
@@ -140,6 +165,8 @@ class VariantReport:
     replays: int = 1
     """How many times each simulated game's deal was played (2 or more: the luck
     measures); 1 in a report of an earlier version."""
+    graded: tuple[Graded, ...] = ()
+    """The graded ladder of each player count; () without ``--graded``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +357,43 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
         length_unit=r.text(unit, (*path, "length_unit")),
         warnings=tuple(r.text(w, (*path, "warnings", i)) for i, w in enumerate(warnings)),
         replays=r.integer(v.get("replays", 1), (*path, "replays"), 1, 100),
+        graded=tuple(
+            _graded(r, g, (*path, "graded", i))
+            for i, g in enumerate(r.list(v.get("graded", []), (*path, "graded"), MAX_PLAYER_COUNTS))
+        ),
+    )
+
+
+def _graded(r: _Reader, value: object, path: Path) -> Graded:
+    g = r.obj(value, path)
+    rungs = r.list(r.key(g, "rungs", path), (*path, "rungs"), MAX_BOTS)
+    raw_steps = r.list(r.key(g, "steps", path), (*path, "steps"), MAX_BOTS)
+    steps = []
+    for i, item in enumerate(raw_steps):
+        sp = (*path, "steps", i)
+        st = r.obj(item, sp)
+
+        def num(key: str, st: Mapping[str, Any] = st, sp: Path = sp) -> float:
+            return r.number(r.key(st, key, sp), (*sp, key))
+
+        steps.append(
+            GradedStep(
+                weaker=r.text(r.key(st, "weaker", sp), (*sp, "weaker")),
+                stronger=r.text(r.key(st, "stronger", sp), (*sp, "stronger")),
+                games=r.integer(r.key(st, "games", sp), (*sp, "games"), 0, 2**63),
+                win_share=num("win_share"),
+                win_low=num("win_low"),
+                win_high=num("win_high"),
+                fair=num("fair"),
+                significant=r.flag(r.key(st, "significant", sp), (*sp, "significant")),
+            )
+        )
+    return Graded(
+        players=r.integer(r.key(g, "players", path), (*path, "players"), 1, MAX_SEATS),
+        deals=r.integer(r.key(g, "deals", path), (*path, "deals"), 1, 2**63),
+        rungs=tuple(r.text(b, (*path, "rungs", i)) for i, b in enumerate(rungs)),
+        steps=tuple(steps),
+        holds=r.flag(r.key(g, "holds", path), (*path, "holds")),
     )
 
 
