@@ -26,13 +26,13 @@ from cardshop.core.loader import variant_from_data
 from cardshop.core.variant import VariantBase
 from cardshop.measures import (
     IDENTICAL_REPLAYS,
-    GameSummary,
     compare,
     decompose,
     dump_games,
     luck,
     luck_interval,
     measure_all,
+    outcome_summaries,
 )
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.racing import estimate, z_of
@@ -66,26 +66,6 @@ def _tiny() -> None:
 
 def _variant(data: dict[str, Any]) -> VariantBase:
     return variant_from_data(data)
-
-
-def _summaries(sim: Any) -> list[GameSummary]:
-    return [
-        GameSummary(
-            players=sim.players,
-            bots=o.bots,
-            scores=o.scores,
-            ranks=o.ranks,
-            winners=o.winners,
-            termination=o.termination,
-            rounds=o.rounds,
-            steps=o.steps,
-            legal=(),
-            first_player=o.first_player,
-            seed=o.seed,
-            replay=o.game % sim.repeats,
-        )
-        for o in sim
-    ]
 
 
 # ------------------------------------------------------------ the decomposition
@@ -221,7 +201,7 @@ def test_the_kernel_cannot_replay_deals_and_auto_bypasses_it() -> None:
 
 def _planted(data: dict[str, Any]) -> dict[str, Any]:
     sim = simulate(_variant(data), 3, 400, bots="random", seed=7, workers=1, repeats=4)
-    return luck(_summaries(sim), seed=7)
+    return luck(outcome_summaries(sim), seed=7)
 
 
 def test_the_planted_luck_is_told_from_the_planted_choice() -> None:
@@ -256,23 +236,23 @@ def _first(variant: VariantBase, seed: int) -> Any:
 
 def test_deterministic_bots_make_identical_replays_and_the_measure_says_so() -> None:
     sim = simulate(_variant(CHOSEN), 3, 20, bots=[_first], seed=1, workers=1, repeats=3)
-    found = luck(_summaries(sim))
+    found = luck(outcome_summaries(sim))
     assert set(found) == {"luck", "luck_score"}
     for m in found.values():
         assert m.meaning == IDENTICAL_REPLAYS
         assert m.low is None
         assert m.high is None
     z = z_of(0.95)
-    assert estimate("luck", _summaries(sim), z) is None
+    assert estimate("luck", outcome_summaries(sim), z) is None
 
 
 def test_without_replays_there_is_no_luck_measure_and_replays_change_no_other() -> None:
     sim = simulate(_variant(CHOSEN), 3, 30, bots="random", seed=4, workers=1)
-    plain = measure_all(_summaries(sim))
+    plain = measure_all(outcome_summaries(sim))
     assert "luck" not in plain
     assert "luck_score" not in plain
     replayed = simulate(_variant(CHOSEN), 3, 90, bots="random", seed=4, workers=1, repeats=3)
-    with_luck = measure_all(_summaries(replayed))
+    with_luck = measure_all(outcome_summaries(replayed))
     assert "luck" in with_luck
     assert list(with_luck)[-2:] == ["luck", "luck_score"]
     assert {k: m for k, m in with_luck.items() if not k.startswith("luck")} == plain
@@ -396,7 +376,7 @@ def test_the_tune_spec_takes_luck_with_replays_and_says_what_is_wrong() -> None:
 
 def test_racing_estimates_luck_at_other_levels_and_other_measures_on_first_games() -> None:
     sim = simulate(_variant(LUCKY), 3, 120, bots="random", seed=3, workers=1, repeats=4)
-    games = _summaries(sim)
+    games = outcome_summaries(sim)
     wide, narrow = estimate("luck", games, z_of(0.999)), estimate("luck", games, z_of(0.9))
     assert wide is not None
     assert narrow is not None

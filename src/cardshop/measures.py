@@ -84,6 +84,7 @@ __all__ = [
     "luck",
     "luck_interval",
     "measure_all",
+    "outcome_summaries",
     "read_games",
     "round_counter",
     "running_scores",
@@ -386,6 +387,31 @@ class Tracker:
             ticks=ticks if isinstance(ticks, int) else None,
             seed=game.seed,
         )
+
+
+def outcome_summaries(sim: Any) -> list[GameSummary]:
+    """The summaries of a simulation's games (:func:`cardshop.simulate`'s result, in
+    game order): no decisions counted, no round scores; with replayed deals, each
+    game's replay (``game % sim.repeats``)."""
+    repeats = getattr(sim, "repeats", 1)
+    return [
+        GameSummary(
+            players=sim.players,
+            bots=o.bots,
+            scores=o.scores,
+            ranks=o.ranks,
+            winners=o.winners,
+            termination=o.termination,
+            rounds=o.rounds,
+            steps=o.steps,
+            legal=(),
+            first_player=o.first_player,
+            ticks=o.details.get("ticks"),
+            seed=o.seed,
+            replay=o.game % repeats,
+        )
+        for o in sim
+    ]
 
 
 def summary_from_record(record: Any) -> GameSummary:

@@ -74,6 +74,7 @@ from cardshop.measures import (
     Measure,
     Tracker,
     luck,
+    outcome_summaries,
 )
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.matrix import (
@@ -336,30 +337,6 @@ def traced_games(
     return out
 
 
-def _outcome_summaries(variant: VariantBase, players: int, sim: Any) -> list[GameSummary]:
-    """Game summaries from simulate's outcomes (no decisions counted, no round scores;
-    with replayed deals, each game's replay)."""
-    repeats = getattr(sim, "repeats", 1)
-    return [
-        GameSummary(
-            players=players,
-            bots=o.bots,
-            scores=o.scores,
-            ranks=o.ranks,
-            winners=o.winners,
-            termination=o.termination,
-            rounds=o.rounds,
-            steps=o.steps,
-            legal=(),
-            first_player=o.first_player,
-            ticks=o.details.get("ticks"),
-            seed=o.seed,
-            replay=o.game % repeats,
-        )
-        for o in sim
-    ]
-
-
 @dataclass
 class _Player:
     """Plays batches of a variant where the caller asked."""
@@ -397,7 +374,7 @@ class _Player:
                 progress=self.on_games,
                 repeats=spec.replays,
             )
-            return _outcome_summaries(variant, players, sim)
+            return outcome_summaries(sim)
         data = variant.to_data()
         bots = list(spec.bots)
         executor = self.executor or self._pool()
@@ -459,8 +436,7 @@ class _Player:
                     progress=self.on_games,
                     rotate=True,
                 )
-                ordered = sorted(sim, key=lambda o: o.game)
-                out[(j, i, jj)] = _outcome_summaries(variant, players, ordered)
+                out[(j, i, jj)] = outcome_summaries(sim)
         return out
 
     def _pool(self) -> Executor | None:
