@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._ladder import Players, Quiet, Seed, Workers
 from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.frontdoor import resolve
@@ -60,24 +61,19 @@ def skill_depth_command(
             ),
         ),
     ] = None,
-    players: Annotated[
-        int | None,
-        typer.Option("--players", "-p", help="Seats (default: the variant's fewest)."),
-    ] = None,
+    players: Players = None,
     deals: Annotated[
         int, typer.Option("--deals", "-d", help="Deals per step, each played once per seat.")
     ] = 20,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 0,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes (default: CPUs).")
-    ] = None,
+    seed: Seed = 0,
+    workers: Workers = None,
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write the result as JSON.")
     ] = None,
     markdown_file: Annotated[
         Path | None, typer.Option("--markdown", help="Write the result as Markdown.")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Measure how many doublings of a searching bot's budget still win significantly
     (one seat of the larger budget against the smaller in every other seat), or with

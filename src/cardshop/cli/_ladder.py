@@ -37,6 +37,19 @@ def _write(option: str, path: Path, text: str) -> None:
     console.print(f"wrote {path}", markup=False)
 
 
+# Options that cardshop skill-depth declares the same way.
+Players = Annotated[
+    int | None,
+    typer.Option("--players", "-p", help="Seats per game (default: the variant's fewest)."),
+]
+Seed = Annotated[int, typer.Option("--seed", "-s", help="Master seed.")]
+Workers = Annotated[
+    int | None,
+    typer.Option("--workers", "-w", help="Worker processes (default: one per CPU)."),
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
 def _scheduler(address: str) -> Any:
     """A Dask client of the scheduler at ``address`` (errors name --scheduler)."""
     try:
@@ -58,18 +71,12 @@ def ladder_command(
             "or the family's own (greedy).",
         ),
     ],
-    players: Annotated[
-        int | None,
-        typer.Option("--players", "-p", help="Seats per game (default: the variant's fewest)."),
-    ] = None,
+    players: Players = None,
     deals: Annotated[
         int, typer.Option("--deals", "-d", help="Deals played by every line-up.")
     ] = 100,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 0,
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", help="Worker processes (default: one per CPU)."),
-    ] = None,
+    seed: Seed = 0,
+    workers: Workers = None,
     scheduler: Annotated[
         str | None,
         typer.Option("--scheduler", help="Run on a Dask cluster: the scheduler's address."),
@@ -94,7 +101,7 @@ def ladder_command(
     markdown_file: Annotated[
         Path | None, typer.Option("--markdown", help="Write the result as Markdown.")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Rank BOTS by a Plackett-Luce fit of their finishing orders on paired deals.
 
