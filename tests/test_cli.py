@@ -16,6 +16,7 @@ from cardshop.cli import app
 from cardshop.core.registry import get_family
 from cardshop.records import read_record, replay_record
 from cardshop.simulation import simulate
+from dask_support import DASK
 
 runner = CliRunner()
 
@@ -104,6 +105,7 @@ def test_simulate_in_a_real_process_with_two_workers() -> None:
     assert wins in proc.stdout
 
 
+@DASK
 def test_simulate_on_a_dask_scheduler_by_address(tmp_path: Path) -> None:
     import distributed  # the 'distributed' extra, part of 'dev'
 

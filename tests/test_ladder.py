@@ -30,6 +30,7 @@ from cardshop.ladder import (
 )
 from cardshop.ladder._model import cycles, fit, rankings, strengths
 from cardshop.simulation import game_seed
+from dask_support import DASK, loopback_cluster
 
 VARIANT = "klunker-en"
 CHEAP = ["random", "greedy", "baseline"]
@@ -196,19 +197,9 @@ def test_process_workers_give_the_same_result(small: LadderResult) -> None:
     assert again == small
 
 
+@DASK
 def test_a_dask_cluster_gives_the_same_result(small: LadderResult) -> None:
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=2,
-            processes=False,
-            protocol="tcp://",
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with loopback_cluster() as (_cluster, client):
         again = run_ladder(
             VARIANT, CHEAP, players=3, deals=4, seed=5, executor=client, resamples=30
         )

@@ -37,6 +37,7 @@ from cardshop.measures import (
 from cardshop.simulation import bot_seed, game_seed, simulate
 from cardshop.tuning.racing import estimate, z_of
 from cardshop.tuning.spec import TuneError, load_spec
+from dask_support import DASK, loopback_cluster
 
 LUCKY = {
     "family": "tinymarket",
@@ -159,21 +160,11 @@ def test_replays_on_processes_are_the_games_played_here() -> None:
     assert here.outcomes == pool.outcomes
 
 
+@DASK
 def test_replays_on_a_dask_cluster_are_the_games_played_here() -> None:
-    distributed = pytest.importorskip("distributed")
     bots = ["greedy", "random", "random"]
     here = simulate("klunker-en", 3, 8, bots=bots, seed=2, workers=1, repeats=2, rotate=True)
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=2,
-            processes=False,
-            protocol="tcp://",
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with loopback_cluster() as (_cluster, client):
         there = simulate(
             "klunker-en", 3, 8, bots=bots, seed=2, executor=client, repeats=2, rotate=True
         )

@@ -50,6 +50,7 @@ from cardshop.support.stats import (
     mean_ci,
     wilson,
 )
+from dask_support import DASK, loopback_cluster
 
 BOTS = ["greedy", "random", "random", "random"]
 
@@ -120,21 +121,9 @@ def test_any_executor_gives_the_same_results(reference: SimulationResult) -> Non
     assert other_seed != reference
 
 
+@DASK
 def test_a_dask_cluster_gives_the_same_results(reference: SimulationResult) -> None:
-    import distributed  # the 'distributed' extra, part of 'dev'
-
-    # A real scheduler and worker talking TCP on loopback, in this process (fast).
-    with (
-        distributed.LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=1,
-            threads_per_worker=2,
-            processes=False,
-            protocol="tcp://",
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,  # type: ignore[no-untyped-call]
-    ):
+    with loopback_cluster() as (cluster, client):
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         by_client = simulate("klunker-en", 4, 12, BOTS, seed=31, executor=client, rotate=True)
         by_executor = simulate(
