@@ -285,11 +285,19 @@ API_ADDED: dict[str, dict[str, str]] = {
         "describe_names": "callable",
         "expression": "callable",
         "variant_warnings": "callable",
+        "SEEDED": "value",
+        "ChanceScriptError": "class",
+        "ChanceSource": "class",
+        "ScriptedChance": "class",
+        "VerifyHooks": "class",
+        "chance_source": "callable",
+        "drawing_from": "callable",
     },
 }
 """Names added since, each with its kind: the variant language of expressions; the
 schema of one family, and the diff and comparison of two variants; the warnings of a
-variant and the edits of a file that extends another."""
+variant and the edits of a file that extends another; the chance sources families draw
+through and what ``cardshop verify`` needs of a family."""
 
 
 @pytest.mark.parametrize("module", ["cardshop", "cardshop.core"])

@@ -28,17 +28,18 @@ not replay raises :class:`~cardshop.RecordError` naming the file and line.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from cardshop import driver
 from cardshop.core.actions import (
     Action,
     Seat,
 )
-from cardshop.core.chance import is_seed
+from cardshop.core.chance import ChanceScriptError, ScriptedChance, drawing_from, is_seed
 from cardshop.core.errors import (
     ActionError,
     CardshopError,
@@ -101,7 +102,9 @@ MAX_OPTIONS = 16
 MAX_OPTION_TEXT = 200
 
 _HEADER = ("format", "family", "variant", "variant_hash", "variant_data", "players", "seed",
-           "options", "bots")  # fmt: skip
+           "options", "bots", "chance")  # fmt: skip
+MAX_CHANCE_CHOICES = 100_000
+"""The most chance choices the setup or one step line may state."""
 
 
 def _plain(data: Any) -> Any:
@@ -127,6 +130,9 @@ class RecordedStep:
 
     actions: tuple[tuple[Seat, str], ...]
     events: tuple[dict[str, Any], ...]
+    chance: tuple[int, ...] | None = None
+    """The step's chance outcomes, as choices of :class:`~cardshop.core.ScriptedChance`,
+    in a record that states them (:attr:`GameRecord.chance`); None in a seeded one."""
 
     @classmethod
     def of(
@@ -141,11 +147,14 @@ class RecordedStep:
         return tuple(seat for seat, _ in self.actions)
 
     def to_dict(self, number: int) -> dict[str, Any]:
-        return {
+        line: dict[str, Any] = {
             "step": number,
             "actions": [{"seat": seat, "action": text} for seat, text in self.actions],
             "events": list(self.events),
         }
+        if self.chance is not None:
+            line["chance"] = list(self.chance)
+        return line
 
     def describe(self) -> str:
         """``action 'done'`` for one seat, ``actions seat 0 'take 1', seat 1 'pass'``."""
@@ -180,6 +189,12 @@ class GameRecord:
     variant_hash: str = ""
     lines: list[int | None] = field(default_factory=list)
     result_line: int | None = None
+    chance: tuple[int, ...] | None = None
+    """The setup's chance outcomes, for a record that states its chance instead of
+    drawing it from the seed (a counterexample of ``cardshop verify``, whose deal and
+    draws are chosen, not seeded): the choices of a
+    :class:`~cardshop.core.ScriptedChance` for the setup; each step's are
+    :attr:`RecordedStep.chance` (none: the step draws nothing). None: seeded."""
 
     def __post_init__(self) -> None:
         self.variant_name = self.variant_name or self.variant.name
@@ -217,6 +232,7 @@ class GameRecord:
             "seed": self.seed,
             "options": dict(self.options),
             "bots": list(self.bots),
+            **({} if self.chance is None else {"chance": list(self.chance)}),
         }
 
     def dumps(self) -> str:
@@ -309,6 +325,7 @@ class GameRecord:
             "options": dict,
             "bots": list,
         }
+        chance = _chance_line(head.get("chance"), where) if "chance" in head else None
         for key, kind in expected.items():
             value = head.get(key)
             if not isinstance(value, kind) or isinstance(value, bool):
@@ -373,10 +390,11 @@ class GameRecord:
                 f"seats (texts of at most {MAX_BOT_NAME} characters)"
             )
         try:  # the setup must set a game up: options are the family's to check
-            new_game(variant, players, seed, **options)
+            _set_up(variant, players, seed, options, chance)
         except CardshopError as exc:
             raise RecordError(f"{where}: the header sets up no game: {exc}") from None
         return cls(
+            chance=chance,
             variant=variant,
             players=players,
             seed=seed,
@@ -417,7 +435,7 @@ class GameRecord:
         rules = self._variant_for_replay(variant, recorded_variant)
         family = family_for(rules)
         try:
-            game = new_game(rules, self.players, self.seed, **self.options)
+            game = _set_up(rules, self.players, self.seed, self.options, self.chance)
         except CardshopError as exc:
             raise RecordError(f"{self.source}:1: the game cannot be set up again: {exc}") from None
         for i, step in enumerate(self.steps):
@@ -437,7 +455,12 @@ class GameRecord:
                 )
             try:
                 actions = {seat: game.parse_action(text, seat) for seat, text in step.actions}
-                events = driver.apply(game, actions)
+                if self.chance is None:
+                    events = driver.apply(game, actions)
+                else:
+                    events = _scripted(step.chance or (), partial(driver.apply, game, actions))
+            except ChanceScriptError as exc:
+                raise RecordError(f"{where}: {step.describe()}: {exc}") from None
             except (ActionError, GameStateError) as exc:
                 fit = "fits" if len(step.actions) == 1 else "fit"
                 raise RecordError(f"{where}: {step.describe()} no longer {fit}: {exc}") from None
@@ -520,7 +543,7 @@ def _step_line(data: dict[str, Any], where: str, n: int, players: int) -> Record
     number = data.get("step")
     if type(number) is not int or number != n:
         raise RecordError(f"{where}: expected step number {n}, found {repr(number)[:60]}")
-    unknown = sorted(set(data) - {"step", "actions", "events"})
+    unknown = sorted(set(data) - {"step", "actions", "events", "chance"})
     if unknown:
         raise RecordError(f"{where}: unknown key {unknown[0][:60]!r} in a step line")
     actions, events = data.get("actions"), data.get("events")
@@ -548,7 +571,51 @@ def _step_line(data: dict[str, Any], where: str, n: int, players: int) -> Record
         raise RecordError(
             f"{where}: 'events' is missing or not a list of at most {MAX_EVENTS} objects"
         )
-    return RecordedStep(tuple(texts), tuple(events))
+    chance = _chance_line(data["chance"], where) if "chance" in data else None
+    return RecordedStep(tuple(texts), tuple(events), chance)
+
+
+def _chance_line(value: object, where: str) -> tuple[int, ...]:
+    """A record's ``chance`` list: chance choices, each an int from 0."""
+    if (
+        not isinstance(value, list)
+        or len(value) > MAX_CHANCE_CHOICES
+        or not all(type(c) is int and 0 <= c < 2**31 for c in value)
+    ):
+        raise RecordError(
+            f"{where}: 'chance' must be a list of at most {MAX_CHANCE_CHOICES} chance "
+            "choices, each an int from 0"
+        )
+    return tuple(value)
+
+
+T = TypeVar("T")
+
+
+def _scripted(choices: Sequence[int], run: Callable[[], T]) -> T:
+    """``run()`` with every chance outcome taken from ``choices``, all of which it must
+    use (:class:`~cardshop.core.ChanceScriptError` otherwise)."""
+    source = ScriptedChance(choices, strict=True)
+    with drawing_from(source):
+        out = run()
+    source.done()
+    return out
+
+
+def _set_up(
+    variant: VariantBase,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any],
+    chance: Sequence[int] | None,
+) -> Game:
+    """The record's game set up: seeded, or with the setup's chance outcomes stated."""
+    if chance is None:
+        return new_game(variant, players, seed, **options)
+    try:
+        return _scripted(chance, lambda: new_game(variant, players, seed, **options))
+    except ChanceScriptError as exc:
+        raise RecordError(f"the setup's chance: {exc}") from None
 
 
 def _first_difference(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str:

@@ -23,7 +23,11 @@ What is here, by concern:
   ``derive_rng(...).randrange`` and ``.shuffle``, faster), :func:`is_seed` and
   :func:`check_seed` (the one check of a seed: an int, never a bool, within
   :data:`SEED_LIMIT`, or :data:`MASTER_SEED_LIMIT` for a simulation's or an audit's
-  master seed). A game never touches the global ``random``.
+  master seed). A game never touches the global ``random``. A family draws each
+  chance event through :func:`chance_source`, a :class:`ChanceSource`: the seeded
+  :data:`SEEDED` unless :func:`drawing_from` sets another, such as a
+  :class:`ScriptedChance` that takes every outcome from a list of choices (how
+  ``cardshop verify`` enumerates them; :class:`ChanceScriptError` when they do not fit).
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
   writes a key path and :func:`format_value` a hostile value in a message.
@@ -65,7 +69,8 @@ What is here, by concern:
   :data:`CandidatePolicy`, :data:`BotFactory` (:func:`optionless_bot` makes one),
   :class:`ObservationEncoder`,
   :class:`ActionFactors` (actions chosen part by part, for learning agents) and
-  :class:`AuditDefaults` (what ``cardshop audit`` does for its variants by default);
+  :class:`AuditDefaults` (what ``cardshop audit`` does for its variants by default)
+  and :class:`VerifyHooks` (what ``cardshop verify`` needs to check every state);
   :func:`register_family` adds one at run time (entry points are the usual way).
 * **Limits** every family shares: :data:`MAX_ACTION_TEXT`, :data:`MAX_PLAYERS`,
   :data:`MAX_TITLE`, :data:`MAX_DESCRIPTION`, :data:`MAX_EXTENDS`,
@@ -89,11 +94,17 @@ from cardshop.core.actions import (
 from cardshop.core.chance import (
     MASTER_SEED_LIMIT,
     SEED_LIMIT,
+    SEEDED,
+    ChanceScriptError,
+    ChanceSource,
+    ScriptedChance,
+    chance_source,
     check_seed,
     derive_below,
     derive_rng,
     derive_seed,
     derive_shuffle,
+    drawing_from,
     is_seed,
     shuffle,
 )
@@ -138,6 +149,7 @@ from cardshop.core.family import (
     ObservationEncoder,
     RolloutPolicy,
     SearchHooks,
+    VerifyHooks,
     optionless_bot,
 )
 from cardshop.core.frontdoor import HistoryCheck, verify_history
@@ -218,6 +230,7 @@ __all__ = [
     "MAX_POSITION_TEXT",
     "MAX_TITLE",
     "SCHEMA_ID",
+    "SEEDED",
     "SEED_LIMIT",
     "SLUG_PATTERN",
     "Action",
@@ -229,6 +242,8 @@ __all__ = [
     "BotFactory",
     "CandidatePolicy",
     "CardshopError",
+    "ChanceScriptError",
+    "ChanceSource",
     "Checked",
     "Copy",
     "Dynamics",
@@ -259,6 +274,7 @@ __all__ = [
     "RecordError",
     "Result",
     "RolloutPolicy",
+    "ScriptedChance",
     "SearchHooks",
     "Seat",
     "Section",
@@ -271,10 +287,12 @@ __all__ = [
     "VariantBase",
     "VariantError",
     "VariantWarning",
+    "VerifyHooks",
     "action_number",
     "action_words",
     "actions_by_verb",
     "builtin_variants",
+    "chance_source",
     "check_players",
     "check_range",
     "check_seed",
@@ -287,6 +305,7 @@ __all__ = [
     "derive_seed",
     "derive_shuffle",
     "describe_names",
+    "drawing_from",
     "expression",
     "format_path",
     "format_value",

@@ -37,7 +37,7 @@ from cardshop.core.actions import (
     LegalActions,
     Seat,
 )
-from cardshop.core.chance import check_seed
+from cardshop.core.chance import SEEDED, chance_source, check_seed
 from cardshop.core.checked import (
     Checked,
     own_abc_caches,
@@ -850,7 +850,9 @@ class Engine(Game):
         seed = check_setup(variant, players, seed, first_player)
         game = cls._empty(variant, players, seed)
         fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
-        fields._from_setup = True  # dealt by new_game: its moves replay from its setup
+        # Dealt by new_game: its moves replay from its setup, unless its chance came from
+        # another source than the seed (cardshop verify's), which its seed cannot repeat.
+        fields._from_setup = chance_source() is SEEDED
         game._setup(first_player)
         return game
 

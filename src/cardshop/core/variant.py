@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Annotated, Any, ClassVar, Self, get_args
 
 from pydantic import (
@@ -371,11 +372,12 @@ class VariantBase(BaseModel):
         context = {"all_keys": True} if all_keys else None
         return self.model_dump(mode="json", exclude={"extends"}, context=context)
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         """SHA-256 of the resolved variant's JSON (:meth:`to_data`, keys in model order).
 
-        It changes whenever the rules do.
+        It changes whenever the rules do. A variant is frozen, so it is worked out once
+        (a copy with changes drops it, as it drops the compiled rules).
         """
         text = json.dumps(self.to_data(), separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()

@@ -23,6 +23,7 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
+    SEEDED,
     Action,
     ActionError,
     ActionParseError,
@@ -38,10 +39,9 @@ from cardshop.core import (
     SetupError,
     StateField,
     Termination,
-    derive_rng,
+    chance_source,
     derive_seed,
     format_value,
-    shuffle,
 )
 from cardshop.klunker.events import (
     Bought,
@@ -265,12 +265,13 @@ class Game(Engine):
         seed = self.seed
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
+        source = chance_source()
         if first_player is None:
-            first_player = derive_rng(seed, "first-player").randrange(players)  # SETUP-2
+            first_player = source.below(players, seed, "first-player")  # SETUP-2
         self.first_player = first_player
         self._start = first_player
         deck = list(range(rules.n_cards))
-        shuffle(derive_rng(seed, "deal"), deck)
+        source.shuffle((deck,), seed, "deal", kinds=rules.kind_of)
         self._deck = deck
         n_zones = 4 * players + 2
         deck_zone = 4 * players
@@ -781,8 +782,13 @@ class Game(Engine):
         start = rules.kind_start
         base = src * k
         paid: list[int] = []
+        source = chance_source()
+        seeded = source is SEEDED
         for _ in range(count):
-            j = _pay_seed(seed, chance, len(paid)) % self._totals[src]
+            if seeded:
+                j = _pay_seed(seed, chance, len(paid)) % self._totals[src]
+            else:
+                j = source.pick(self._totals[src], seed, "pay", chance, len(paid))
             kind = 0
             while j >= counts[base + kind]:
                 j -= counts[base + kind]
@@ -1015,7 +1021,9 @@ class Game(Engine):
         for card in [c for c, z in enumerate(self._where) if z == discard_zone]:
             self._to_deck(card, discard_zone)
         self._chance += 1
-        shuffle(derive_rng(self.seed, "reshuffle", self._chance), self._deck)
+        chance_source().shuffle(
+            (self._deck,), self.seed, "reshuffle", self._chance, kinds=self.rules.kind_of
+        )
         events.append(_new(Reshuffled, (len(self._deck),)))
 
     def _refill(self, events: list[Event]) -> bool:

@@ -36,8 +36,7 @@ from cardshop.core import (
     StateField,
     action_number,
     action_words,
-    derive_below,
-    derive_shuffle,
+    chance_source,
 )
 from cardshop.reglamentacja.events import (
     Accepted,
@@ -339,19 +338,20 @@ class ReglamentacjaGame(Engine):
         seed = self.seed
         events: list[Event] = []
         # RG-SETUP-1: the shopping cards are shuffled and the row laid out.
+        source = chance_source()
         cards = list(range(rules.n_cards))
-        derive_shuffle(cards, seed, "cards")
+        source.shuffle((cards,), seed, "cards")
         self._cstack = cards
         for _ in range(rules.row_size):
             self._row.append(cards.pop())
         events.append(_new(RowDealt, (tuple(rules.card_names[c] for c in self._row),)))
         # RG-SETUP-4: a seeded first player heads the queue.
         if first_player is None:
-            first_player = derive_below(n, seed, "first-player")
+            first_player = source.below(n, seed, "first-player")
         self.first_player = first_player
         # RG-SETUP-2: stamps shuffled, dealt from the first player clockwise.
         stack = list(range(rules.n_stamps))
-        derive_shuffle(stack, seed, "stamps")
+        source.shuffle((stack,), seed, "stamps", kinds=rules.stamp_kind)
         self._stack = stack
         self._swhere = [n] * rules.n_stamps
         for i in range(n):
@@ -360,7 +360,7 @@ class ReglamentacjaGame(Engine):
         visits = list(range(rules.n_visits))
         if n == 3 and rules.without_meal_visits:
             visits = [v for v in visits if v not in rules.meal_visits]
-        derive_shuffle(visits, seed, "visits")
+        source.shuffle((visits,), seed, "visits")
         for i in range(n):
             seat = (first_player + i) % n
             self._visit[seat] = visits.pop()
@@ -1052,7 +1052,9 @@ class ReglamentacjaGame(Engine):
         rules = self.rules
         self._chance += 1
         low = rules.spin_min  # randint(spin_min, spin_max) of the spin's generator
-        self._spin = low + derive_below(rules.spin_max - low + 1, self.seed, "spin", self._chance)
+        self._spin = low + chance_source().below(
+            rules.spin_max - low + 1, self.seed, "spin", self._chance
+        )
         self._done = 0
         events.append(_new(_TopSpun, (self._active,)))
 
@@ -1099,7 +1101,7 @@ class ReglamentacjaGame(Engine):
         Returns False if the row could not be refilled (the final turn began).
         """
         self._chance += 1
-        roll = 1 + derive_below(self.rules.die_sides, self.seed, "die", self._chance)
+        roll = 1 + chance_source().below(self.rules.die_sides, self.seed, "die", self._chance)
         card = self._row.pop(roll - 1)
         self._removed.append(card)
         self._stats[ST_SPEC_BUYS] += 1
@@ -1232,7 +1234,9 @@ class ReglamentacjaGame(Engine):
             self._swhere[sid] = stack_zone
         self._dcount = [0] * self.rules.k
         self._chance += 1
-        derive_shuffle(ids, self.seed, "reshuffle", self._chance)
+        chance_source().shuffle(
+            (ids,), self.seed, "reshuffle", self._chance, kinds=self.rules.stamp_kind
+        )
         self._stack = ids + self._stack
         self._stats[ST_RESHUFFLES] += 1
         events.append(_new(_Reshuffled, (len(self._stack),)))
