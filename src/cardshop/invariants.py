@@ -111,6 +111,7 @@ __all__ = [
     "check_legal_actions",
     "check_replay",
     "check_result",
+    "check_state",
     "describe_invariants",
     "game_setup",
     "invariant_names",
@@ -529,6 +530,29 @@ def _check_states(
         if getattr(check, "monitor", None) is not None:
             continue  # a monitor following the game serves it
         if not thorough:
+            check = getattr(check, "quick", check)
+        if check is not None:
+            _run(inv, check, game, views)
+
+
+def check_state(
+    game: Game, invariants: Sequence[Invariant] | None = None, *, quick: Collection[str] = ()
+) -> None:
+    """Check every invariant of the state alone, thoroughly, and raise the first broken.
+
+    ``invariants`` defaults to :func:`invariants_of` the game; those named in
+    ``quick`` run their quick form (``cardshop verify`` plays every legal action
+    itself, so it checks ``legal_actions`` quickly). A family's account of what
+    happened between states (a check with a ``monitor``) is left out: it needs the
+    steps that led here (:func:`check_all` replays them).
+    """
+    found = invariants_of(game) if invariants is None else tuple(invariants)
+    views: dict[Any, Any] = {}
+    for inv in found:
+        check: Callable[[Game], str | None] | None = inv.check
+        if getattr(check, "monitor", None) is not None:
+            continue
+        if inv.name in quick:
             check = getattr(check, "quick", check)
         if check is not None:
             _run(inv, check, game, views)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cardshop.core import (
     MAX_PLAYERS,
+    SEEDED,
     Action,
     ActionParseError,
     Copy,
@@ -40,8 +41,9 @@ from cardshop.core import (
     StateField,
     Termination,
     VariantBase,
+    VerifyHooks,
+    chance_source,
     check_setup,
-    derive_rng,
     position_data,
     position_players,
     position_variant,
@@ -49,7 +51,6 @@ from cardshop.core import (
     read_game_json,
     read_position,
     register_family,
-    shuffle,
 )
 
 NAME = "tinymarket"
@@ -93,6 +94,7 @@ class TinyData(BaseModel):
     passes: Count
     step: Count
     over: Literal["finished", "capped"] | None
+    seeded: bool = True  # false: dealt by another chance source than the seed (verify's)
     moves: Annotated[
         list[Annotated[list[Count | Text], Field(min_length=3, max_length=3)]],
         Field(max_length=100_000),
@@ -152,6 +154,7 @@ class TinyGame(Game):
         StateField("turn"),
         StateField("passes"),
         StateField("over"),
+        StateField("seeded", compared=False),
         *Game.MOVES_STATE,  # the moves, which the core's apply records
     )
 
@@ -159,7 +162,9 @@ class TinyGame(Game):
         """A new game, dealt (``new_game`` checks the setup first)."""
         self._init_empty(variant, players, seed)
         self.deck = list(range(len(variant.cards)))
-        shuffle(derive_rng(seed, "deal"), self.deck)
+        # Through the core's chance source, so that cardshop verify can enumerate every
+        # deal; cards of one value are interchangeable.
+        chance_source().shuffle((self.deck,), seed, "deal", kinds=variant.cards)
         self.secrets = [self.deck.pop() for _ in range(players)]
         self.market = [self.deck.pop() if self.deck else -1 for _ in range(variant.market)]
 
@@ -178,6 +183,7 @@ class TinyGame(Game):
         self.turn = 0
         self.passes = 0
         self.over: Termination | None = None
+        self.seeded = chance_source() is SEEDED
         self._moves: list[tuple[int, Seat, Action]] = []
         self._step = 0
 
@@ -272,8 +278,10 @@ class TinyGame(Game):
             self.acting,
         )
 
-    def setup_options(self) -> dict[str, Any]:
-        return {}  # a tiny game's moves always start at its deal (its positions hold them)
+    def setup_options(self) -> dict[str, Any] | None:
+        # A tiny game's moves start at its deal (its positions hold them), which its seed
+        # deals again unless another chance source dealt it (cardshop verify's).
+        return {} if self.seeded else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -290,6 +298,7 @@ class TinyGame(Game):
             "passes": self.passes,
             "step": self._step,
             "over": self.over.value if self.over else None,
+            "seeded": self.seeded,
             "moves": [[step, seat, str(action)] for step, seat, action in self._moves],
         }
 
@@ -312,6 +321,7 @@ class TinyGame(Game):
         game.market, game.piles = doc.market, doc.piles
         game.turn, game.passes, game._step = doc.turn, doc.passes, doc.step
         game.over = Termination(doc.over) if doc.over else None
+        game.seeded = doc.seeded
         check = HistoryCheck(game) if check_history else None  # replays as it reads
         for i, (step, seat, text) in enumerate(doc.moves):
             if not (isinstance(step, int) and isinstance(seat, int) and isinstance(text, str)):
@@ -382,6 +392,24 @@ def render(game: Game, seat: Seat | None) -> str:
     return f"market: {market}   taken: {list(game.observation(0).taken)}   step {game._step}"
 
 
+def state_key(game: Game) -> tuple[Any, ...]:
+    """The state for ``cardshop verify``: cards by value (two cards of one value are
+    never told apart), the seed, the chance count and the moves left out."""
+    assert isinstance(game, TinyGame)
+    v = game.variant.cards
+    return (
+        tuple(v[c] for c in game.deck),
+        tuple(v[c] for c in game.secrets),
+        tuple(v[c] if c >= 0 else 0 for c in game.market),
+        tuple(tuple(sorted(v[c] for c in pile)) for pile in game.piles),
+        tuple(sorted(v[c] for c in game.discard)),
+        game.turn,
+        game.passes,
+        None if game.over is None else game.over.value,
+        game._step,
+    )
+
+
 def from_position(position: object, variant: VariantBase | None) -> TinyGame:
     """A tiny position is its game's dict; its ``variant`` may be a name or the data,
     found by the core's reader (never a path)."""
@@ -405,6 +433,16 @@ FAMILY = Family(
     variants=__name__,  # tiny-seq.yaml and tiny-sim.yaml, beside this file
     length_unit="step",  # a tiny game's length (progress, Result.rounds) counts steps
     invariants=(Invariant("conservation", conservation, "every card in one place, once"),),
+    verify=VerifyHooks(
+        state_key=state_key,
+        clauses={
+            "take": ("TINY-TAKE",),
+            "pass": ("TINY-PASS",),
+            "Took": ("TINY-TAKE",),
+            "Clashed": ("TINY-CLASH",),
+            "Ended": ("TINY-END",),
+        },
+    ),
 )
 
 

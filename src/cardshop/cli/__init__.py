@@ -20,6 +20,7 @@ from cardshop.cli import _records  # noqa: F401  isort: skip
 from cardshop.cli import _simulate  # noqa: F401  isort: skip
 from cardshop.cli import _ladder  # noqa: F401  isort: skip
 from cardshop.cli import _depth  # noqa: F401  isort: skip
+from cardshop.cli import _verify  # noqa: F401  isort: skip
 from cardshop.cli import _serve  # noqa: F401  isort: skip
 from cardshop.cli import _mcp  # noqa: F401  isort: skip
 from cardshop.cli import _tune  # noqa: F401  isort: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +32,7 @@ __all__ = [
     "ObservationEncoder",
     "RolloutPolicy",
     "SearchHooks",
+    "VerifyHooks",
     "check_options",
     "event_text",
     "game_options",
@@ -123,6 +124,36 @@ class Invariant:
     name: str
     check: Callable[[Game], str | None]
     description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyHooks:
+    """What ``cardshop verify`` needs of a family to check every reachable state of its
+    small variants (docs/verify.md); a family without them cannot be verified, and
+    ``verify`` says so.
+
+    The family must also draw every chance event through
+    :func:`~cardshop.core.chance_source`, so that the verifier can enumerate each
+    event's outcomes instead of drawing one.
+    """
+
+    state_key: Callable[[Game], Hashable]
+    """``state_key(game)``: the state as a hashable value (nested tuples of ints and
+    strs), the same for two states exactly when they are one state up to the symmetries
+    of the rules: the seed, the count of chance events, the moves that led there and
+    caches left out, and cards of one kind (which the rules never tell apart) written
+    by kind, not by number. Two states with one key must have the same legal actions
+    by text, observations and results, and successors with one key. Breadth-first
+    search merges them: a key that keeps too little hides states, one that keeps too
+    much only costs time."""
+    clauses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The rule clauses (the ids of the family's rules digest) that an action of a verb
+    (``"buy"``) or an event of a kind (its class name, ``"Bought"``) carries out:
+    the verifier's coverage report lists the clauses reached and never reached."""
+    shrink: Callable[[VariantBase, int], tuple[VariantBase, tuple[str, ...]]] | None = None
+    """Optional: ``shrink(variant, players)``, a small variant derived from ``variant``
+    (fewer kinds, fewer cards of each, a short game) for ``cardshop verify --shrink``,
+    with what was shrunk, in words, one line each."""
 
 
 CAP_POLICIES = ("fail", "report")
@@ -249,6 +280,10 @@ class Family:
     (:class:`cardshop.core.ActionFactors`), for a family whose flat action space is
     too large to learn on; the environments offer it with ``actions="factored"``
     (docs/envs.md). Without it they offer the flat space only."""
+
+    verify: VerifyHooks | None = None
+    """Optional: what ``cardshop verify`` needs to check every reachable state of a
+    small variant (:class:`VerifyHooks`); without it the family cannot be verified."""
 
     audit: AuditDefaults = AuditDefaults()
     """What ``cardshop audit`` does for the family's variants unless told otherwise

@@ -19,6 +19,7 @@ from cardshop.klunker.invariants import FAMILY_INVARIANTS
 from cardshop.klunker.sampling import Determinizer, sample_game
 from cardshop.klunker.search import SEARCH
 from cardshop.klunker.variant import Variant, as_klunker
+from cardshop.klunker.verify import VERIFY
 from cardshop.klunker.view import table_view
 
 __all__ = ["FAMILY"]
@@ -50,6 +51,7 @@ FAMILY = Family.for_engine(
     sampler=_sample,
     determinizer=_determinizer,
     search=SEARCH,
+    verify=VERIFY,
     digest="rules.md",
     variant_strategy="cardshop.klunker.strategies:variants",
     kernel="cardshop.klunker.kernel",

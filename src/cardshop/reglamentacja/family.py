@@ -15,6 +15,7 @@ from cardshop.reglamentacja.sampling import determinizer, sample
 from cardshop.reglamentacja.search import SEARCH
 from cardshop.reglamentacja.spaces import action_factors, action_space, observation_encoder, render
 from cardshop.reglamentacja.variant import ReglamentacjaVariant
+from cardshop.reglamentacja.verify import VERIFY
 from cardshop.reglamentacja.view import table_view
 
 __all__ = ["FAMILY"]
@@ -46,6 +47,7 @@ FAMILY = Family.for_engine(
     description="Queues, ration stamps, a speculator and negotiation.",
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
     factored=action_factors,  # offers part by part, for learning agents (docs/envs.md)
+    verify=VERIFY,  # state key, clauses and shrinker for cardshop verify
     audit=AuditDefaults(
         bots=("greedy",),
         games=100,

@@ -15,6 +15,7 @@ from cardshop.wuhltisch.sampling import sample
 from cardshop.wuhltisch.search import SEARCH
 from cardshop.wuhltisch.spaces import action_space, observation_encoder, render
 from cardshop.wuhltisch.variant import WuhltischVariant
+from cardshop.wuhltisch.verify import VERIFY
 from cardshop.wuhltisch.view import table_view
 
 __all__ = ["FAMILY"]
@@ -36,6 +37,7 @@ FAMILY = Family.for_engine(
     bots={"greedy": optionless_bot("greedy", WuhltischGreedyBot)},
     sampler=sample,
     search=SEARCH,
+    verify=VERIFY,
     digest="wuhltisch-rules.md",
     variant_strategy="cardshop.wuhltisch.strategies:variants",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",

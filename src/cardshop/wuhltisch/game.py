@@ -18,7 +18,6 @@ lists and sets at every tick. Clause IDs refer to docs/wuhltisch-rules.md.
 
 from __future__ import annotations
 
-import _random
 from bisect import insort
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final, NamedTuple
@@ -36,9 +35,7 @@ from cardshop.core import (
     Seat,
     StateField,
     Termination,
-    derive_rng,
-    derive_seed,
-    shuffle,
+    chance_source,
 )
 from cardshop.wuhltisch.events import (
     Dropped,
@@ -58,6 +55,7 @@ from cardshop.wuhltisch.events import (
     WuhltischEvent,
 )
 from cardshop.wuhltisch.variant import WuhltischRules, WuhltischVariant
+from cardshop.wuhltisch.verify import card_kinds
 
 __all__ = ["FORMAT", "VERBS", "WuhltischGame", "WuhltischObservation", "new_game"]
 
@@ -493,17 +491,12 @@ class WuhltischGame(Engine):
     def _throw_back(self, cards: list[int]) -> None:
         """Cards go back into the heap, each at a random place. [WT-TICK-3]"""
         self._chance += 1
-        # derive_rng's generator without random.Random's Python-level __init__, and each
-        # place drawn as its randrange draws it (rejection sampling of getrandbits, as
-        # cardshop.core.shuffle does): the same places, some 8% fewer instructions a tick.
-        getrandbits = _random.Random(derive_seed(self.seed, "heap", self._chance)).getrandbits
         heap = self._heap
-        for card in cards:
-            n = len(heap) + 1
-            k = n.bit_length()
-            place = getrandbits(k)
-            while place >= n:
-                place = getrandbits(k)
+        size = len(heap)
+        places = chance_source().places(
+            range(size + 1, size + 1 + len(cards)), self.seed, "heap", self._chance
+        )
+        for card, place in zip(cards, places, strict=True):
             heap.insert(place, card)
 
     # ----------------------------------------------------------- rounds, scores
@@ -513,11 +506,13 @@ class WuhltischGame(Engine):
         rules = self.rules
         n = self.n
         self._chance += 1
-        rng = derive_rng(self.seed, "round", self._chance)
         heap = list(range(rules.first_list))
-        shuffle(rng, heap)
         lists = list(range(rules.first_list, rules.n_cards))
-        shuffle(rng, lists)
+        # Cards of one kind are interchangeable: a source that enumerates outcomes
+        # lists each arrangement of kinds once (the seeded one ignores the kinds).
+        chance_source().shuffle(
+            (heap, lists), self.seed, "round", self._chance, kinds=card_kinds(rules)
+        )
         per = rules.lists_per_player
         self._heap = heap
         self._stacks = [lists[s * per : (s + 1) * per] for s in range(n)]
