@@ -306,6 +306,16 @@ def test_a_person_builds_an_offer_with_clicks_goes_back_and_submits_it(
     expect(page.locator("#builder legend")).to_have_text("Choose offer to")
     targets = _options(page)
     assert targets == ["1", "2"]  # the other seats; never the offerer itself
+    # asking for the same part again (the verb, from the keyboard) redraws nothing: the
+    # answer brings the focus back to the very buttons already shown
+    first = page.locator("#builder button.part-option").first
+    expect(first).to_be_focused()
+    shown = first.element_handle()
+    page.focus('#actions [data-verb="offer"] button.part-start')
+    page.keyboard.press("Enter")
+    expect(first).to_be_focused()
+    assert shown.evaluate("node => node.isConnected && node === document.activeElement")
+    assert _options(page) == targets
     page.click('#builder button.part-option[data-label="2"]')
     expect(page.locator("#build-summary")).to_contain_text("offer to: 2")
     first_give = page.locator("#builder legend").text_content()

@@ -237,6 +237,7 @@ function tableView(id, seat) {
   let listing = false; // the flat list of legal actions instead of the part-by-part builder
   let building = null; // the server's last answer for the action being built part by part
   let asked = null; // the parts last asked for (an answer to an older question is dropped)
+  let shownBuild = null; // what the builder's buttons show (see drawBuilder)
   socket.onopen = () => socket.send(JSON.stringify({type: "hello", token}));
   socket.onmessage = (frame) => {
     const m = JSON.parse(frame.data);
@@ -372,8 +373,26 @@ function tableView(id, seat) {
     if (again) again.focus();
   }
 
+  // The builder is rebuilt only when what it shows changes: an answer that repeats the
+  // build (the same part asked for again) keeps its buttons, and with them the focus and
+  // whatever the pointer is over.
   function drawBuilder(focus) {
     builder.hidden = !building;
+    const key = building ?
+      JSON.stringify([building.path, building.next, building.action]) : "";
+    if (key !== shownBuild) {
+      shownBuild = key;
+      fillBuilder();
+    }
+    // a new build or a new part brings the focus to its first choice; one already in
+    // the builder stays where it is
+    if (focus && building && !builder.contains(document.activeElement)) {
+      const target = builder.querySelector(".part-option, #part-submit");
+      if (target) target.focus();
+    }
+  }
+
+  function fillBuilder() {
     if (!building) { put(builder); return; }
     const next = building.next;
     put(builder,
@@ -396,10 +415,6 @@ function tableView(id, seat) {
           "◀ Back"),
         el("button", {id: "part-reset", class: "quiet", type: "button", onclick: resetBuild},
           "Start over")));
-    if (focus) {
-      const target = builder.querySelector(".part-option, #part-submit");
-      if (target) target.focus();
-    }
   }
 
   function drawActions(list, total, prefix) {
