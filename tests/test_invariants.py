@@ -12,6 +12,7 @@ import pytest
 
 import cardshop
 from cardshop import Action, PositionError
+from cardshop.core import ChanceSource
 from cardshop.core.series import current_game
 from cardshop.invariants import (
     CheckedGame,
@@ -432,7 +433,12 @@ def test_determinism_catches_a_bad_clone_and_unseeded_chance(
     assert "clone()" in found.detail
     monkeypatch.undo()
 
-    monkeypatch.setattr(game_module, "derive_rng", lambda seed, *labels: random.Random())
+    class Unseeded(ChanceSource):  # shuffles without the seed, as a careless family would
+        def shuffle(self, groups: Any, seed: int, *labels: int | str, kinds: Any = None) -> None:
+            for group in groups:
+                random.shuffle(group)
+
+    monkeypatch.setattr(game_module, "chance_source", Unseeded)
     unseeded = cardshop.new_game("klunker-es", 3, seed=8)
     play(unseeded, 8)
     found = violation(lambda: check_replay(unseeded))
