@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 import cardshop
 from browser_support import launch
@@ -295,6 +296,17 @@ def test_a_person_builds_an_offer_with_clicks_goes_back_and_submits_it(
     context: BrowserContext, server: Server
 ) -> None:
     errors: list[str] = []
+    frames: list[str] = []  # what the page's socket sent and received, for a failure's message
+    context.on(
+        "page",
+        lambda page: page.on(
+            "websocket",
+            lambda ws: (
+                ws.on("framesent", lambda f: frames.append(f"sent {f!s:.300}")),
+                ws.on("framereceived", lambda f: frames.append(f"received {f!s:.300}")),
+            ),
+        ),
+    )
     table, page = _seat_page(context, server, errors)
     game = server.lobby.tables[table].game
     # the short verbs are one click away; the offers are built part by part
@@ -346,7 +358,11 @@ def test_a_person_builds_an_offer_with_clicks_goes_back_and_submits_it(
     while page.locator("#part-submit").count() == 0:
         assert clicks < 40
         parts = page.locator("#build-summary li").count()
-        page.locator("#builder button.part-option").last.click()
+        try:
+            page.locator("#builder button.part-option").last.click()
+        except PlaywrightError as exc:  # say what the page held and heard, then fail
+            builder = page.locator("#builder").evaluate("node => node.outerHTML")
+            raise AssertionError(f"{exc}\nthe builder: {builder}\nframes: {frames[-12:]}") from exc
         clicks += 1
         expect(page.locator("#build-summary li")).not_to_have_count(parts)
     made = page.locator("#build-action strong").text_content()
