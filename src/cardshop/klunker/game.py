@@ -1172,8 +1172,13 @@ class Game(Engine):
     def to_dict(self) -> dict[str, Any]:
         """The whole game as JSON-ready data (the resolved variant included)."""
         data = self._plain_dict()
-        data["variant"] = self.variant.to_data()
+        data["variant"] = json.loads(self.rules.variant_json)  # a fresh copy, dumped once
         return data
+
+    @property
+    def decliner(self) -> int:
+        """The first seat to decline a purchase this round (it starts the next round), or -1."""
+        return self._decliner
 
     def _plain_dict(self) -> dict[str, Any]:
         text_of = self.rules.text_of

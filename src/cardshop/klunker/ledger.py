@@ -110,7 +110,7 @@ class Ledger:
         self.acted = (self.turn - self.start) % n if self.turn is not None else 0
         self.next_card = taken + 1
         self.buying = self.held[self.turn] if self.turn is not None else 0
-        self.decliner: int = game.to_dict()["state"]["decliner"]
+        self.decliner: int = game.decliner
         phase_step = {Phase.FILL: "fill", Phase.STORE: "store"}.get(self.phase, "purchase")
         self.step = self.steps.index(phase_step) if not game.is_over else len(self.steps)
         self.actions = 0
