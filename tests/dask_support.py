@@ -26,7 +26,7 @@ def loopback_cluster() -> Iterator[tuple[Any, Any]]:
             processes=False,
             protocol="tcp://",
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: two clusters at once never clash
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
