@@ -80,7 +80,7 @@ USAGE_ERRORS = [
     (["simulate", "klunker-en", "--workers", "2.5"], "Invalid value for '--workers'"),
     (["simulate", "klunker-en", "--dask-timeout", "soon"], "Invalid value for '--dask-timeout'"),
     (["ladder"], "Missing argument"),
-    (["verify"], "Missing argument"),
+    (["verify"], "name a VARIANT to verify"),
     (["verify", "klunker-mini", "--max-states", "lots"], "Invalid value for '--max-states'"),
     (["skill-depth"], "Missing argument"),
     (["skill-depth", "klunker-en", "--deals", "many"], "Invalid value for '--deals'"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
 import typer
@@ -71,3 +72,17 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
 
     return wrapper
+
+
+def write_outputs(*outputs: tuple[Path | None, str]) -> None:
+    """Write each ``(path, text)`` whose path is given (atomically), saying so; a file
+    that cannot be written is a user error naming it."""
+    for path, text in outputs:
+        if path is None:
+            continue
+        try:
+            with atomic_output(path) as f:
+                f.write(text)
+        except OSError as exc:
+            raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+        console.print(f"wrote {path}", markup=False)

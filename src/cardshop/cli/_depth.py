@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._app import app, console, err_console, user_errors, write_outputs
 from cardshop.cli._ladder import Players, Quiet, Seed, Workers
 from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
@@ -132,12 +132,4 @@ def skill_depth_command(
         )
         raise typer.Exit(128 + signum) from None
     console.print(result.to_text().rstrip("\n"), markup=False)
-    for path, text in ((json_file, result.to_json()), (markdown_file, result.to_markdown())):
-        if path is None:
-            continue
-        try:
-            with atomic_output(path) as f:
-                f.write(text)
-        except OSError as exc:
-            raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
-        console.print(f"wrote {path}", markup=False)
+    write_outputs((json_file, result.to_json()), (markdown_file, result.to_markdown()))

@@ -9,12 +9,15 @@ from typing import Annotated
 
 import typer
 
-from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._app import app, console, err_console, fail, user_errors, write_outputs
 from cardshop.cli._ladder import Seed
-from cardshop.cli._stop import signals_stop, stop_signal
+from cardshop.cli._simulate import _dask_client
+from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.game import check_players
+from cardshop.support.files import check_writable
 from cardshop.verify import CHECKS, Search, make_report, resolve_variant, shrink_variant
+from cardshop.verify._search import check_workers
 
 MAX_CHECKS_TEXT = 400
 """The longest ``--checks`` text read."""
@@ -37,11 +40,12 @@ def _checks(text: str | None) -> tuple[str, ...]:
 @user_errors
 def verify_command(
     variant: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="A mini variant's name (klunker-mini), a built-in name or a YAML file."
+            help="A mini variant's name (klunker-mini), a built-in name or a YAML file "
+            "(none with --resume)."
         ),
-    ],
+    ] = None,
     players: Annotated[
         int | None, typer.Option("--players", "-p", help="Players (default: the fewest).")
     ] = None,
@@ -69,6 +73,32 @@ def verify_command(
         bool,
         typer.Option("--shrink", help="Verify the family's small variant derived from VARIANT."),
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Worker processes that check and expand the states."),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option("--dask", help="Share the work over a Dask cluster: its scheduler's address."),
+    ] = None,
+    dask_timeout: Annotated[
+        float,
+        typer.Option(
+            "--dask-timeout", help="Seconds to wait for the Dask scheduler before giving up."
+        ),
+    ] = 10.0,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkpoint",
+            help="When the search stops before it is complete (a budget, Ctrl-C), write "
+            "it to this file; --resume goes on from it.",
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Go on with the search a --checkpoint file holds."),
+    ] = None,
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write the report as JSON.")
     ] = None,
@@ -84,40 +114,93 @@ def verify_command(
 ) -> None:
     """Check every reachable state of a small variant: every deal and chance outcome,
     every line of play. Exit 1 when a check fails, with its shortest counterexample."""
-    rules = resolve_variant(variant)
-    count = rules.players.min if players is None else check_players(rules, players)
     for name, value in (("--max-states", max_states), ("--max-seconds", max_seconds)):
         if value is not None and not value > 0:
             raise SetupError(f"{name} must be above 0, not {value}")
-    wanted = _checks(checks)
+    if not dask_timeout > 0:
+        raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
+    check_workers(workers)
+    if dask is not None and workers is not None:
+        raise SetupError("give --workers or --dask, not both: a Dask cluster has its own workers")
     shrunk: tuple[str, ...] = ()
-    if shrink:
-        rules, shrunk = shrink_variant(rules, count)
-    search = Search(rules, count, seed, {}, wanted, exact, keep_going)
+    if resume is not None:
+        given = [
+            n
+            for n, v in (
+                ("VARIANT", variant),
+                ("--players", players),
+                ("--checks", checks),
+                ("--exact", exact or None),
+                ("--keep-going", keep_going or None),
+                ("--shrink", shrink or None),
+            )
+            if v is not None
+        ]
+        if given:
+            raise SetupError(
+                f"--resume goes on with the search the checkpoint holds, its variant and "
+                f"settings included; leave out {', '.join(given)}"
+            )
+        search = Search.load(resume)
+    else:
+        if variant is None:
+            raise fail(
+                "name a VARIANT to verify, or --resume a checkpoint file "
+                "(see 'cardshop verify --help')"
+            )
+        rules = resolve_variant(variant)
+        count = rules.players.min if players is None else check_players(rules, players)
+        wanted = _checks(checks)
+        if shrink:
+            rules, shrunk = shrink_variant(rules, count)
+        search = Search(rules, count, seed, {}, wanted, exact, keep_going)
+    if checkpoint is not None:
+        try:
+            check_writable(checkpoint)
+        except OSError as exc:
+            raise fail(f"cannot write {checkpoint}: {exc.strerror or exc}") from None
+    executor = _dask_client(dask, dask_timeout) if dask else None
+    where = f"; Ctrl-C stops it and saves it to {checkpoint}" if checkpoint else ""
+    err_console.print(
+        f"cardshop: verifying {search.variant.name}, {search.players} players"
+        + (f", on from {search.states:,} states" if search.started else "")
+        + where,
+        markup=False,
+    )
     try:
         with signals_stop():
-            search.run(max_states=max_states, max_seconds=max_seconds)
+            search.run(
+                max_states=max_states,
+                max_seconds=max_seconds,
+                progress=lambda _: raise_if_stopped(),
+                workers=workers,
+                executor=executor,
+            )
     except BaseException as exc:
         signum = stop_signal(exc)
         if signum is None:
             raise
+        saved = _save(search, checkpoint)
         err_console.print(
             f"cardshop: stopped by {signal.Signals(signum).name} after {search.states:,} "
-            "states; no file was written",
+            "states; "
+            + (
+                f"the search is saved in {saved}: go on with cardshop verify --resume {saved}"
+                if saved
+                else "no file was written"
+            ),
             markup=False,
         )
         raise typer.Exit(128 + signum) from None
+    finally:
+        if executor is not None:
+            executor.close()
     report = make_report(search, shrunk)
     console.print(report.text(), markup=False)
-    for path, text in ((json_file, report.to_json() + "\n"), (html_file, report.html())):
-        if path is None:
-            continue
-        try:
-            with atomic_output(path) as f:
-                f.write(text)
-        except OSError as exc:
-            raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
-        console.print(f"wrote {path}", markup=False)
+    if not search.complete and checkpoint is not None and not (search.faults and not keep_going):
+        saved = _save(search, checkpoint)
+        console.print(f"wrote {saved}: go on with cardshop verify --resume {saved}", markup=False)
+    write_outputs((json_file, report.to_json() + "\n"), (html_file, report.html()))
     if out is not None and report.counterexamples:
         try:
             for path in report.write_counterexamples(out):
@@ -126,3 +209,12 @@ def verify_command(
             raise fail(f"cannot write into {out}: {exc.strerror or exc}") from None
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _save(search: Search, path: Path | None) -> Path | None:
+    if path is None:
+        return None
+    try:
+        return search.save(path)
+    except OSError as exc:
+        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -19,11 +19,13 @@ from cardshop.core.errors import SetupError, VariantError
 from cardshop.core.loader import builtin_variants, load_variant
 from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
+from cardshop.verify._checkpoint import CheckpointError
 from cardshop.verify._search import CHECKS, Fault, Search, fingerprint, hooks_of
 from cardshop.verify.report import VerifyReport, counterexample, make_report
 
 __all__ = [
     "CHECKS",
+    "CheckpointError",
     "Fault",
     "Search",
     "VerifyReport",

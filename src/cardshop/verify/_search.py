@@ -16,14 +16,22 @@ counterexample. What is checked on each state and step is listed in :data:`CHECK
 
 from __future__ import annotations
 
+import copyreg
+import io
 import itertools
 import math
+import os
+import pickle
 import random
+import threading
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from hashlib import blake2b
+from pathlib import Path
 from typing import Any
 
 from cardshop import driver
@@ -36,8 +44,20 @@ from cardshop.core.game import Event, Game, Termination
 from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
 from cardshop.invariants import Monitor, check_state, invariants_of
+from cardshop.simulation import as_executor, executor_slots, process_pool, stop_workers
 
-__all__ = ["CHECKS", "Fault", "Search", "Step", "fingerprint", "hooks_of"]
+__all__ = [
+    "CHECKS",
+    "Examined",
+    "Fault",
+    "Search",
+    "SearchSpec",
+    "Step",
+    "check_workers",
+    "examine_chunk",
+    "fingerprint",
+    "hooks_of",
+]
 
 Step = dict[Seat, Action]
 """The actions of one step: one seat's in a turn, every acting seat's in a tick."""
@@ -96,6 +116,142 @@ def _verb(action: Action) -> str:
     return text.split(" ", 1)[0]
 
 
+CHUNK = 256
+"""The most states one chunk of work holds."""
+
+
+@dataclass(slots=True)
+class Examined:
+    """What was found on one state when it was checked and expanded (in a worker or
+    here): its faults, each acting seat's observation and legal actions (as
+    fingerprints), and the key of each outcome of each step, with the game of each
+    key the chunk had not sent yet."""
+
+    number: int
+    faults: list[Fault] = field(default_factory=list)
+    seen: list[tuple[Seat, int, int]] = field(default_factory=list)
+    keys: list[Hashable] = field(default_factory=list)
+    games: dict[Hashable, Game] = field(default_factory=dict)
+    generated: int = 0
+    ended: int = 0
+    """0: the game goes on; 1: it finished; 2: it reached the variant's cap."""
+    actions: set[str] = field(default_factory=set)
+    events: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSpec:
+    """What a worker needs to check and expand states as a :class:`Search` does."""
+
+    variant: VariantBase
+    players: int
+    seed: int
+    options: tuple[tuple[str, Any], ...]
+    checks: tuple[str, ...]
+    exact: bool
+    keep_going: bool
+
+
+_WORKERS: dict[tuple[Any, ...], Search] = {}
+"""A worker's searches by their spec (one variant's invariants and hooks, found once)."""
+
+
+def _worker_search(spec: SearchSpec) -> Search:
+    tag = (
+        spec.variant.family,
+        spec.variant.content_hash,
+        spec.players,
+        spec.seed,
+        repr(spec.options),
+        spec.checks,
+        spec.exact,
+        spec.keep_going,
+    )
+    found = _WORKERS.get(tag)
+    if found is None:
+        if len(_WORKERS) >= 8:
+            _WORKERS.clear()
+        found = _WORKERS[tag] = Search(
+            spec.variant,
+            spec.players,
+            spec.seed,
+            dict(spec.options),
+            spec.checks,
+            spec.exact,
+            spec.keep_going,
+        )
+    return found
+
+
+def examine_chunk(search: Search, chunk: Sequence[tuple[int, int, Game]]) -> list[Examined]:
+    """Each state of ``chunk`` (number, depth, game) checked and expanded, in order,
+    up to the first fault unless the search keeps going."""
+    local: set[Hashable] = set()
+    out: list[Examined] = []
+    for number, depth, game in chunk:
+        ex = search.examine(number, depth, game, local)
+        out.append(ex)
+        if ex.faults and not search.keep_going:
+            break
+    return out
+
+
+_loading = threading.local()
+"""The shared objects of the search whose games this thread is reading (:func:`unpack`)."""
+
+
+def _shared_object(index: int) -> object:
+    """The shared object ``index`` of the search being read in this thread."""
+    shared: tuple[object, ...] = getattr(_loading, "shared", ())
+    if not (isinstance(index, int) and 0 <= index < len(shared)):
+        raise pickle.UnpicklingError(f"unknown shared object {index!r}")
+    return shared[index]
+
+
+def _by_index(index: int, one: object) -> Callable[[object], Any]:
+    """A reducer for objects of the type of ``one``: ``one`` itself by its index,
+    another object of its type as it would be written anyway."""
+
+    def reduce(obj: object) -> Any:
+        if obj is one:
+            return (_shared_object, (index,))
+        return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+
+    return reduce
+
+
+def pack(search: Search, value: object) -> bytes:
+    """``value`` (a chunk of states, or what was found on them) as bytes for another
+    process: its games without what they share (:meth:`Search.shared`), which the
+    reader puts back as its own (by type: the pickler looks them up in C, not in a
+    call per object)."""
+    out = io.BytesIO()
+    writer = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    table: dict[type, Any] = dict(copyreg.dispatch_table)
+    for i, one in enumerate(search.shared()):
+        table[type(one)] = _by_index(i, one)
+    writer.dispatch_table = table
+    writer.dump(value)
+    return out.getvalue()
+
+
+def unpack(search: Search, data: bytes) -> Any:
+    """What :func:`pack` wrote, with this process's shared objects put back."""
+    _loading.shared = search.shared()
+    try:
+        return pickle.loads(data)
+    finally:
+        _loading.shared = ()
+
+
+def examine_packed(spec: SearchSpec, blob: bytes) -> bytes:
+    """A worker's task: the chunk ``blob`` (:func:`pack`) checked and expanded, and
+    what was found, packed the same way."""
+    search = _worker_search(spec)
+    chunk: list[tuple[int, int, Game]] = unpack(search, blob)
+    return pack(search, examine_chunk(search, chunk))
+
+
 @dataclass(slots=True)
 class _Outcome:
     step: Step
@@ -141,6 +297,10 @@ class Search:
     _invariants: tuple[Invariant, ...] = field(init=False, default=())
     _monitors: tuple[Callable[[Game], Monitor], ...] = field(init=False, default=())
     _keys: dict[int, Hashable] = field(init=False, default_factory=dict)
+    _at: int = field(init=False, default=0)
+    """How far the frontier has been checked and expanded."""
+    _shared: tuple[object, ...] | None = field(init=False, default=None)
+    _deal: Game | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.checks) - set(CHECKS))
@@ -161,6 +321,38 @@ class Search:
     def key(self, game: Game) -> Hashable:
         raw = self.hooks.state_key(game)
         return raw if self.exact else fingerprint(raw)
+
+    def shared(self) -> tuple[object, ...]:
+        """What every game of this search shares, by identity in this process: the
+        variant and, where the family's games have one, their compiled ``rules`` (found
+        on a deal). Games sent to another process leave them out (:func:`pack`)."""
+        if self._shared is None:
+            rules = getattr(self.shared_game(), "rules", None)
+            self._shared = (self.variant,) if rules is None else (self.variant, rules)
+        return self._shared
+
+    def shared_game(self) -> Game:
+        """A game of this search (a deal): its type reads the search's games back."""
+        if self._deal is None:
+            self._deal = new_game(self.variant, self.players, self.seed, **self.options)
+        return self._deal
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write this search to a checkpoint file (atomically), to go on later with
+        :meth:`load` and :meth:`run`: a search stopped by a budget, a fault it keeps
+        going past or a signal loses nothing."""
+        from cardshop.verify._checkpoint import save_search
+
+        return save_search(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Search:
+        """The search a checkpoint file holds (:meth:`save`); a
+        :class:`~cardshop.verify.CheckpointError` for a file that is not one."""
+        from cardshop.verify._checkpoint import load_search
+
+        search: Search = load_search(path, cls)
+        return search
 
     @property
     def states(self) -> int:
@@ -215,8 +407,7 @@ class Search:
 
     # ------------------------------------------------------------------ run
 
-    def _add(self, game: Game, parent: int, depth: int) -> tuple[int, bool]:
-        key = self.key(game)
+    def _add(self, key: Hashable, parent: int, depth: int) -> tuple[int, bool]:
         found = self.index.get(key)
         if found is not None:
             return found, False
@@ -234,17 +425,35 @@ class Search:
         """Whether a fault stops the search (unless it keeps going)."""
         return bool(self.faults) and not self.keep_going
 
+    @property
+    def remaining(self) -> int:
+        """States found and not yet checked and expanded."""
+        return len(self.frontier) - self._at + len(self.layer)
+
+    @property
+    def exhaustive_to(self) -> int:
+        """The depth to which every state is found, checked and expanded (-1: none)."""
+        if self._at < len(self.frontier):
+            return self.depths[self.frontier[self._at][0]] - 1
+        if self.layer:
+            return self.depths[self.layer[0][0]] - 1
+        return self.depth if self.complete else -1
+
     def _start(self) -> None:
-        self.started = True
-        for _chance, game in self.setups():
-            self.outcomes += 1
-            number, new = self._add(game, -1, 0)
-            if new:
-                self.deals += 1
-                self._check_state(number, game, 0)
-                self.layer.append((number, game))
-            if self.stopped:
-                return
+        """Number every deal (all or none: a stop half-way leaves the search unstarted)."""
+        try:
+            for _chance, game in self.setups():
+                self.outcomes += 1
+                number, new = self._add(self.key(game), -1, 0)
+                if new:
+                    self.deals += 1
+                    self.layer.append((number, game))
+            self.started = True
+        except BaseException:
+            self.index.clear()
+            del self.parents[:], self.depths[:], self.layer[:]
+            self.outcomes = self.deals = 0
+            raise
 
     def run(
         self,
@@ -252,119 +461,290 @@ class Search:
         max_states: int | None = None,
         max_seconds: float | None = None,
         progress: Callable[[Search], None] | None = None,
+        workers: int | None = None,
+        executor: Any = None,
     ) -> None:
         """Search on, breadth first, until the search is complete, a fault is found
         (unless :attr:`keep_going`), ``max_states`` distinct states are known or
-        ``max_seconds`` have passed."""
+        ``max_seconds`` have passed.
+
+        The states of each depth are checked and expanded in chunks: in this process,
+        or by ``workers`` processes of a pool of its own, or by ``executor`` (a
+        ``concurrent.futures`` executor or a ``dask.distributed`` Client). This process
+        merges what each chunk found in the order of the states, so the search, its
+        report and its counterexamples are the same however it is shared out."""
         began = time.perf_counter()
         deadline = None if max_seconds is None else began + max_seconds
+        pool, own = _pool(workers, executor)
         try:
             if not self.started:
                 self._start()
-            tick = 0
             while not self.stopped:
-                if not self.frontier:
+                if self._at >= len(self.frontier):
                     if not self.layer:
                         break
-                    self.frontier, self.layer = self.layer, []
-                    self.frontier.reverse()  # popped from the end: in order of discovery
-                if max_states is not None and self.states >= max_states:
+                    self._next_layer()
+                if not self._layer(pool, max_states, deadline, progress):
                     return
-                if deadline is not None and time.perf_counter() >= deadline:
-                    return
-                number, game = self.frontier.pop()
-                self._expand(number, game)
-                tick += 1
-                if progress is not None and tick % 256 == 0:
-                    progress(self)
-            if not self.stopped and not self.frontier and not self.layer:
-                self.complete = True
+            if not self.stopped and self._at >= len(self.frontier) and not self.layer:
                 if "termination" in self.checks:
                     self._check_termination()
+                self.complete = True
         finally:
+            if own and pool is not None:
+                stop_workers(pool)
             self.seconds += time.perf_counter() - began
             if progress is not None:
                 progress(self)
 
-    def _expand(self, number: int, game: Game) -> None:
-        if game.is_over:
-            return
-        depth = self.depths[number] + 1
+    def _next_layer(self) -> None:
+        was = (self.frontier, self.layer, self._at)
+        try:
+            self.frontier, self.layer, self._at = self.layer, [], 0
+        except BaseException:  # a stop between two of the stores: as it was
+            self.frontier, self.layer, self._at = was
+            raise
+
+    def _commit(self, found: list[Examined], start: int) -> None:
+        """Merge what a chunk found and move past it, all or nothing: a stop (an
+        exception from a signal handler) half-way undoes the part merged, so the
+        search can be saved (:meth:`save`) and goes on as if it had not stopped."""
+        mark = (
+            self.states,
+            len(self.edges_from),
+            len(self.layer),
+            len(self.faults),
+            self.generated,
+            self.outcomes,
+            self.finished,
+            self.capped,
+        )
+        try:
+            self._merge(found)
+            self._at = start + len(found)  # short of the chunk's end where a fault stopped it
+        except BaseException:
+            states, edges, layer, faults = mark[:4]
+            for ex in found:
+                for key in ex.keys:
+                    if self.index.get(key, -1) >= states:
+                        del self.index[key]
+                for seat, seen, _legal in ex.seen:
+                    if self._observed.get((seat, seen), (0, -1))[1] == ex.number:
+                        del self._observed[(seat, seen)]
+            del self.parents[states:], self.depths[states:]
+            del self.edges_from[edges:], self.edges_to[edges:]
+            del self.layer[layer:], self.faults[faults:]
+            self.generated, self.outcomes, self.finished, self.capped = mark[4:]
+            self._keys = {}
+            raise
+
+    def _over_budget(self, max_states: int | None, deadline: float | None) -> bool:
+        if max_states is not None and self.states >= max_states:
+            return True
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def _chunk(self, start: int, end: int) -> list[tuple[int, int, Game]]:
+        return [(n, self.depths[n], g) for n, g in self.frontier[start:end]]
+
+    def _layer(
+        self,
+        pool: Executor | None,
+        max_states: int | None,
+        deadline: float | None,
+        progress: Callable[[Search], None] | None,
+    ) -> bool:
+        """Check and expand the frontier's states from :attr:`_at` on, chunk by chunk;
+        False when a budget stopped it."""
+        frontier = self.frontier
+        if pool is None:
+            while self._at < len(frontier) and not self.stopped:
+                if self._over_budget(max_states, deadline):
+                    return False
+                end = min(len(frontier), self._at + CHUNK)
+                self._commit(examine_chunk(self, self._chunk(self._at, end)), self._at)
+                if progress is not None:
+                    progress(self)
+            return True
+        spec = self.spec()
+        slots = executor_slots(pool)
+        size = max(1, min(CHUNK, (len(frontier) - self._at) // (4 * slots) or 1))
+        pending: deque[tuple[int, Future[bytes]]] = deque()
+        sent = self._at
+        try:
+            while not self.stopped:
+                while len(pending) < 2 * slots and sent < len(frontier):
+                    end = min(len(frontier), sent + size)
+                    blob = pack(self, self._chunk(sent, end))
+                    pending.append((sent, pool.submit(examine_packed, spec, blob)))
+                    sent = end
+                if not pending:
+                    return True
+                if self._over_budget(max_states, deadline):
+                    return False
+                start, future = pending.popleft()
+                self._commit(unpack(self, future.result()), start)
+                if progress is not None:
+                    progress(self)
+            return True
+        finally:
+            for _, future in pending:
+                future.cancel()
+
+    def _merge(self, found: list[Examined]) -> None:
+        """What a chunk found, state by state, in order: faults, what each seat saw
+        (information flow is checked across states here), and the successors, which
+        are numbered and put on the next layer when new."""
+        observed = self._observed
+        for ex in found:
+            number = ex.number
+            self.generated += ex.generated
+            self.outcomes += ex.generated
+            if ex.ended == 1:
+                self.finished += 1
+            elif ex.ended == 2:
+                self.capped += 1
+            self.actions_seen.update(ex.actions)
+            self.events_seen.update(ex.events)
+            for fault in ex.faults:
+                self._fault(fault)
+            if not ex.faults:
+                for seat, seen, legal in ex.seen:
+                    known = observed.setdefault((seat, seen), (legal, number))
+                    if known[0] != legal:
+                        self._fault(
+                            Fault(
+                                "information",
+                                "information",
+                                f"seat {seat} sees the same as in state {known[1]}, but is "
+                                "offered other legal actions: they depend on what the seat "
+                                "cannot see",
+                                number,
+                                self.depths[number],
+                                other=known[1],
+                            )
+                        )
+                        break
+            if self.stopped:
+                return
+            depth = self.depths[number] + 1
+            for key in ex.keys:
+                child, new = self._add(key, number, depth)
+                self.edges_from.append(number)
+                self.edges_to.append(child)
+                if new:
+                    self.layer.append((child, ex.games[key]))
+
+    # ---------------------------------------------------------------- checks
+
+    def spec(self) -> SearchSpec:
+        """What a worker needs to search as this search does."""
+        return SearchSpec(
+            self.variant,
+            self.players,
+            self.seed,
+            tuple(sorted(self.options.items())),
+            tuple(self.checks),
+            self.exact,
+            self.keep_going,
+        )
+
+    def examine(self, number: int, depth: int, game: Game, local: set[Hashable]) -> Examined:
+        """One state checked and expanded: its faults, what its acting seats see, and
+        the key of each outcome of each step (the game of each key not in ``local``,
+        the keys this chunk has already sent, which it joins)."""
+        ex = Examined(number)
+        over = game.is_over
+        if over:
+            capped = getattr(game, "termination", None) is Termination.CAPPED
+            ex.ended = 2 if capped else 1
+        fault = self._state_fault(number, depth, game, ex)
+        if fault is not None:
+            ex.faults.append(fault)
+            if not self.keep_going:
+                return ex
+        if not over:
+            self._expand(number, depth, game, ex, local)
+        return ex
+
+    def _expand(
+        self, number: int, depth: int, game: Game, ex: Examined, local: set[Hashable]
+    ) -> None:
         checks = self.checks
+        stop = not self.keep_going
         try:
             steps = list(self.steps(game))
         except CardshopError as exc:
-            self._fault(
+            ex.faults.append(
                 Fault(
                     "playability",
                     "legal_actions",
                     f"listing the legal actions raised {exc}",
                     number,
-                    depth - 1,
+                    depth,
                 )
             )
             return
         if not steps and "playability" in checks:
-            self._fault(
+            ex.faults.append(
                 Fault(
                     "playability",
                     "legal_actions",
                     f"seats {list(game.acting)} act, but there is no step to take",
                     number,
-                    depth - 1,
+                    depth,
                 )
             )
             return
         for step in steps:
             for action in step.values():
-                self.actions_seen.add(_verb(action))
+                ex.actions.add(_verb(action))
             try:
                 outcomes, total = self.play(game, step)
             except Exception as exc:  # a legal action that does not play is a fault
-                self._fault(
+                ex.faults.append(
                     Fault(
                         "playability",
                         "legal_actions",
                         f"a legal step raised {type(exc).__name__}: {exc}",
                         number,
-                        depth - 1,
+                        depth,
                         step,
                     )
                 )
-                if self.stopped:
+                if stop:
                     return
                 continue
             if "chance" in checks and not math.isclose(total, 1.0, abs_tol=1e-9):
-                self._fault(
+                ex.faults.append(
                     Fault(
                         "chance",
                         "chance",
                         f"the chance outcomes of the step have probabilities summing to "
                         f"{total!r}, not 1",
                         number,
-                        depth - 1,
+                        depth,
                         step,
                     )
                 )
-            for outcome in outcomes:
-                self.outcomes += 1
-                self.generated += 1
-                for event in outcome.events:
-                    self.events_seen.add(type(event).__name__)
-                if "invariants" in checks and self._monitors:
-                    self._check_step(number, game, outcome, depth - 1)
-                child, new = self._add(outcome.game, number, depth)
-                self.edges_from.append(number)
-                self.edges_to.append(child)
-                if new:
-                    self._check_state(child, outcome.game, depth)
-                    self.layer.append((child, outcome.game))
-                if self.stopped:
+                if stop:
                     return
+            for outcome in outcomes:
+                ex.generated += 1
+                for event in outcome.events:
+                    ex.events.add(type(event).__name__)
+                if "invariants" in checks and self._monitors:
+                    fault = self._step_fault(number, game, outcome, depth)
+                    if fault is not None:
+                        ex.faults.append(fault)
+                        if stop:
+                            return
+                key = self.key(outcome.game)
+                ex.keys.append(key)
+                if key not in local:
+                    local.add(key)
+                    ex.games[key] = outcome.game
 
-    # ---------------------------------------------------------------- checks
-
-    def _check_step(self, number: int, game: Game, outcome: _Outcome, depth: int) -> None:
+    def _step_fault(self, number: int, game: Game, outcome: _Outcome, depth: int) -> Fault | None:
         """The family's accounts between states (its monitors) on one step."""
         for factory in self._monitors:
             try:
@@ -375,45 +755,29 @@ class Search:
             except Exception as exc:
                 fault = ("invariants", f"the account of the step raised {exc!r}")
             if fault is not None:
-                self._fault(
-                    Fault(
-                        "invariants",
-                        fault[0],
-                        fault[1],
-                        number,
-                        depth,
-                        outcome.step,
-                        outcome.chance,
-                    )
+                return Fault(
+                    "invariants", fault[0], fault[1], number, depth, outcome.step, outcome.chance
                 )
-                return
+        return None
 
-    def _check_state(self, number: int, game: Game, depth: int) -> None:
+    def _state_fault(self, number: int, depth: int, game: Game, ex: Examined) -> Fault | None:
         checks = self.checks
-        if game.is_over:
-            if getattr(game, "termination", None) is Termination.CAPPED:
-                self.capped += 1
-            else:
-                self.finished += 1
         if "invariants" in checks or "playability" in checks:
             try:
                 check_state(game, self._invariants, quick=("legal_actions",))
             except InvariantViolation as exc:
                 kind = (
-                    "playability"
-                    if exc.invariant in ("acting", "legal_actions")
-                    else ("invariants")
+                    "playability" if exc.invariant in ("acting", "legal_actions") else "invariants"
                 )
                 if kind in checks:
-                    self._fault(Fault(kind, exc.invariant, exc.detail, number, depth))
-                    return
+                    return Fault(kind, exc.invariant, exc.detail, number, depth)
         if "positions" in checks and not game.is_over:  # a position is a game to go on
             detail = self._position_problem(game)
             if detail:
-                self._fault(Fault("positions", "positions", detail, number, depth))
-                return
+                return Fault("positions", "positions", detail, number, depth)
         if "information" in checks and not game.is_over:
-            self._check_information(number, game, depth)
+            return self._information_fault(number, depth, game, ex)
+        return None
 
     def _position_problem(self, game: Game) -> str | None:
         try:
@@ -425,26 +789,15 @@ class Search:
             return "the state written as a position reads back as another state"
         return None
 
-    def _check_information(self, number: int, game: Game, depth: int) -> None:
+    def _information_fault(self, number: int, depth: int, game: Game, ex: Examined) -> Fault | None:
+        """A world dealt from each acting seat's observation must look the same to it;
+        what each seat sees and is offered is noted for :meth:`_merge`, which compares
+        it across states."""
         sampler = self.family.sampler
         for seat in game.acting:
             observation = game.observation(seat)
             legal = fingerprint(tuple(map(str, game.legal_actions(seat))))
-            seen = fingerprint(repr(observation))
-            known = self._observed.setdefault((seat, seen), (legal, number))
-            if known[0] != legal:
-                self._fault(
-                    Fault(
-                        "information",
-                        "information",
-                        f"seat {seat} sees the same as in state {known[1]}, but is offered "
-                        "other legal actions: they depend on what the seat cannot see",
-                        number,
-                        depth,
-                        other=known[1],
-                    )
-                )
-                return
+            ex.seen.append((seat, fingerprint(repr(observation)), legal))
             if sampler is None:
                 continue
             try:
@@ -460,8 +813,8 @@ class Search:
                     "from what it sees, with the cards it cannot see dealt anew, looks "
                     "different to it"
                 )
-            self._fault(Fault("information", "information", detail, number, depth))
-            return
+            return Fault("information", "information", detail, number, depth)
+        return None
 
     def _check_termination(self) -> None:
         """Kahn's algorithm over the edges: a state left on a cycle is never freed."""
@@ -547,7 +900,7 @@ class Search:
                 found = next((o for o in outcomes if want(o.game) == goal), None)
                 if found is not None:
                     break
-            if found is None:  # pragma: no cover - the edge was found the same way
+            if found is None:  # a checkpoint whose parents do not lead to the state
                 raise RuntimeError("a step of the path is not among the state's steps")
             steps.append((found.step, found.chance, found.events))
             prior, game = game, found.game
@@ -586,3 +939,28 @@ def layer_sizes(depths: Sequence[int]) -> list[int]:
             sizes.append(0)
         sizes[d] += 1
     return sizes
+
+
+def _pool(workers: int | None, executor: Any) -> tuple[Executor | None, bool]:
+    """The executor to share the work with (and whether it is this search's own, to
+    stop at the end): none for one worker in this process."""
+    if executor is not None:
+        if workers is not None:
+            raise SetupError("give workers or an executor, not both")
+        return as_executor(executor), False
+    check_workers(workers)
+    if workers is None or workers == 1:
+        return None, False
+    return process_pool(workers), True
+
+
+def check_workers(workers: object) -> None:
+    """A :class:`SetupError` unless ``workers`` is None or a whole number 1..MAX_WORKERS."""
+    if workers is None:
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise SetupError(f"workers must be a whole number 1..{MAX_WORKERS}, not {workers!r}")
+
+
+MAX_WORKERS = 256
+"""The most worker processes a search starts."""

@@ -199,12 +199,7 @@ class VerifyReport:
 
 def make_report(search: Search, shrunk: tuple[str, ...] = ()) -> VerifyReport:
     """The report of ``search`` as it stands, with the counterexample of each fault."""
-    if search.frontier:
-        exhaustive = search.depths[search.frontier[-1][0]]
-    elif search.layer:
-        exhaustive = search.depths[search.layer[0][0]]
-    else:
-        exhaustive = search.depth if search.complete else -1
+    exhaustive = search.exhaustive_to
     if not search.complete:
         termination = "not checked: the search is not complete"
     elif "termination" not in search.checks:
@@ -232,7 +227,7 @@ def make_report(search: Search, shrunk: tuple[str, ...] = ()) -> VerifyReport:
         "complete": search.complete,
         "exhaustive_to": exhaustive,
         "depth": search.depth,
-        "remaining": len(search.frontier) + len(search.layer),
+        "remaining": search.remaining,
         "states": search.states,
         "generated": search.generated,
         "deals": search.deals,
