@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 import re
 import typing
-from collections import deque
-from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cardshop
-from cardshop.core import (
-    ScriptedChance,
-    SetupError,
-    VariantBase,
-    drawing_from,
-    variant_from_data,
-)
+from cardshop.core import SetupError, VariantBase, variant_from_data
+from cardshop.core.game import Game as CoreGame
 from cardshop.core.registry import get_family
 from cardshop.invariants import invariants_of
 from cardshop.klunker.events import Event
@@ -29,6 +22,7 @@ from cardshop.klunker.game import VERBS, Game
 from cardshop.klunker.variant import Variant
 from cardshop.klunker.verify import CLAUSES, VERIFY, shrink, state_key
 from cardshop.testing.strategies import family_variants
+from verify_support import Walk, assert_key_round_trips, plain, play_out, random_play
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "variants" / "mini" / "klunker-mini.yaml"
@@ -38,63 +32,18 @@ FAMILY = get_family("klunker")
 EDITIONS = ("klunker-en", "klunker-es", "klunker-zh")
 
 
-def _outcomes(make: Callable[[], Game]) -> Iterator[Game]:
-    """Every outcome of the chance that ``make`` draws, each once."""
-    script: list[int] | None = []
-    while script is not None:
-        source = ScriptedChance(script)
-        with drawing_from(source):
-            game = make()
-        yield game
-        script = source.next_script()
-
-
-def _after(game: Game, action: object) -> Callable[[], Game]:
-    def make() -> Game:
-        child = game.clone()
-        child.apply(action)  # type: ignore[arg-type]
-        return child
-
-    return make
-
-
-def _new(variant: VariantBase, players: int) -> Callable[[], Game]:
-    def make() -> Game:
-        game = cardshop.new_game(variant, players, seed=0)
-        assert isinstance(game, Game)
-        return game
-
-    return make
-
-
-def _random_play(game: Game, rng: random.Random, steps: int) -> Iterator[None]:
-    """Play up to ``steps`` random legal actions, yielding before each one."""
-    for _ in range(steps):
-        if game.is_over:
-            return
-        yield
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-
-
-def _result(game: Game) -> tuple[object, ...] | None:
+def _result(game: CoreGame) -> tuple[object, ...] | None:
     if not game.is_over:
         return None
     r = game.result()
     return (r.scores, r.ranks, r.winners, r.termination, r.rounds, r.details)
 
 
-def _plain(value: object) -> bool:
-    if isinstance(value, tuple):
-        return all(_plain(v) for v in value)
-    return type(value) in (int, str)
-
-
-def _look(game: Game) -> tuple[object, ...]:
+def _look(game: CoreGame) -> tuple[object, ...]:
     """Everything the key must decide: the seat to act, legal actions by text, every
     seat's observation, the scores and the result."""
     legal = tuple(map(str, game.legal_actions()))
-    observations = tuple(game.observation(s) for s in range(game.n))
+    observations = tuple(game.observation(s) for s in range(game.players))
     return (game.acting, legal, observations, game.scores(), _result(game))
 
 
@@ -108,17 +57,10 @@ def test_key_is_kept_by_clone_json_and_position_round_trips(name: str, players: 
     for seed in range(2):
         game = cardshop.new_game(name, players, seed=seed)
         assert isinstance(game, Game)
-        for i, _ in enumerate(_random_play(game, rng, 400)):
+        for i, _ in enumerate(random_play(game, rng, 400)):
             if i % 5:
                 continue
-            key = state_key(game)
-            assert _plain(key)
-            hash(key)
-            assert state_key(game.clone()) == key
-            again = type(game).from_json(game.to_json())
-            assert state_key(again) == key
-            back = FAMILY.game_from_position(game.to_position(), game.variant)
-            assert state_key(back) == key
+            assert plain(assert_key_round_trips(game, state_key))
             checked += 1
         assert game.is_over
         over = state_key(game)
@@ -138,12 +80,10 @@ def test_key_is_kept_by_round_trips_under_any_rules(
     game = cardshop.new_game(variant, players, seed=data.draw(st.integers(0, 1000)))
     assert isinstance(game, Game)
     rng = random.Random(data.draw(st.integers(0, 1000)))
-    for i, _ in enumerate(_random_play(game, rng, 60)):
+    for i, _ in enumerate(random_play(game, rng, 60)):
         if i % 3:
             continue
-        key = state_key(game)
-        assert state_key(type(game).from_json(game.to_json())) == key
-        assert state_key(FAMILY.game_from_position(game.to_position(), game.variant)) == key
+        assert_key_round_trips(game, state_key)
 
 
 def _deck_swap(game: Game, same_kind: bool) -> Game:
@@ -238,54 +178,12 @@ def test_key_refuses_a_game_of_another_family() -> None:
 
 
 def _mini_search() -> tuple[int, int, int, set[str], set[str]]:
-    """A breadth-first search of the mini variant; each state met again under a known key
+    """A breadth-first walk of the mini variant; each state met again under a known key
     is compared with the first of its key (and, for some, their successors too)."""
-    variant = cardshop.load_variant(MINI)
-    first: dict[Hashable, Game] = {}
-    todo: deque[Game] = deque()
-    merged = successors_compared = 0
-    verbs: set[str] = set()
-    events: set[str] = set()
-
-    def successors(game: Game) -> set[Hashable]:
-        return {
-            state_key(child)
-            for action in game.legal_actions()
-            for child in _outcomes(_after(game, action))
-        }
-
-    def meet(game: Game) -> None:
-        nonlocal merged, successors_compared
-        key = state_key(game)
-        known = first.get(key)
-        if known is None:
-            first[key] = game
-            todo.append(game)
-            return
-        merged += 1
-        assert _look(game) == _look(known), key
-        if merged % 100 == 0 and not game.is_over:
-            assert successors(game) == successors(known), key
-            successors_compared += 1
-
-    for game in _outcomes(_new(variant, 2)):
-        meet(game)
-    while todo:
-        game = todo.popleft()
-        if game.is_over:
-            continue
-        for action in game.legal_actions():
-            verbs.add(str(action).split()[0])
-            script: list[int] | None = []
-            while script is not None:
-                source = ScriptedChance(script)
-                with drawing_from(source):
-                    child = game.clone()
-                    for event in child.apply(action):
-                        events.add(type(event).__name__)
-                script = source.next_script()
-                meet(child)
-    return len(first), merged, successors_compared, verbs, events
+    walk = Walk(cardshop.load_variant(MINI), 2, state_key)
+    for _ in walk.agreeing(_look, every=100):
+        pass
+    return len(walk.first), walk.merged, walk.compared, walk.verbs, walk.events
 
 
 def test_mini_variant_is_in_range_and_equal_keys_are_equal_states() -> None:
@@ -310,10 +208,8 @@ def test_million_variant_loads_and_is_larger_than_the_mini() -> None:
     assert isinstance(big, Variant)
     assert big.players.min == big.players.max
     assert sum(big.cards.values()) >= sum(mini.cards.values())
-    game = cardshop.new_game(big, big.players.min, seed=3)
-    rng = random.Random(3)
-    for _ in _random_play(game, rng, 200):
-        pass
+    game = play_out(big, big.players.min, 3, 200)
+    assert isinstance(game, Game)
     assert game.is_over
     assert game.round <= big.round_cap
 
@@ -335,16 +231,7 @@ def test_clauses_name_digest_clauses_and_cover_verbs_and_events() -> None:
 # ---------------------------------------------------------------------- shrink
 
 
-def _play_out(variant: VariantBase, players: int, seed: int) -> Game:
-    game = cardshop.new_game(variant, players, seed=seed)
-    assert isinstance(game, Game)
-    rng = random.Random(seed)
-    for _ in _random_play(game, rng, 2_000):
-        pass
-    return game
-
-
-def _problems(game: Game) -> list[str]:
+def _problems(game: CoreGame) -> list[str]:
     """What the family's invariants find wrong with ``game``, if anything."""
     found = [inv.check(game) for inv in invariants_of(game)]
     return [f for f in found if f is not None]
@@ -368,7 +255,7 @@ def test_shrink_of_each_edition_loads_and_plays(name: str) -> None:
         assert bool(small.sale.overrides) == bool(base.sale.overrides)
         again = cardshop.load_variant(small)
         for seed in range(3):
-            game = _play_out(again, players, seed)
+            game = play_out(again, players, seed, 2_000)
             assert game.is_over
             assert _problems(game) == []
 
@@ -393,5 +280,5 @@ def test_shrink_of_any_variant_loads_and_plays(variant: VariantBase, data: st.Da
     assert small.hand_size <= 2
     assert small.round_cap == 2
     assert small.steps == variant.steps
-    game = _play_out(small, players, data.draw(st.integers(0, 1000)))
+    game = play_out(small, players, data.draw(st.integers(0, 1000)), 2_000)
     assert game.is_over

@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 import re
 import typing
-from collections import deque
-from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cardshop
-from cardshop.core import ScriptedChance, SetupError, VariantBase, drawing_from
+from cardshop.core import SetupError, VariantBase
+from cardshop.core.game import Game
 from cardshop.core.registry import get_family
 from cardshop.reglamentacja.events import Event
 from cardshop.reglamentacja.game import VERBS, ReglamentacjaGame
 from cardshop.reglamentacja.variant import ReglamentacjaVariant
 from cardshop.reglamentacja.verify import CLAUSES, VERIFY, shrink, state_key
 from cardshop.testing.strategies import family_variants
+from verify_support import Walk, assert_key_round_trips, plain, play_out, random_play
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "variants" / "mini" / "reglamentacja-mini.yaml"
@@ -29,46 +29,7 @@ DIGEST = ROOT / "docs" / "reglamentacja-rules.md"
 FAMILY = get_family("reglamentacja")
 
 
-def _outcomes(make: Callable[[], ReglamentacjaGame]) -> Iterator[ReglamentacjaGame]:
-    """Every outcome of the chance that ``make`` draws, each once."""
-    script: list[int] | None = []
-    while script is not None:
-        source = ScriptedChance(script)
-        with drawing_from(source):
-            game = make()
-        yield game
-        script = source.next_script()
-
-
-def _after(game: ReglamentacjaGame, action: object) -> Callable[[], ReglamentacjaGame]:
-    def make() -> ReglamentacjaGame:
-        child = game.clone()
-        child.apply(action)  # type: ignore[arg-type]
-        return child
-
-    return make
-
-
-def _new(variant: VariantBase, players: int) -> Callable[[], ReglamentacjaGame]:
-    def make() -> ReglamentacjaGame:
-        game = cardshop.new_game(variant, players, seed=0)
-        assert isinstance(game, ReglamentacjaGame)
-        return game
-
-    return make
-
-
-def _random_play(game: ReglamentacjaGame, rng: random.Random, steps: int) -> Iterator[None]:
-    """Play up to ``steps`` random legal actions, yielding before each one."""
-    for _ in range(steps):
-        if game.is_over:
-            return
-        yield
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-
-
-def _result(game: ReglamentacjaGame) -> tuple[object, ...] | None:
+def _result(game: Game) -> tuple[object, ...] | None:
     """The result without its details (counters of the history, which the key leaves out)."""
     if not game.is_over:
         return None
@@ -76,31 +37,15 @@ def _result(game: ReglamentacjaGame) -> tuple[object, ...] | None:
     return (r.scores, r.ranks, r.winners, r.termination, r.rounds)
 
 
-def _plain(value: object) -> bool:
-    if isinstance(value, tuple):
-        return all(_plain(v) for v in value)
-    return type(value) in (int, str)
-
-
-def _look(game: ReglamentacjaGame) -> tuple[object, ...]:
+def _look(game: Game) -> tuple[object, ...]:
     """Everything the key must decide: acting seats, legal actions by text, every
     seat's observation, the result."""
     legal = tuple(map(str, game.legal_actions())) if not game.is_over else ()
-    observations = tuple(game.observation(s) for s in range(game.n))
+    observations = tuple(game.observation(s) for s in range(game.players))
     return (game.acting, legal, observations, _result(game))
 
 
 # ------------------------------------------------------------------------ the key
-
-
-def _assert_round_trips(game: ReglamentacjaGame, key: Hashable) -> None:
-    """The key is plain data, and a clone, a JSON round trip and a position round trip
-    of the game have it too."""
-    assert _plain(key)
-    hash(key)
-    assert state_key(game.clone()) == key
-    assert state_key(type(game).from_json(game.to_json())) == key
-    assert state_key(FAMILY.game_from_position(game.to_position(), game.variant)) == key
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -110,10 +55,10 @@ def test_key_is_kept_by_clone_json_and_position_round_trips(players: int) -> Non
     for seed in range(2):
         game = cardshop.new_game("reglamentacja", players, seed=seed)
         assert isinstance(game, ReglamentacjaGame)
-        for i, _ in enumerate(_random_play(game, rng, 160)):
+        for i, _ in enumerate(random_play(game, rng, 160)):
             if i % 4:
                 continue
-            _assert_round_trips(game, state_key(game))
+            assert plain(assert_key_round_trips(game, state_key))
             checked += 1
     assert checked >= 40
 
@@ -163,58 +108,13 @@ def test_key_tells_a_hidden_visit_apart() -> None:
 
 
 def _mini_search() -> tuple[int, int, int, set[str], set[str]]:
-    """A breadth-first search of the mini variant; each state met again under a known key
-    is compared with the first of its key (and, for some, their successors too)."""
-    variant = cardshop.load_variant(MINI)
-    first: dict[Hashable, ReglamentacjaGame] = {}
-    todo: deque[ReglamentacjaGame] = deque()
-    merged = successors_compared = 0
-    verbs: set[str] = set()
-    events: set[str] = set()
-
-    def successors(game: ReglamentacjaGame) -> set[Hashable]:
-        return {
-            state_key(child)
-            for action in game.legal_actions()
-            for child in _outcomes(_after(game, action))
-        }
-
-    def meet(game: ReglamentacjaGame) -> None:
-        nonlocal merged, successors_compared
-        key = state_key(game)
-        known = first.get(key)
-        if known is None:
-            first[key] = game
-            todo.append(game)
-            if len(first) % 20 == 0:  # every phase, dealt by every chance outcome
-                _assert_round_trips(game, key)
-            return
-        if known is game:
-            return
-        merged += 1
-        assert _look(game) == _look(known), key
-        if not game.is_over:
-            assert successors(game) == successors(known), key
-            successors_compared += 1
-
-    for game in _outcomes(_new(variant, 2)):
-        meet(game)
-    while todo:
-        game = todo.popleft()
-        if game.is_over:
-            continue
-        for action in game.legal_actions():
-            verbs.add(str(action).split()[0])
-            script: list[int] | None = []
-            while script is not None:
-                source = ScriptedChance(script)
-                with drawing_from(source):
-                    child = game.clone()
-                    for event in child.apply(action):
-                        events.add(type(event).__name__)
-                script = source.next_script()
-                meet(child)
-    return len(first), merged, successors_compared, verbs, events
+    """A breadth-first walk of the mini variant; each state met again under a known key
+    is compared with the first of its key, and so are their successors."""
+    walk = Walk(cardshop.load_variant(MINI), 2, state_key)
+    for met in walk.agreeing(_look):
+        if len(walk.first) % 20 == 0:  # every phase, dealt by every chance outcome
+            assert plain(assert_key_round_trips(met.game, state_key))
+    return len(walk.first), walk.merged, walk.compared, walk.verbs, walk.events
 
 
 def test_mini_variant_is_in_range_and_equal_keys_are_equal_states() -> None:
@@ -253,17 +153,15 @@ def test_clauses_name_digest_clauses_and_cover_verbs_and_events() -> None:
 
 
 def _play_out(variant: VariantBase, players: int, seed: int) -> ReglamentacjaGame:
-    game = cardshop.new_game(variant, players, seed=seed)
+    game = play_out(variant, players, seed, 500)
     assert isinstance(game, ReglamentacjaGame)
-    rng = random.Random(seed)
-    for _ in _random_play(game, rng, 500):
-        pass
     return game
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_shrink_of_the_built_in_variant_loads_and_plays(players: int) -> None:
     base = cardshop.load_variant("reglamentacja")
+    assert isinstance(base, ReglamentacjaVariant)
     small, lines = shrink(base, players)
     assert lines
     assert all(isinstance(line, str) and line for line in lines)

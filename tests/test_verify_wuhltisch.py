@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections import deque
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +16,12 @@ import pytest
 import cardshop
 from cardshop import get_family
 from cardshop.core import ScriptedChance, builtin_variants, drawing_from, load_variant
+from cardshop.core.game import Game
+from cardshop.verify._search import Step
 from cardshop.wuhltisch.events import CODEC
 from cardshop.wuhltisch.game import VERBS, WuhltischGame
 from cardshop.wuhltisch.verify import CLAUSES, VERIFY, card_kinds, shrink, state_key
+from verify_support import Walk, assert_key_round_trips, play_out, random_play
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "variants" / "mini" / "wuhltisch-mini.yaml"
@@ -27,36 +30,6 @@ DIGEST = ROOT / "docs" / "wuhltisch-rules.md"
 
 def _mini() -> Any:
     return load_variant(MINI)
-
-
-def _outcomes(make: Callable[[], WuhltischGame]) -> Iterator[WuhltischGame]:
-    """Every chance outcome of one step, each once."""
-    script: list[int] | None = []
-    while script is not None:
-        source = ScriptedChance(script)
-        with drawing_from(source):
-            game = make()
-        yield game
-        script = source.next_script()
-
-
-def _joint_actions(game: WuhltischGame) -> list[dict[int, Any]]:
-    seats = game.acting
-    per = [game.legal_actions(s) for s in seats]
-    return [dict(zip(seats, combo, strict=True)) for combo in itertools.product(*per)]
-
-
-def _step(
-    game: WuhltischGame, joint: dict[int, Any], events: set[str] | None = None
-) -> Callable[[], WuhltischGame]:
-    def make() -> WuhltischGame:
-        child = game.clone()
-        happened = child.apply_joint(joint)
-        if events is not None:
-            events.update(type(e).__name__ for e in happened)
-        return child
-
-    return make
 
 
 def _relabelled(game: WuhltischGame, seat: int) -> tuple[Any, ...]:
@@ -81,7 +54,15 @@ def _result(game: WuhltischGame) -> Any:
     return game.result() if game.is_over else None
 
 
-def _same_state(a: WuhltischGame, b: WuhltischGame) -> None:
+def _first_outcome_key(game: WuhltischGame, step: Step) -> Hashable:
+    """The key after ``step`` from a copy of ``game`` with every chance choice the first."""
+    child = game.clone()
+    with drawing_from(ScriptedChance([])):
+        child.apply_joint(step)
+    return state_key(child)
+
+
+def _same_state(walk: Walk, a: WuhltischGame, b: WuhltischGame) -> None:
     """Two games of one key: the same actions, observations, result; and the same
     step from each (the same joint action, the same chance choices) gives one key."""
     assert a.acting == b.acting
@@ -91,55 +72,39 @@ def _same_state(a: WuhltischGame, b: WuhltischGame) -> None:
     assert _result(a) == _result(b)
     if a.is_over:
         return
-    for joint in _joint_actions(a)[:4]:
-        keys = []
-        for game in (a, b):
-            with drawing_from(ScriptedChance([])):
-                keys.append(state_key(_step(game, joint)()))
-        assert keys[0] == keys[1]
+    for step in itertools.islice(walk.search.steps(a), 4):
+        assert _first_outcome_key(a, step) == _first_outcome_key(b, step)
 
 
-class Search:
-    """The reference breadth-first search over every reachable state."""
+@dataclass
+class MiniSearch:
+    """The mini variant walked: its states, how many merged ones were compared with the
+    first of their key, and the verbs played and events met (the deals' too)."""
 
-    def __init__(self, variant: Any, players: int, check_every: int = 40) -> None:
-        self.seen: dict[Hashable, WuhltischGame] = {}
-        self.checked = 0
-        self.verbs: set[str] = set()
-        self.events: set[str] = set()
-        merged = 0
-        todo: deque[WuhltischGame] = deque()
-        for game in _outcomes(lambda: cardshop.new_game(variant, players, seed=0)):
-            self.events.update(type(e).__name__ for e in game.setup_events)
-            self._visit(game, todo)
-        while todo:
-            game = todo.popleft()
-            if game.is_over:
-                continue
-            for joint in _joint_actions(game):
-                self.verbs.update(str(a).split()[0] for a in joint.values())
-                for child in _outcomes(_step(game, joint, self.events)):
-                    if not self._visit(child, todo):
-                        merged += 1
-                        if merged % check_every == 0:
-                            _same_state(self.seen[state_key(child)], child)
-                            self.checked += 1
-
-    def _visit(self, game: WuhltischGame, todo: deque[WuhltischGame]) -> bool:
-        key = state_key(game)
-        if key in self.seen:
-            return False
-        self.seen[key] = game
-        todo.append(game)
-        return True
+    seen: dict[Hashable, Game]
+    checked: int
+    verbs: set[str]
+    events: set[str]
 
 
 @pytest.fixture(scope="module")
-def mini_search() -> Search:
-    return Search(load_variant(MINI), 2)
+def mini_search() -> MiniSearch:
+    walk = Walk(load_variant(MINI), 2, state_key)
+    deals: set[str] = set()
+    checked = 0
+    for met in walk:
+        game, first = met.game, met.first
+        assert isinstance(game, WuhltischGame)
+        assert isinstance(first, WuhltischGame)
+        if met.step is None:
+            deals.update(type(e).__name__ for e in game.setup_events)
+        if not met.new and walk.merged % 40 == 0:
+            _same_state(walk, first, game)
+            checked += 1
+    return MiniSearch(walk.first, checked, walk.verbs, walk.events | deals)
 
 
-def test_mini_variant_has_a_few_thousand_states(mini_search: Search) -> None:
+def test_mini_variant_has_a_few_thousand_states(mini_search: MiniSearch) -> None:
     assert 2_000 <= len(mini_search.seen) <= 30_000
     assert mini_search.checked > 100  # merged states were compared, not only counted
     over = [g for g in mini_search.seen.values() if g.is_over]
@@ -150,14 +115,10 @@ def test_mini_variant_has_a_few_thousand_states(mini_search: Search) -> None:
 
 
 def _random_states(variant: str, players: int, seed: int, ticks: int) -> Iterator[WuhltischGame]:
-    rng = random.Random(seed)
     game = cardshop.new_game(variant, players, seed=seed)
     assert isinstance(game, WuhltischGame)
-    for _ in range(ticks):
-        if game.is_over:
-            return
+    for _ in random_play(game, random.Random(seed), ticks):
         yield game
-        game.apply_joint({s: rng.choice(game.legal_actions(s)) for s in game.acting})
 
 
 @pytest.mark.parametrize(
@@ -167,7 +128,6 @@ def _random_states(variant: str, players: int, seed: int, ticks: int) -> Iterato
 def test_key_survives_clone_json_and_position(
     variant: Any, players: int, seeds: int, every: int
 ) -> None:
-    family = get_family("wuhltisch")
     checked = 0
     for seed in range(seeds):
         for i, game in enumerate(_random_states(str(variant), players, seed, 150)):
@@ -176,10 +136,7 @@ def test_key_survives_clone_json_and_position(
             assert state_key(game.clone()) == key
             if i % every:
                 continue
-            assert state_key(type(game).from_json(game.to_json())) == key
-            again = family.game_from_position(game.to_position(), game.variant)
-            assert isinstance(again, WuhltischGame)
-            assert state_key(again) == key
+            assert_key_round_trips(game, state_key)
             checked += 1
     assert checked >= 20
 
@@ -260,7 +217,7 @@ def test_clauses_name_digest_clauses_and_cover_every_verb_and_event() -> None:
     assert get_family("wuhltisch").verify is VERIFY
 
 
-def test_mini_search_meets_every_event_class_but_swapped(mini_search: Search) -> None:
+def test_mini_search_meets_every_event_class_but_swapped(mini_search: MiniSearch) -> None:
     assert mini_search.events == {t.__name__ for t in CODEC.types} - {"Swapped"}
 
 
@@ -282,10 +239,8 @@ def test_shrink_of_each_builtin_plays_to_the_end(name: str) -> None:
         assert small.family == "wuhltisch"
         assert (small.players.min, small.players.max) == (players, players)
         for seed in range(5):
-            game = cardshop.new_game(small, players, seed=seed)
-            rng = random.Random(seed)
-            while not game.is_over:
-                game.apply_joint({s: rng.choice(game.legal_actions(s)) for s in game.acting})
+            game = play_out(small, players, seed, 100_000)
+            assert game.is_over
             assert len(game.result().scores) == players
     with pytest.raises(cardshop.SetupError):
         shrink(variant, variant.players.max + 1)
