@@ -212,3 +212,86 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
         assert any("compiled build: skipped" in n for n in report["notes"])
     if not have["pyspiel"]:
         assert report["rows"][0]["vs_hearts"] is None
+
+
+# -------------------------------------------------------------------- the verifier
+
+VERIFY = ROOT / "benchmarks" / "verify.py"
+MINIS = ("klunker-mini", "wuhltisch-mini", "reglamentacja-mini")
+
+
+def _mini_rows() -> set[tuple[str, int]]:
+    """Each mini variant the verifier benchmark measures, at each of its player counts."""
+    from cardshop.verify import resolve_variant
+
+    return {
+        (name, n)
+        for name in MINIS
+        for span in [resolve_variant(name).players]
+        for n in range(span.min, span.max + 1)
+    }
+
+
+def _check_rows(rows: list[dict[str, Any]], labels: set[str], max_states: int) -> None:
+    from cardshop.verify import CHECKS
+
+    assert {(r["variant"], r["players"], r["checks_label"]) for r in rows} == {
+        (name, n, label) for name, n in _mini_rows() for label in labels
+    }
+    for row in rows:
+        assert row["checks"] == (list(CHECKS) if row["checks_label"] == "all" else ["invariants"])
+        assert row["ok"], row
+        assert row["faults"] == 0
+        # The minis have thousands of states: a search stops at the budget, unfinished.
+        assert row["states"] >= max_states, row
+        assert not row["complete"]
+        # A tiny budget can be spent on the deals alone (wuhltisch-mini has 216).
+        assert row["generated"] >= 0
+        assert row["depth"] >= 0
+        assert row["cpu_seconds"] > 0
+        assert row["wall_seconds"] >= 0
+        assert row["states_per_s"] == pytest.approx(row["states"] / row["cpu_seconds"])
+        assert row["generated_per_s"] == pytest.approx(row["generated"] / row["cpu_seconds"])
+        assert row["states_per_s_min"] <= row["states_per_s"] <= row["states_per_s_max"]
+    assert any(row["generated"] >= 1 for row in rows)
+
+
+def test_verify_benchmark_measures_every_mini_and_names_the_build(tmp_path: Path) -> None:
+    """``benchmarks/verify.py`` on a tiny budget: a row per mini variant, player count
+    and check set (every check, the invariants only), and the build that ran."""
+    out = tmp_path / "verify.json"
+    # A hang guard: the run takes about 3 s of CPU.
+    done = _run([str(VERIFY), "--quick", "--json", str(out)], 600)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text(), parse_constant=_reject_constant)
+    build = "compiled" if cardshop.compiled else "pure"
+    assert report["build"] == build
+    assert report["compiled"] is cardshop.compiled
+    assert f"; {build} build" in done.stdout.splitlines()[0]
+    _check_rows(report["rows"], {"all", "invariants"}, report["max_states"])
+    for row in report["rows"]:
+        assert row["variant"] in done.stdout
+        assert row["repeats"] == 1
+
+
+def test_verify_benchmark_as_a_run_section() -> None:
+    """``section_verify``, ready for run.py's sections: every check, each mini."""
+    code = (
+        "import json, sys, types; sys.path.insert(0, 'benchmarks'); "
+        "from verify import QUICK_STATES, section_verify; "
+        "out = section_verify(types.SimpleNamespace(quick=True)); "
+        "print(json.dumps({**out, 'quick_states': QUICK_STATES}))"
+    )
+    done = _run(["-c", code], 600)  # a hang guard: it takes about 2 s
+    assert done.returncode == 0, done.stderr
+    section = json.loads(done.stdout.splitlines()[-1])
+    assert section["status"] == "ok"
+    assert section["note"]
+    assert section["build"] == ("compiled" if cardshop.compiled else "pure")
+    _check_rows(section["rows"], {"all"}, section["quick_states"])
+
+
+def test_verify_benchmark_unknown_check_is_a_usage_error() -> None:
+    done = _run([str(VERIFY), "--checks", "all,no-such-check"], 300)  # it ends in a second
+    assert done.returncode == 2
+    assert "no-such-check" in done.stderr
