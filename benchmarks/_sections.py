@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from _harness import CLOCK, Budget, measure_per_call, measure_rate
+from verify import section_verify
 
 import cardshop
 from cardshop import Action, Game, Variant, new_game, parse_variant
@@ -626,6 +627,7 @@ SECTIONS: dict[str, Callable[[Context], Data]] = {
     "simulate_workers": section_simulate_workers,
     "import_time": section_import_time,
     "growth": section_growth,
+    "verify": section_verify,
 }
 
 

@@ -40,6 +40,7 @@ SECTIONS = {
     "simulate_workers",
     "import_time",
     "growth",
+    "verify",
 }
 NEED_SIMULATE = {"playouts_simulate", "simulate_workers"}
 

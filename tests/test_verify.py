@@ -297,6 +297,17 @@ def test_a_line_of_play_that_comes_back_is_a_termination_fault(
     assert "comes back" in found.fault.detail
 
 
+def test_the_clauses_of_the_setup_are_reached_with_the_first_deal() -> None:
+    assert tinyfamily.FAMILY.verify is not None
+    clauses = {**tinyfamily.FAMILY.verify.clauses, "setup": ("TINY-DEAL",)}
+    _with_hooks(clauses=clauses)
+    report = verify(mini(), 2, max_states=1)
+    assert "TINY-DEAL" in report.to_dict()["coverage"]["clauses"]["reached"]
+    _with_hooks(clauses=tinyfamily.FAMILY.verify.clauses)
+    clause = verify(mini(), 2, max_states=1).to_dict()["coverage"]["clauses"]
+    assert "TINY-DEAL" not in clause["reached"] + clause["never"]
+
+
 def test_a_family_without_hooks_says_it_cannot_be_verified() -> None:
     register_family(dataclasses.replace(tinyfamily.FAMILY, verify=None), replace=True)
     with pytest.raises(SetupError, match=r"cannot be verified.*VerifyHooks"):

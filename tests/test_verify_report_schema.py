@@ -144,11 +144,22 @@ def keep_going_report(monkeypatch: pytest.MonkeyPatch) -> Report:
     return data
 
 
+def bitstate_report() -> Report:
+    report = verify(mini(), 2, bitstate=12)  # a table too small: states are missed
+    data = report.to_dict()
+    assert data["bitstate"] == 12
+    assert data["missed"] > 0
+    assert data["keys"].startswith("bit-state hashing")
+    assert data["termination"] == "not checked: bit-state hashing keeps no edges between states"
+    return data
+
+
 RUNS: dict[str, Callable[[pytest.MonkeyPatch], Report]] = {
     "clean and complete": lambda mp: clean_report(),
     "stopped by max_states": lambda mp: budget_report(),
     "a fault with its counterexample": fault_report,
     "keep going past several faults": keep_going_report,
+    "bit-state hashing": lambda mp: bitstate_report(),
 }
 
 

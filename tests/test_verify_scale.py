@@ -314,6 +314,7 @@ def _swapped_game(path: Path) -> bytes:
         ("a game under another number", "not the state numbered so"),
         ("a line without a state number", "does not start with a state number"),
         ("a game of a state its parents do not reach", "not reached by its parents"),
+        ("more games than its counts say", "more than the"),
         ("another variant hash", "content hash"),
     ],
 )
@@ -342,6 +343,10 @@ def test_a_hostile_checkpoint_is_refused_with_a_reason(
         _rewrite(good, bad, {"pending.jsonl": b'x {"format": 1}\n'})
     elif case == "a game of a state its parents do not reach":
         _rewrite(good, bad, {"pending.jsonl": _unread(good), "keys.bin": _bad_key(good)})
+    elif case == "more games than its counts say":
+        with zipfile.ZipFile(good) as zf:
+            pending = zf.read("pending.jsonl")
+        _rewrite(good, bad, {"pending.jsonl": pending + pending.splitlines(keepends=True)[0]})
     else:
         _rewrite(good, bad, {"search.json": _header(good, variant_hash="0" * 64)})
     with pytest.raises(CheckpointError, match=says) as refused:
@@ -352,6 +357,60 @@ def test_a_hostile_checkpoint_is_refused_with_a_reason(
     assert says in done.stderr
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------- bit-state hashing
+
+
+def test_a_table_large_enough_finds_every_state_and_says_termination_is_unchecked() -> None:
+    search = Search(mini(), 2, bitstate=28)
+    search.run(workers=2)
+    data, alone = same(search), whole(mini())
+    assert data["states"] == alone["states"]
+    assert data["layers"] == alone["layers"]
+    assert data["coverage"] == alone["coverage"]
+    assert "bit-state hashing: a table of 2**28 bits" in data["keys"]
+    assert search.missed() < 1e-3  # about 4 n**3 / (3 m**2)
+    assert data["termination"].startswith("not checked: bit-state hashing")
+    assert data["complete"]
+
+
+def test_a_table_too_small_misses_states_and_says_so() -> None:
+    search = Search(mini(), 2, bitstate=12)  # 4,096 bits for some 29,000 states
+    search.run()
+    assert search.states < whole(mini())["states"]
+    assert search.missed() > 100
+    assert f"about {search.missed():.3g} states were taken" in same(search)["keys"]
+
+
+def test_bit_state_hashing_finds_the_shortest_counterexample(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _plant(monkeypatch)
+    alone = Search(mini(), 2)
+    alone.run()
+    bits = Search(mini(), 2, bitstate=26)
+    bits.run(max_states=700)
+    bits.save(tmp_path / "bits.zip")
+    again = Search.load(tmp_path / "bits.zip")
+    again.run(workers=2)
+    assert again.faults == alone.faults
+    ours = make_report(again).counterexamples[0].record.dumps()
+    assert ours == make_report(alone).counterexamples[0].record.dumps()
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ({"bitstate": 9}, "bitstate must be a whole number 10..36"),
+        ({"bitstate": 37}, "bitstate must be"),
+        ({"bitstate": True}, "bitstate must be"),
+        ({"bitstate": 20, "exact": True}, "cannot be exact"),
+    ],
+)
+def test_bad_bit_state_settings_are_refused(settings: dict[str, Any], says: str) -> None:
+    with pytest.raises(SetupError, match=says):
+        Search(mini(), 2, **settings)
 
 
 # ------------------------------------------------------------- the command line
@@ -419,6 +478,8 @@ def test_ctrl_c_saves_the_search_and_it_goes_on_to_the_same_report(tmp_path: Pat
         (["wuhltisch-mini", "--dask-timeout", "0"], "--dask-timeout"),
         (["wuhltisch-mini", "-w", "0"], "workers must be"),
         (["--resume", "missing.zip"], "missing.zip"),
+        (["wuhltisch-mini", "--bitstate", "40"], "bitstate must be"),
+        (["wuhltisch-mini", "--bitstate", "20", "--exact"], "cannot be exact"),
     ],
 )
 def test_the_command_line_refuses_bad_scale_options(

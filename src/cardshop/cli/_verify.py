@@ -17,7 +17,7 @@ from cardshop.core.errors import SetupError
 from cardshop.core.game import check_players
 from cardshop.support.files import check_writable
 from cardshop.verify import CHECKS, Search, make_report, resolve_variant, shrink_variant
-from cardshop.verify._search import check_workers
+from cardshop.verify._search import check_bitstate, check_workers
 
 MAX_CHECKS_TEXT = 400
 """The longest ``--checks`` text read."""
@@ -69,6 +69,14 @@ def verify_command(
     keep_going: Annotated[
         bool, typer.Option("--keep-going", help="Go on past the first fault.")
     ] = False,
+    bitstate: Annotated[
+        int | None,
+        typer.Option(
+            "--bitstate",
+            help="Keep a table of 2**BITS bits instead of the visited set (less memory; "
+            "the report says how many states may have been missed).",
+        ),
+    ] = None,
     shrink: Annotated[
         bool,
         typer.Option("--shrink", help="Verify the family's small variant derived from VARIANT."),
@@ -120,6 +128,8 @@ def verify_command(
     if not dask_timeout > 0:
         raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
     check_workers(workers)
+    if bitstate is not None:
+        check_bitstate(bitstate)
     if dask is not None and workers is not None:
         raise SetupError("give --workers or --dask, not both: a Dask cluster has its own workers")
     shrunk: tuple[str, ...] = ()
@@ -133,6 +143,7 @@ def verify_command(
                 ("--exact", exact or None),
                 ("--keep-going", keep_going or None),
                 ("--shrink", shrink or None),
+                ("--bitstate", bitstate),
             )
             if v is not None
         ]
@@ -153,7 +164,7 @@ def verify_command(
         wanted = _checks(checks)
         if shrink:
             rules, shrunk = shrink_variant(rules, count)
-        search = Search(rules, count, seed, {}, wanted, exact, keep_going)
+        search = Search(rules, count, seed, {}, wanted, exact, keep_going, bitstate or 0)
     if checkpoint is not None:
         try:
             check_writable(checkpoint)

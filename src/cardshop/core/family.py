@@ -149,7 +149,9 @@ class VerifyHooks:
     clauses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The rule clauses (the ids of the family's rules digest) that an action of a verb
     (``"buy"``) or an event of a kind (its class name, ``"Bought"``) carries out:
-    the verifier's coverage report lists the clauses reached and never reached."""
+    the verifier's coverage report lists the clauses reached and never reached. The
+    key ``"setup"`` names the clauses a deal carries out (reached with the first deal):
+    a new game's own events are not seen by the search."""
     shrink: Callable[[VariantBase, int], tuple[VariantBase, tuple[str, ...]]] | None = None
     """Optional: ``shrink(variant, players)``, a small variant derived from ``variant``
     (fewer kinds, fewer cards of each, a short game) for ``cardshop verify --shrink``,

@@ -85,6 +85,8 @@ def state_key(game: CoreGame) -> Hashable:
 
 
 CLAUSES: dict[str, tuple[str, ...]] = {
+    # What a deal carries out (the search does not see a new game's own events).
+    "setup": ("SETUP-1", "SETUP-2", "SETUP-3", "SETUP-4"),
     # Action verbs.
     "window": ("FILL-1", "FILL-3"),
     "done": ("FILL-1", "FILL-2"),

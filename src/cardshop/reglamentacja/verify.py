@@ -71,6 +71,8 @@ def state_key(game: Game) -> Hashable:
 
 
 CLAUSES: dict[str, tuple[str, ...]] = {
+    # What a deal carries out (the search does not see a new game's own events).
+    "setup": ("RG-SETUP-1", "RG-SETUP-2", "RG-SETUP-3", "RG-SETUP-4", "RG-SETUP-5"),
     # Action verbs (RG-ACT-1).
     "offer": ("RG-TRADE-2", "RG-TRADE-3"),
     "accept": ("RG-TRADE-4",),

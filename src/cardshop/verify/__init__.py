@@ -96,6 +96,7 @@ def verify(
     max_seconds: float | None = None,
     exact: bool = False,
     keep_going: bool = False,
+    bitstate: int = 0,
     shrink: bool = False,
     progress: Callable[[Search], None] | None = None,
 ) -> VerifyReport:
@@ -104,7 +105,9 @@ def verify(
     ``checks`` chooses among :data:`CHECKS` (all by default); ``max_states`` and
     ``max_seconds`` bound the search (the report then says how deep it is
     exhaustive); ``exact`` keeps whole state keys instead of 64-bit fingerprints;
-    ``keep_going`` goes on past the first fault; ``shrink`` verifies the family's
+    ``keep_going`` goes on past the first fault; ``bitstate`` keeps a table of
+    ``2**bitstate`` bits instead of a visited set (less memory, and a stated chance of
+    states missed: the report says how many); ``shrink`` verifies the family's
     small variant derived from ``variant`` instead. ``seed`` is only the seed the
     games carry: every chance outcome is enumerated.
     """
@@ -120,6 +123,7 @@ def verify(
         tuple(CHECKS) if checks is None else tuple(checks),
         exact,
         keep_going,
+        bitstate,
     )
     search.run(max_states=max_states, max_seconds=max_seconds, progress=progress)
     return make_report(search, shrunk)

@@ -91,9 +91,6 @@ def save_search(search: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``search`` (a :class:`~cardshop.verify.Search`) to ``path``, atomically:
     the file is whole or not written. Returns the path written."""
     target = Path(path)
-    keys: list[Hashable] = [None] * search.states
-    for key, number in search.index.items():
-        keys[number] = key
     pending = [*search.frontier[search._at :], *search.layer]
     header = {
         "format": CHECKPOINT_FORMAT,
@@ -106,6 +103,7 @@ def save_search(search: Any, path: str | os.PathLike[str]) -> Path:
         "checks": list(search.checks),
         "exact": search.exact,
         "keep_going": search.keep_going,
+        "bitstate": search.bitstate,
         "started": search.started,
         "complete": search.complete,
         "counts": {
@@ -141,10 +139,12 @@ def save_search(search: Any, path: str | os.PathLike[str]) -> Path:
             zf.writestr("observed.bin", observed.tobytes())
             if search.exact:
                 with zf.open("keys.jsonl", "w") as out:
-                    for key in keys:
+                    for key in search.numbered:
                         out.write(json.dumps(_key_data(key)).encode() + b"\n")
             else:
-                zf.writestr("keys.bin", array("q", map(_signed, keys)).tobytes())
+                zf.writestr("keys.bin", array("q", map(_signed, search.numbered)).tobytes())
+            if search.bitstate:
+                zf.writestr("bits.bin", bytes(search.bits))
             with zf.open("pending.jsonl", "w") as out:
                 for number, game in pending:
                     out.write(f"{number} ".encode() + game.to_json().encode() + b"\n")
@@ -188,20 +188,33 @@ def _words(zf: zipfile.ZipFile, path: Path, name: str, count: int) -> array[int]
     return out
 
 
-def _lines(zf: zipfile.ZipFile, path: Path, name: str) -> Iterator[bytes]:
+def _lines(zf: zipfile.ZipFile, path: Path, name: str, most: int) -> Iterator[bytes]:
+    """The lines of member ``name``, each bounded, and at most ``most`` of them."""
     try:
         info = zf.getinfo(name)
     except KeyError:
         raise _fail(path, f"it has no {name}") from None
     with zf.open(info) as f:
         stream: IO[bytes] = f
-        while True:
+        for count in range(most + 1):
             line = stream.readline(MAX_GAME_LINE + 1)
             if not line:
                 return
+            if count == most:
+                raise _fail(path, f"{name} holds more than the {most} lines its counts say")
             if len(line) > MAX_GAME_LINE:
                 raise _fail(path, f"a line of {name} is longer than {MAX_GAME_LINE} bytes")
             yield line
+
+
+def _bits(header: dict[str, Any], path: Path) -> int:
+    from cardshop.verify._search import MAX_BITS, MIN_BITS
+
+    value = header.get("bitstate", 0)
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if not ok or not (value == 0 or MIN_BITS <= value <= MAX_BITS):
+        raise _fail(path, f"bitstate is not 0 or a whole number {MIN_BITS}..{MAX_BITS}")
+    return int(value)
 
 
 def _count(header: dict[str, Any], name: str, limit: int, path: Path) -> int:
@@ -256,6 +269,7 @@ def _rebuild(zf: zipfile.ZipFile, source: Path, header: dict[str, Any], search_t
         tuple(str(c) for c in header["checks"]),
         bool(header["exact"]),
         bool(header["keep_going"]),
+        _bits(header, source),
     )
     states = _count(header, "states", MAX_STATES, source)
     edges = _count(header, "edges", MAX_EDGES, source)
@@ -278,15 +292,21 @@ def _rebuild(zf: zipfile.ZipFile, source: Path, header: dict[str, Any], search_t
             raise _fail(source, "an edge names a state that is not numbered")
     if search.exact:
         keys: list[Hashable] = [
-            _key_of(json.loads(line)) for line in _lines(zf, source, "keys.jsonl")
+            _key_of(json.loads(line)) for line in _lines(zf, source, "keys.jsonl", states)
         ]
     else:
         keys = [_unsigned(k) for k in _words(zf, source, "keys.bin", states)]
     if len(keys) != states:
         raise _fail(source, f"it holds {len(keys)} keys for {states} states")
-    search.index = {key: number for number, key in enumerate(keys)}
-    if len(search.index) != states:
-        raise _fail(source, "two states have one key")
+    if search.bitstate:
+        search.numbered = array("Q", keys)
+        size = len(search.bits)
+        search.bits = bytearray(_member(zf, source, "bits.bin", size, size))
+    else:
+        search.numbered = keys
+        search.index = {key: number for number, key in enumerate(keys)}
+        if len(search.index) != states:
+            raise _fail(source, "two states have one key")
     seen = _words(zf, source, "observed.bin", 4 * observed)
     for i in range(0, len(seen), 4):
         seat, fp, legal, number = seen[i : i + 4]
@@ -295,7 +315,7 @@ def _rebuild(zf: zipfile.ZipFile, source: Path, header: dict[str, Any], search_t
         search._observed[(seat, _unsigned(fp))] = (_unsigned(legal), number)
     frontier = _count(header, "frontier", MAX_STATES, source)
     layer = _count(header, "layer", MAX_STATES, source)
-    pending = _pending(zf, source, search, keys)
+    pending = _pending(zf, source, search, keys, frontier + layer)
     if len(pending) != frontier + layer:
         raise _fail(source, f"it holds {len(pending)} games for {frontier + layer} states")
     search.frontier, search.layer, search._at = pending[:frontier], pending[frontier:], 0
@@ -311,11 +331,11 @@ def _rebuild(zf: zipfile.ZipFile, source: Path, header: dict[str, Any], search_t
 
 
 def _pending(
-    zf: zipfile.ZipFile, source: Path, search: Any, keys: list[Hashable]
+    zf: zipfile.ZipFile, source: Path, search: Any, keys: list[Hashable], most: int
 ) -> list[tuple[int, Game]]:
     reader = type(search.shared_game())
     out: list[tuple[int, Game]] = []
-    for line in _lines(zf, source, "pending.jsonl"):
+    for line in _lines(zf, source, "pending.jsonl", most):
         head, _, text = line.partition(b" ")
         if not head.isdigit() or len(head) > 12:
             raise _fail(source, "a line of pending.jsonl does not start with a state number")

@@ -53,6 +53,7 @@ __all__ = [
     "Search",
     "SearchSpec",
     "Step",
+    "check_bitstate",
     "check_workers",
     "examine_chunk",
     "fingerprint",
@@ -76,6 +77,14 @@ CHECKS: dict[str, str] = {
     "search is complete)",
 }
 """The checks ``cardshop verify`` runs, by name, with what each proves."""
+
+
+MIN_BITS = 10
+MAX_BITS = 36
+"""Bit-state hashing's table: 2**10 bits (128 bytes) to 2**36 (8 GiB)."""
+
+SETUP = "setup"
+"""The key of :attr:`VerifyHooks.clauses` that names the clauses a deal carries out."""
 
 
 def fingerprint(key: Hashable) -> int:
@@ -272,6 +281,10 @@ class Search:
     checks: Collection[str] = tuple(CHECKS)
     exact: bool = False
     keep_going: bool = False
+    bitstate: int = 0
+    """0: a visited set of every state's key. Else bit-state hashing: a table of
+    ``2**bitstate`` bits in which each state sets two; a state whose two bits are set
+    is taken as visited (see :meth:`missed`)."""
 
     family: Family = field(init=False)
     hooks: VerifyHooks = field(init=False)
@@ -296,7 +309,11 @@ class Search:
     _observed: dict[tuple[Seat, int], tuple[int, int]] = field(init=False, default_factory=dict)
     _invariants: tuple[Invariant, ...] = field(init=False, default=())
     _monitors: tuple[Callable[[Game], Monitor], ...] = field(init=False, default=())
-    _keys: dict[int, Hashable] = field(init=False, default_factory=dict)
+    numbered: list[Hashable] | array[int] = field(init=False, default_factory=list)
+    """The key of each state, by number (fingerprints in an array with bit-state hashing)."""
+    bits: bytearray = field(init=False, default_factory=bytearray)
+    _undo: list[tuple[int, int]] = field(init=False, default_factory=list)
+    """The bytes of :attr:`bits` the merge under way changed, as they were."""
     _at: int = field(init=False, default=0)
     """How far the frontier has been checked and expanded."""
     _shared: tuple[object, ...] | None = field(init=False, default=None)
@@ -315,6 +332,12 @@ class Search:
             if factory is not None and factory not in monitors:
                 monitors.append(factory)
         self._monitors = tuple(monitors)
+        if self.bitstate:
+            check_bitstate(self.bitstate)
+            if self.exact:
+                raise SetupError("bit-state hashing keeps no keys: it cannot be exact")
+            self.bits = bytearray(1 << (self.bitstate - 3))
+            self.numbered = array("Q")
 
     # ------------------------------------------------------------------ keys
 
@@ -408,14 +431,49 @@ class Search:
     # ------------------------------------------------------------------ run
 
     def _add(self, key: Hashable, parent: int, depth: int) -> tuple[int, bool]:
+        """The number of the state of ``key`` and whether it is new (numbered now). With
+        bit-state hashing a state taken as visited has the number -1."""
+        if self.bitstate:
+            return self._add_bits(key, parent, depth)
         found = self.index.get(key)
         if found is not None:
             return found, False
         number = len(self.parents)
         self.index[key] = number
+        self.numbered.append(key)  # type: ignore[arg-type]
         self.parents.append(parent)
         self.depths.append(depth)
         return number, True
+
+    def _add_bits(self, key: Hashable, parent: int, depth: int) -> tuple[int, bool]:
+        fp = int(key)  # type: ignore[call-overload]
+        mask = (1 << self.bitstate) - 1
+        one, two = fp & mask, (fp >> (64 - self.bitstate)) & mask
+        bits = self.bits
+        if bits[one >> 3] >> (one & 7) & 1 and bits[two >> 3] >> (two & 7) & 1:
+            return -1, False
+        self._undo.append((one >> 3, bits[one >> 3]))
+        self._undo.append((two >> 3, bits[two >> 3]))
+        bits[one >> 3] |= 1 << (one & 7)
+        bits[two >> 3] |= 1 << (two & 7)
+        number = len(self.parents)
+        self.numbered.append(fp)
+        self.parents.append(parent)
+        self.depths.append(depth)
+        return number, True
+
+    def missed(self) -> float:
+        """With bit-state hashing, the number of distinct states the search can expect
+        to have taken as visited though they were not (both their bits set by others),
+        and so never checked: about the integral over the states found of
+        ``(1 - exp(-2 i / m))**2`` for ``m`` bits. 0 without it."""
+        if not self.bitstate:
+            return 0.0
+        n, m = float(self.states), float(1 << self.bitstate)
+        x = 2 * n / m
+        if x < 1e-3:
+            return 4 * n**3 / (3 * m * m)
+        return n + m * math.expm1(-x) - m / 4 * math.expm1(-2 * x)
 
     def _fault(self, fault: Fault) -> None:
         self.faults.append(fault)
@@ -441,6 +499,7 @@ class Search:
 
     def _start(self) -> None:
         """Number every deal (all or none: a stop half-way leaves the search unstarted)."""
+        self._undo.clear()
         try:
             for _chance, game in self.setups():
                 self.outcomes += 1
@@ -451,9 +510,13 @@ class Search:
             self.started = True
         except BaseException:
             self.index.clear()
-            del self.parents[:], self.depths[:], self.layer[:]
+            del self.numbered[:], self.parents[:], self.depths[:], self.layer[:]
+            for byte, was in reversed(self._undo):
+                self.bits[byte] = was
             self.outcomes = self.deals = 0
             raise
+        finally:
+            self._undo.clear()
 
     def run(
         self,
@@ -487,7 +550,7 @@ class Search:
                 if not self._layer(pool, max_states, deadline, progress):
                     return
             if not self.stopped and self._at >= len(self.frontier) and not self.layer:
-                if "termination" in self.checks:
+                if "termination" in self.checks and not self.bitstate:
                     self._check_termination()
                 self.complete = True
         finally:
@@ -519,11 +582,14 @@ class Search:
             self.finished,
             self.capped,
         )
+        self._undo.clear()
         try:
             self._merge(found)
             self._at = start + len(found)  # short of the chunk's end where a fault stopped it
         except BaseException:
             states, edges, layer, faults = mark[:4]
+            for byte, was in reversed(self._undo):
+                self.bits[byte] = was
             for ex in found:
                 for key in ex.keys:
                     if self.index.get(key, -1) >= states:
@@ -531,12 +597,13 @@ class Search:
                 for seat, seen, _legal in ex.seen:
                     if self._observed.get((seat, seen), (0, -1))[1] == ex.number:
                         del self._observed[(seat, seen)]
-            del self.parents[states:], self.depths[states:]
+            del self.numbered[states:], self.parents[states:], self.depths[states:]
             del self.edges_from[edges:], self.edges_to[edges:]
             del self.layer[layer:], self.faults[faults:]
             self.generated, self.outcomes, self.finished, self.capped = mark[4:]
-            self._keys = {}
             raise
+        finally:
+            self._undo.clear()
 
     def _over_budget(self, max_states: int | None, deadline: float | None) -> bool:
         if max_states is not None and self.states >= max_states:
@@ -627,10 +694,12 @@ class Search:
             if self.stopped:
                 return
             depth = self.depths[number] + 1
+            edges = not self.bitstate  # bit-state hashing numbers new states only
             for key in ex.keys:
                 child, new = self._add(key, number, depth)
-                self.edges_from.append(number)
-                self.edges_to.append(child)
+                if edges:
+                    self.edges_from.append(number)
+                    self.edges_to.append(child)
                 if new:
                     self.layer.append((child, ex.games[key]))
 
@@ -907,9 +976,7 @@ class Search:
         return setup, steps, game, prior
 
     def _key_of(self, number: int) -> Hashable:
-        if len(self._keys) != len(self.index):
-            self._keys = {v: k for k, v in self.index.items()}
-        return self._keys[number]
+        return self.numbered[number]
 
     def coverage(self) -> dict[str, dict[str, list[str]]]:
         """Action verbs, event kinds and rule clauses: those reached and never reached."""
@@ -919,6 +986,8 @@ class Search:
         reached_clauses: set[str] = set()
         for name in (*self.actions_seen, *self.events_seen):
             reached_clauses.update(clauses.get(name, ()))
+        if self.deals:  # the deal carried out the setup's clauses
+            reached_clauses.update(clauses.get(SETUP, ()))
         every_clause = {c for cs in clauses.values() for c in cs}
 
         def split(seen: set[str], every: set[str]) -> dict[str, list[str]]:
@@ -952,6 +1021,15 @@ def _pool(workers: int | None, executor: Any) -> tuple[Executor | None, bool]:
     if workers is None or workers == 1:
         return None, False
     return process_pool(workers), True
+
+
+def check_bitstate(bits: object) -> None:
+    """A :class:`SetupError` unless ``bits`` is a whole number MIN_BITS..MAX_BITS."""
+    if isinstance(bits, bool) or not isinstance(bits, int) or not MIN_BITS <= bits <= MAX_BITS:
+        raise SetupError(
+            f"bitstate must be a whole number {MIN_BITS}..{MAX_BITS} (a table of "
+            f"2**bitstate bits), not {bits!r}"
+        )
 
 
 def check_workers(workers: object) -> None:

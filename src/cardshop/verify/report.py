@@ -197,6 +197,26 @@ class VerifyReport:
         )
 
 
+FINGERPRINTS = (
+    "64-bit fingerprints (hash compaction: two states may share one with a chance below "
+    "states**2 / 2**65, and one of them would go unchecked)"
+)
+
+
+def _keys_text(search: Search) -> str:
+    if search.exact:
+        return "whole keys"
+    if not search.bitstate:
+        return FINGERPRINTS
+    size = (1 << search.bitstate) // 8
+    return (
+        f"bit-state hashing: a table of 2**{search.bitstate} bits ({size:,} bytes), two "
+        "bits a state; a state whose two bits other states set is taken as visited and "
+        "goes unchecked, with what only it leads to: about "
+        f"{search.missed():.3g} states were taken as visited though they were not"
+    )
+
+
 def make_report(search: Search, shrunk: tuple[str, ...] = ()) -> VerifyReport:
     """The report of ``search`` as it stands, with the counterexample of each fault."""
     exhaustive = search.exhaustive_to
@@ -204,6 +224,8 @@ def make_report(search: Search, shrunk: tuple[str, ...] = ()) -> VerifyReport:
         termination = "not checked: the search is not complete"
     elif "termination" not in search.checks:
         termination = "not checked"
+    elif search.bitstate:
+        termination = "not checked: bit-state hashing keeps no edges between states"
     elif any(f.check == "termination" for f in search.faults):
         termination = "a line of play never ends"
     elif search.finished == 0 and search.capped:
@@ -220,10 +242,9 @@ def make_report(search: Search, shrunk: tuple[str, ...] = ()) -> VerifyReport:
         "seed": search.seed,
         "options": dict(search.options),
         "checks": [c for c in CHECKS if c in search.checks],
-        "keys": "whole keys"
-        if search.exact
-        else "64-bit fingerprints (hash compaction: two states may share one with a "
-        "chance below states**2 / 2**65, and one of them would go unchecked)",
+        "keys": _keys_text(search),
+        "bitstate": search.bitstate,
+        "missed": round(search.missed(), 6),
         "complete": search.complete,
         "exhaustive_to": exhaustive,
         "depth": search.depth,

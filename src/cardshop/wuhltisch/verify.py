@@ -108,6 +108,8 @@ def state_key(game: Game) -> Hashable:
 
 
 CLAUSES: dict[str, tuple[str, ...]] = {
+    # What a deal carries out (the search does not see a new game's own events).
+    "setup": ("WT-SETUP-1", "WT-SETUP-2"),
     # action verbs
     "look": ("WT-TICK-1", "WT-TICK-7", "WT-TICK-8"),
     "keep": ("WT-TICK-4", "WT-TICK-8"),
