@@ -74,15 +74,21 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+def write_output(path: Path, text: str, option: str | None = None) -> None:
+    """Write ``text`` to ``path`` atomically and say so; a file that cannot be written
+    is a user error naming it (and the ``option`` that named it, where given)."""
+    try:
+        with atomic_output(path) as f:
+            f.write(text)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        where = f"{option} {path}: cannot write: " if option else f"cannot write {path}: "
+        raise fail(f"{where}{reason}") from None
+    console.print(f"wrote {path}", markup=False)
+
+
 def write_outputs(*outputs: tuple[Path | None, str]) -> None:
-    """Write each ``(path, text)`` whose path is given (atomically), saying so; a file
-    that cannot be written is a user error naming it."""
+    """:func:`write_output` for each ``(path, text)`` whose path is given."""
     for path, text in outputs:
-        if path is None:
-            continue
-        try:
-            with atomic_output(path) as f:
-                f.write(text)
-        except OSError as exc:
-            raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
-        console.print(f"wrote {path}", markup=False)
+        if path is not None:
+            write_output(path, text)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
+from cardshop.cli._app import app, console, err_console, fail, user_errors, write_output
 from cardshop.cli._simulate import _dask_client
 from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
@@ -26,15 +26,6 @@ def _check_writable(option: str, path: Path) -> None:
         check_writable(path)
     except OSError as exc:
         raise fail(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
-
-
-def _write(option: str, path: Path, text: str) -> None:
-    try:
-        with atomic_output(path) as f:
-            f.write(text)
-    except OSError as exc:
-        raise fail(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
-    console.print(f"wrote {path}", markup=False)
 
 
 # Options that cardshop skill-depth declares the same way.
@@ -167,11 +158,11 @@ def ladder_command(
             executor.close()
     _show(result, time.perf_counter() - start)
     if json_file is not None:
-        _write("--json", json_file, result.to_json())
+        write_output(json_file, result.to_json(), "--json")
     if markdown_file is not None:
-        _write("--markdown", markdown_file, result.to_markdown())
+        write_output(markdown_file, result.to_markdown(), "--markdown")
     if html_file is not None:
-        _write("--html", html_file, result.to_html())
+        write_output(html_file, result.to_html(), "--html")
 
 
 def _show(result: LadderResult, seconds: float) -> None:
