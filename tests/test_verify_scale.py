@@ -7,61 +7,31 @@ file is read as hostile input.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import tinyfamily
 from cardshop.core import SetupError, VariantBase, variant_from_data
-from cardshop.verify import CheckpointError, Search, make_report
+from cardshop.verify import CheckpointError, Search, SearchWorkerLostError, make_report
 from dask_support import DASK, loopback_cluster
 from tinyfamily import TinyGame
+from verify_support import GUARD, HERE, TINY_CLI
+from verify_support import TINY_MINI as MINI
+from verify_support import tiny_cli as cli
+from verify_support import tiny_mini as mini
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-CLI = (
-    "import sys; sys.path.insert(0, {tests!r}); import tinyfamily; tinyfamily.register(); "
-    "from cardshop.__main__ import main; sys.exit(main(sys.argv[1:]))"
-)
-MINI: dict[str, Any] = {
-    "family": "tinymarket",
-    "name": "tiny-mini",
-    "players": {"min": 2, "max": 2},
-    "dynamics": "sequential",
-    "cards": [1, 2, 3, 1, 2, 3, 4],
-    "market": 2,
-}
-GUARD = 900
-"""A hang guard for a command, far above a normal run (seconds)."""
-
-
-@pytest.fixture(autouse=True)
-def registered() -> Iterator[None]:
-    tinyfamily.register()
-    yield
-    tinyfamily.register()
-
-
-def mini(**changes: Any) -> VariantBase:
-    return variant_from_data({**MINI, **changes})
-
-
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI.format(tests=str(HERE)), *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        cwd=cwd,
-    )
+pytestmark = pytest.mark.usefixtures("tiny_registered")
 
 
 def same(search: Search) -> dict[str, Any]:
@@ -72,7 +42,16 @@ def same(search: Search) -> dict[str, Any]:
 
 
 def whole(variant: VariantBase, **settings: Any) -> dict[str, Any]:
-    search = Search(variant, 2, **settings)
+    """The report of a search of ``variant`` to its end in one process (found once per
+    variant and settings in a test process: every caller asks with the rules as they
+    are, none patched)."""
+    data = json.dumps(variant.to_data(), sort_keys=True)
+    return copy.deepcopy(_whole(data, tuple(sorted(settings.items()))))
+
+
+@functools.cache
+def _whole(data: str, settings: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    search = Search(variant_from_data(json.loads(data)), 2, **dict(settings))
     search.run()
     return same(search)
 
@@ -163,6 +142,61 @@ def test_the_command_line_shares_a_mini_variant_over_a_dask_cluster(tmp_path: Pa
         del report["seconds"], report["states_per_second"]
     assert reports[0] == reports[1]
     assert reports[0]["complete"]
+
+
+def _dying(pid: int) -> Callable[[TinyGame, Any], list[Any]]:
+    """The tiny game's step, except in a worker process at step 3: it dies there."""
+    play = TinyGame._play
+
+    def dying(self: TinyGame, actions: Any) -> list[Any]:
+        if os.getpid() != pid and self._step == 3:
+            os._exit(3)  # as a worker killed by the system would end
+        return play(self, actions)
+
+    return dying
+
+
+def test_a_worker_that_dies_leaves_a_search_that_is_saved_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play = TinyGame._play
+    monkeypatch.setattr(TinyGame, "_play", _dying(os.getpid()))
+    search = Search(mini(), 2)
+    with pytest.raises(SearchWorkerLostError, match="a worker process died"):
+        search.run(workers=2)
+    assert not search.complete
+    monkeypatch.setattr(TinyGame, "_play", play)
+    search.save(tmp_path / "lost.zip")
+    again = Search.load(tmp_path / "lost.zip")
+    again.run()
+    assert same(again) == whole(mini())
+
+
+def test_the_command_line_saves_the_search_when_a_worker_dies(tmp_path: Path) -> None:
+    path = tmp_path / "tiny-mini.yaml"
+    path.write_text(json.dumps(MINI))
+    saved = tmp_path / "lost.zip"
+    code = (
+        f"import os, sys; sys.path.insert(0, {str(HERE)!r}); import tinyfamily; "
+        "tinyfamily.register(); from test_verify_scale import _dying; "
+        "tinyfamily.TinyGame._play = _dying(os.getpid()); "
+        "from cardshop.__main__ import main; sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "verify", str(path), "-w", "2", "--checkpoint", str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "a worker process died" in done.stderr
+    assert f"go on with cardshop verify --resume {saved}" in done.stderr
+    assert "Traceback" not in done.stderr
+    resumed = cli("verify", "--resume", str(saved), "--json", str(tmp_path / "r.json"))
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    del report["seconds"], report["states_per_second"]
+    assert report == whole(mini())
 
 
 def test_workers_and_an_executor_are_refused_together_and_workers_are_bounded() -> None:
@@ -436,7 +470,7 @@ def test_ctrl_c_saves_the_search_and_it_goes_on_to_the_same_report(tmp_path: Pat
     out = tmp_path / "out.txt"
     with out.open("w") as sink:
         run = subprocess.Popen(
-            [sys.executable, "-c", CLI.format(tests=str(HERE)), "verify", "klunker-mini",
+            [sys.executable, "-c", TINY_CLI.format(tests=str(HERE)), "verify", "klunker-mini",
              "--checkpoint", str(saved)],
             stdout=sink, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip

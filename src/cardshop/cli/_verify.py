@@ -16,7 +16,14 @@ from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.game import check_players
 from cardshop.support.files import check_writable
-from cardshop.verify import CHECKS, Search, make_report, resolve_variant, shrink_variant
+from cardshop.verify import (
+    CHECKS,
+    Search,
+    SearchWorkerLostError,
+    make_report,
+    resolve_variant,
+    shrink_variant,
+)
 from cardshop.verify._search import check_bitstate, check_workers
 
 MAX_CHECKS_TEXT = 400
@@ -187,6 +194,10 @@ def verify_command(
                 workers=workers,
                 executor=executor,
             )
+    except SearchWorkerLostError as exc:
+        saved = _save(search, checkpoint)
+        where = f"; saved in {saved}: go on with cardshop verify --resume {saved}"
+        raise fail(f"{exc}{where if saved else ' (give --checkpoint FILE to save it)'}") from None
     except BaseException as exc:
         signum = stop_signal(exc)
         if signum is None:
@@ -208,7 +219,7 @@ def verify_command(
             executor.close()
     report = make_report(search, shrunk)
     console.print(report.text(), markup=False)
-    if not search.complete and checkpoint is not None and not (search.faults and not keep_going):
+    if not search.complete and checkpoint is not None and not search.stopped:  # a budget
         saved = _save(search, checkpoint)
         console.print(f"wrote {saved}: go on with cardshop verify --resume {saved}", markup=False)
     write_outputs((json_file, report.to_json() + "\n"), (html_file, report.html()))

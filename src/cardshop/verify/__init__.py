@@ -20,7 +20,14 @@ from cardshop.core.loader import builtin_variants, load_variant
 from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
 from cardshop.verify._checkpoint import CheckpointError
-from cardshop.verify._search import CHECKS, Fault, Search, fingerprint, hooks_of
+from cardshop.verify._search import (
+    CHECKS,
+    Fault,
+    Search,
+    SearchWorkerLostError,
+    fingerprint,
+    hooks_of,
+)
 from cardshop.verify.report import VerifyReport, counterexample, make_report
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "CheckpointError",
     "Fault",
     "Search",
+    "SearchWorkerLostError",
     "VerifyReport",
     "counterexample",
     "fingerprint",

@@ -29,6 +29,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
     "Fault",
     "Search",
     "SearchSpec",
+    "SearchWorkerLostError",
     "Step",
     "check_bitstate",
     "check_workers",
@@ -127,6 +129,12 @@ def _verb(action: Action) -> str:
 
 CHUNK = 256
 """The most states one chunk of work holds."""
+
+
+class SearchWorkerLostError(CardshopError, RuntimeError):
+    """A worker process died (killed, or out of memory) during a search. The search
+    stands as it was before the chunk the worker held: it can be saved
+    (:meth:`Search.save`) and resumed."""
 
 
 @dataclass(slots=True)
@@ -653,6 +661,12 @@ class Search:
                 if progress is not None:
                     progress(self)
             return True
+        except BrokenProcessPool:  # from a result, or from a submit to a broken pool
+            raise SearchWorkerLostError(
+                "a worker process died (killed, or out of memory) during the search: it "
+                f"stands at {self.states:,} states, before the chunk that worker held, and "
+                "can be saved and resumed"
+            ) from None
         finally:
             for _, future in pending:
                 future.cancel()
