@@ -8,6 +8,7 @@ the default when ``CI`` is set; ``dev`` (default elsewhere) is a little larger;
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -69,3 +70,14 @@ def sale_drops_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
             self._check_counts()
 
     monkeypatch.setattr(Game, "_sell_row", dropping)
+
+
+@pytest.fixture
+def tiny_registered() -> Iterator[None]:
+    """The tiny test family registered, and registered again after the test: a test
+    that registered a changed record of it leaves the real one."""
+    import tinyfamily
+
+    tinyfamily.register()
+    yield
+    tinyfamily.register()

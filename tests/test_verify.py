@@ -11,10 +11,8 @@ import dataclasses
 import json
 import math
 import random
-import subprocess
-import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,52 +26,21 @@ from cardshop.core import (
     PositionError,
     ScriptedChance,
     SetupError,
-    VariantBase,
     VerifyHooks,
     derive_below,
     derive_seed,
     derive_shuffle,
     drawing_from,
     register_family,
-    variant_from_data,
 )
 from cardshop.records import GameRecord
 from cardshop.verify import verify
 from tinyfamily import TinyGame
+from verify_support import TINY_MINI as MINI
+from verify_support import tiny_cli as cli
+from verify_support import tiny_mini as mini
 
-HERE = Path(__file__).resolve().parent
-CLI = (
-    "import sys; sys.path.insert(0, {tests!r}); import tinyfamily; tinyfamily.register(); "
-    "from cardshop.__main__ import main; sys.exit(main(sys.argv[1:]))"
-)
-MINI: dict[str, Any] = {
-    "family": "tinymarket",
-    "name": "tiny-mini",
-    "players": {"min": 2, "max": 2},
-    "dynamics": "sequential",
-    "cards": [1, 2, 3, 1, 2, 3, 4],
-    "market": 2,
-}
-
-
-@pytest.fixture(autouse=True)
-def registered() -> Iterator[None]:
-    tinyfamily.register()
-    yield
-    tinyfamily.register()  # a test that registered a changed record leaves the real one
-
-
-def mini(**changes: Any) -> VariantBase:
-    return variant_from_data({**MINI, **changes})
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI.format(tests=str(HERE)), *args],
-        capture_output=True,
-        text=True,
-        timeout=900,  # a hang guard: a run takes seconds
-    )
+pytestmark = pytest.mark.usefixtures("tiny_registered")
 
 
 # ------------------------------------------------------------- the chance model

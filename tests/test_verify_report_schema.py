@@ -13,7 +13,7 @@ import copy
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-import tinyfamily
-from cardshop.core import Action, VariantBase, variant_from_data
+from cardshop.core import Action, VariantBase
 from cardshop.verify import CHECKS, verify
 from tinyfamily import TinyGame
+from verify_support import tiny_mini
 
 Report = dict[str, Any]
 
@@ -47,15 +47,11 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-@pytest.fixture(autouse=True)
-def registered() -> Iterator[None]:
-    tinyfamily.register()
-    yield
-    tinyfamily.register()
+pytestmark = pytest.mark.usefixtures("tiny_registered")
 
 
 def mini(**changes: Any) -> VariantBase:
-    return variant_from_data({**MINI, **changes})
+    return tiny_mini(MINI, **changes)
 
 
 def _value(game: TinyGame, card: int) -> int:

@@ -15,13 +15,16 @@ collector busy enough to make the walk of the Wühltisch mini about twice as slo
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator
-from typing import NamedTuple, TypeVar
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 import cardshop
 from cardshop import driver
-from cardshop.core import ScriptedChance, VariantBase, drawing_from
+from cardshop.core import ScriptedChance, VariantBase, drawing_from, variant_from_data
 from cardshop.core.game import Event, Game
 from cardshop.core.registry import get_family
 from cardshop.verify import Search
@@ -29,6 +32,40 @@ from cardshop.verify._search import Step
 
 StateKey = Callable[[Game], Hashable]
 T = TypeVar("T")
+
+HERE = Path(__file__).resolve().parent
+TINY_MINI: dict[str, Any] = {
+    "family": "tinymarket",
+    "name": "tiny-mini",
+    "players": {"min": 2, "max": 2},
+    "dynamics": "sequential",
+    "cards": [1, 2, 3, 1, 2, 3, 4],
+    "market": 2,
+}
+"""A mini variant of the tiny test family: 630 deals, some 29,000 states."""
+TINY_CLI = (
+    "import sys; sys.path.insert(0, {tests!r}); import tinyfamily; tinyfamily.register(); "
+    "from cardshop.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
+"""A command line with the tiny family registered (``python -c``; format ``tests``)."""
+GUARD = 900
+"""A hang guard for a command, far above a normal run (seconds)."""
+
+
+def tiny_mini(base: Mapping[str, Any] = TINY_MINI, **changes: Any) -> VariantBase:
+    """The tiny family's mini variant (or ``base``) with ``changes``."""
+    return variant_from_data({**base, **changes})
+
+
+def tiny_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``cardshop ARGS`` in a real process that knows the tiny family."""
+    return subprocess.run(
+        [sys.executable, "-c", TINY_CLI.format(tests=str(HERE)), *args],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        cwd=cwd,
+    )
 
 
 def outcomes(make: Callable[[], T]) -> Iterator[T]:
