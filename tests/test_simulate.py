@@ -348,6 +348,38 @@ def test_cli_dask_address_that_does_not_answer_fails_fast() -> None:
     assert "--dask-timeout must be a number of seconds above 0" in bad.stderr
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "tuning"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["simulate", "klunker-en", "--games", "2", "-q"], "--dask"),
+        (["verify", "klunker-mini"], "--dask"),
+        (["tune", str(EXAMPLES / "klunker-fpa.tune.yaml"), "--no-storage", "-q"], "--dask"),
+        (["ladder", "klunker-en", "--bots", "random,greedy", "--deals", "1", "-q"], "--scheduler"),
+    ],
+    ids=["simulate", "verify", "tune", "ladder"],
+)
+def test_every_command_with_dask_says_in_one_paragraph_it_cannot_reach_the_scheduler(
+    args: list[str], option: str
+) -> None:
+    """simulate, verify, tune and ladder share one Dask client and one error."""
+    pytest.importorskip("distributed")
+    address = ["--dask-timeout", "1", "--dask"] if option == "--dask" else ["--scheduler"]
+    result = runner.invoke(app, [*args, *address, "tcp://127.0.0.1:1"])
+    assert result.exit_code == 2, result.output
+    text = result.stderr.strip()
+    assert (
+        f"cardshop: error: {option}: cannot reach a Dask scheduler at 'tcp://127.0.0.1:1'" in text
+    )
+    assert "\n" not in text
+    if option == "--dask":  # a bad timeout is refused before any work, with or without --dask
+        bad = runner.invoke(app, [*args, "--dask-timeout", "0"])
+        assert bad.exit_code == 2, bad.output
+        assert "--dask-timeout must be a number of seconds above 0, not 0.0" in bad.stderr
+
+
 STOP_GUARD = 60
 """Seconds a stopped ``simulate`` may take to be gone, a guard against a hang only: a
 stop here ends the run and its workers in about 0.2 s (300 times less), while the

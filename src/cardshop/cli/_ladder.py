@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from cardshop.cli._app import app, console, err_console, fail, user_errors, write_output
-from cardshop.cli._simulate import _dask_client
+from cardshop.cli._dask import dask_client
 from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.frontdoor import resolve
@@ -43,10 +43,7 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 def _scheduler(address: str) -> Any:
     """A Dask client of the scheduler at ``address`` (errors name --scheduler)."""
-    try:
-        return _dask_client(address, 5.0)
-    except SetupError as exc:
-        raise SetupError(str(exc).replace("--dask", "--scheduler")) from None
+    return dask_client(address, 5.0, option="--scheduler")
 
 
 @app.command("ladder")

@@ -24,6 +24,7 @@ from rich.table import Table
 
 from cardshop.bots import seat_bots
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, paragraph, user_errors
+from cardshop.cli._dask import DaskAddress, DaskTimeout, check_dask_timeout, dask_client
 from cardshop.cli._stop import GamesBar, games_bar, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.loader import load_variant
@@ -80,29 +81,6 @@ def _write_csv(path: Path, sim: SimulationResult, bots: list[str]) -> None:
         writer = csv.DictWriter(f, fieldnames=sim.columns())
         writer.writeheader()
         writer.writerows(sim.to_rows())
-
-
-def _dask_client(address: str, timeout: float) -> Any:
-    """A client of the scheduler at ``address``, or a :class:`SetupError` within ``timeout``."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise SetupError(
-            "--dask needs the 'distributed' extra: python -m pip install "
-            '".[distributed]" in a clone of cardshop'
-        ) from None
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)  # the error below says it once, in one paragraph
-    try:
-        return Client(address, timeout=timeout)  # type: ignore[no-untyped-call]
-    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address
-        reason = paragraph(str(exc)) or type(exc).__name__
-        raise SetupError(
-            f"--dask: cannot reach a Dask scheduler at {address!r} within {timeout:g} s: {reason}"
-        ) from None
-    finally:
-        quiet.setLevel(level)
 
 
 def _lengths(sim: SimulationResult) -> str:
@@ -185,16 +163,8 @@ def simulate_command(
             help="Turn the seats one place per game so every bot plays every seat.",
         ),
     ] = True,
-    dask: Annotated[
-        str | None,
-        typer.Option("--dask", help="Run on a Dask cluster: the scheduler's address."),
-    ] = None,
-    dask_timeout: Annotated[
-        float,
-        typer.Option(
-            "--dask-timeout", help="Seconds to wait for the Dask scheduler before giving up."
-        ),
-    ] = 5.0,
+    dask: DaskAddress = None,
+    dask_timeout: DaskTimeout = 5.0,
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write every game's outcome as JSON.")
     ] = None,
@@ -220,8 +190,7 @@ def simulate_command(
     number of workers. Fewer bots than seats are repeated in order
     (--bots greedy,random at 4 players: greedy, random, greedy, random).
     """
-    if not dask_timeout > 0:
-        raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
+    check_dask_timeout(dask_timeout)
     var = load_variant(variant)
     specs = seat_bots(bots, players)  # the library reads bots the same way
     check_arguments(var, players, games, specs, workers)  # before the progress bar shows
@@ -247,7 +216,7 @@ def simulate_command(
     start = time.perf_counter()
     try:
         with signals_stop(), _library_notes():
-            executor = _dask_client(dask, dask_timeout) if dask else None
+            executor = dask_client(dask, dask_timeout) if dask else None
             with games_bar("simulating", games, quiet=quiet) as bar:
                 sim = simulate(
                     var,

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from cardshop.cli._app import app, atomic_output, console, err_console, fail, user_errors
 from cardshop.cli._audit import _check_writable, _html_writer
+from cardshop.cli._dask import DaskAddress, DaskTimeout, check_dask_timeout, dask_client
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 
 
@@ -56,10 +57,8 @@ def tune_command(
         int | None,
         typer.Option("--workers", "-w", help="Workers, as for simulate (default: CPUs)."),
     ] = None,
-    dask: Annotated[
-        str | None,
-        typer.Option("--dask", help="Run the games on a Dask cluster: the scheduler's address."),
-    ] = None,
+    dask: DaskAddress = None,
+    dask_timeout: DaskTimeout = 5.0,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar or trial lines.")
     ] = False,
@@ -78,6 +77,7 @@ def tune_command(
     from cardshop.tuning.output import describe, describe_confirmation
     from cardshop.tuning.study import TuneInterrupted
 
+    check_dask_timeout(dask_timeout)
     loaded = load_spec(spec)  # errors before any game is played
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, not {workers}")
@@ -92,9 +92,7 @@ def tune_command(
     )
     executor: Any = None
     if dask is not None:
-        from cardshop.cli._simulate import _dask_client
-
-        executor = _dask_client(dask, 5.0)
+        executor = dask_client(dask, dask_timeout)
     budget = loaded.spec.budget.games
     with Progress(
         TextColumn("tuning"),

@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 
 from cardshop.cli._app import app, console, err_console, fail, user_errors, write_outputs
+from cardshop.cli._dask import DaskAddress, DaskTimeout, check_dask_timeout, dask_client
 from cardshop.cli._ladder import Seed
-from cardshop.cli._simulate import _dask_client
 from cardshop.cli._stop import raise_if_stopped, signals_stop, stop_signal
 from cardshop.core.errors import SetupError
 from cardshop.core.game import check_players
@@ -92,16 +92,8 @@ def verify_command(
         int | None,
         typer.Option("--workers", "-w", help="Worker processes that check and expand the states."),
     ] = None,
-    dask: Annotated[
-        str | None,
-        typer.Option("--dask", help="Share the work over a Dask cluster: its scheduler's address."),
-    ] = None,
-    dask_timeout: Annotated[
-        float,
-        typer.Option(
-            "--dask-timeout", help="Seconds to wait for the Dask scheduler before giving up."
-        ),
-    ] = 10.0,
+    dask: DaskAddress = None,
+    dask_timeout: DaskTimeout = 10.0,
     checkpoint: Annotated[
         Path | None,
         typer.Option(
@@ -132,8 +124,7 @@ def verify_command(
     for name, value in (("--max-states", max_states), ("--max-seconds", max_seconds)):
         if value is not None and not value > 0:
             raise SetupError(f"{name} must be above 0, not {value}")
-    if not dask_timeout > 0:
-        raise SetupError(f"--dask-timeout must be a number of seconds above 0, not {dask_timeout}")
+    check_dask_timeout(dask_timeout)
     check_workers(workers)
     if bitstate is not None:
         check_bitstate(bitstate)
@@ -177,7 +168,7 @@ def verify_command(
             check_writable(checkpoint)
         except OSError as exc:
             raise fail(f"cannot write {checkpoint}: {exc.strerror or exc}") from None
-    executor = _dask_client(dask, dask_timeout) if dask else None
+    executor = dask_client(dask, dask_timeout) if dask else None
     where = f"; Ctrl-C stops it and saves it to {checkpoint}" if checkpoint else ""
     err_console.print(
         f"cardshop: verifying {search.variant.name}, {search.players} players"
