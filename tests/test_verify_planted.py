@@ -32,13 +32,11 @@ from cardshop.reglamentacja import game as reglamentacja
 from cardshop.reglamentacja.game import ReglamentacjaGame
 from cardshop.reglamentacja.invariants import stamp_conservation
 from cardshop.verify import Search, hooks_of, resolve_variant, verify
+from cardshop.verify.report import Counterexample
 from cardshop.wuhltisch.game import WuhltischGame
 from cardshop.wuhltisch.invariants import check_conservation
 
 pytestmark = pytest.mark.pure_only
-
-Trigger = Callable[[], None]
-"""Called by a planted method each time the defect's trigger is met."""
 
 
 def _trigger_depth(variant: VariantBase, players: int, met: list[int]) -> int | None:
@@ -75,9 +73,30 @@ def _trigger_depth(variant: VariantBase, players: int, met: list[int]) -> int | 
     return None
 
 
-def _replayed(found: Any) -> Game:
-    """The counterexample's record written out, read back and replayed."""
-    return GameRecord.loads(found.record.dumps()).replay()
+Plant = Callable[..., None]
+"""Patches one method for the test's duration: ``plant(monkeypatch, harm=..., met=...)``;
+with ``harm=False`` it only appends to ``met`` when its trigger is met."""
+
+
+def _found(
+    monkeypatch: pytest.MonkeyPatch, plant: Plant, mini: str, checks: list[str], **budget: int
+) -> tuple[int | None, Counterexample, Game]:
+    """The trigger's least depth (the sound rules walked independently), then the
+    mini variant verified with the defect planted: its one counterexample, and the game
+    its record replays to once written out and read back, at the counterexample's
+    position."""
+    variant = resolve_variant(mini)
+    met: list[int] = []
+    plant(monkeypatch, harm=False, met=met)
+    depth = _trigger_depth(variant, 2, met)
+    monkeypatch.undo()
+    plant(monkeypatch, harm=True, met=met)
+    report = verify(variant, 2, checks=checks, **budget)
+    assert not report.ok
+    (found,) = report.counterexamples
+    game = GameRecord.loads(found.record.dumps()).replay()
+    assert game.to_position() == found.position
+    return depth, found, game
 
 
 # -------------------------------------------------------------------- Wühltisch
@@ -100,27 +119,18 @@ def _plant_lost_throw(monkeypatch: pytest.MonkeyPatch, *, harm: bool, met: list[
 def test_wuhltisch_a_card_lost_when_two_go_back_breaks_conservation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    variant = resolve_variant("wuhltisch-mini")
-    met: list[int] = []
-    _plant_lost_throw(monkeypatch, harm=False, met=met)
+    depth, found, game = _found(monkeypatch, _plant_lost_throw, "wuhltisch-mini", ["invariants"])
     # By construction too: a card goes back only from a view or a hand, and the first
     # tick starts with neither (no lost property is useless in the mini), so the
     # earliest tick that throws two back is the second, from a state of depth 1.
-    assert _trigger_depth(variant, 2, met) == 1
-    monkeypatch.undo()
-    _plant_lost_throw(monkeypatch, harm=True, met=met)
-    report = verify(variant, 2, checks=["invariants"])
-    assert not report.ok
-    (found,) = report.counterexamples
+    assert depth == 1
     # The generic invariants run first: the game's own reader refuses the state on its
     # JSON round trip, for the family's conservation problem.
     assert (found.fault.check, found.fault.invariant) == ("invariants", "determinism")
     assert "game JSON is not a legal state: cards in no zone" in found.fault.detail
     assert found.fault.depth == 2  # the bad state, one step after the trigger's state
     assert len(found.record.steps) == 2
-    game = _replayed(found)
     assert isinstance(game, WuhltischGame)
-    assert game.to_position() == found.position
     problem = check_conservation(game)  # the family's invariant finds it too
     assert problem is not None
     assert problem in found.fault.detail
@@ -148,17 +158,11 @@ def _plant_row_miscount(monkeypatch: pytest.MonkeyPatch, *, harm: bool, met: lis
 def test_klunker_a_payout_off_by_one_breaks_the_sale_account(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    variant = resolve_variant("klunker-mini")
-    met: list[int] = []
-    _plant_row_miscount(monkeypatch, harm=False, met=met)
-    depth = _trigger_depth(variant, 2, met)  # the first sale from a safe of two rows
-    assert depth is not None
+    depth, found, game = _found(
+        monkeypatch, _plant_row_miscount, "klunker-mini", ["invariants"], max_states=30_000
+    )
+    assert depth is not None  # the first sale from a safe of two rows
     assert depth >= 2  # a sale needs cards stored or bought first
-    monkeypatch.undo()
-    _plant_row_miscount(monkeypatch, harm=True, met=met)
-    report = verify(variant, 2, checks=["invariants"], max_states=30_000)
-    assert not report.ok
-    (found,) = report.counterexamples
     # The family's account of the step (its ledger monitor) finds it: a fault of the
     # step from the state of the trigger's depth, whose record leads past it.
     assert (found.fault.check, found.fault.invariant) == ("invariants", "sale_payout")
@@ -166,11 +170,9 @@ def test_klunker_a_payout_off_by_one_breaks_the_sale_account(
     assert found.fault.depth == depth
     assert found.fault.step is not None
     assert len(found.record.steps) == depth + 1
-    game = _replayed(found)
-    assert game.to_position() == found.position
     # The last step again, from the state before it, under the family's account
     assert found.before is not None
-    before = get_family("klunker").game_from_position(found.before, variant)
+    before = get_family("klunker").game_from_position(found.before, game.variant)
     ((seat, text),) = found.record.steps[-1].actions
     checked = CheckedGame(before, checks=["sale_payout"])
     with pytest.raises(InvariantViolation) as info:
@@ -203,16 +205,10 @@ def _plant_speculator_swap(monkeypatch: pytest.MonkeyPatch, *, harm: bool, met: 
 def test_reglamentacja_a_listed_action_that_raises_is_a_playability_fault(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    variant = resolve_variant("reglamentacja-mini")
-    met: list[int] = []
-    _plant_speculator_swap(monkeypatch, harm=False, met=met)
-    depth = _trigger_depth(variant, 2, met)
+    depth, found, game = _found(
+        monkeypatch, _plant_speculator_swap, "reglamentacja-mini", ["playability"]
+    )
     assert depth is not None
-    monkeypatch.undo()
-    _plant_speculator_swap(monkeypatch, harm=True, met=met)
-    report = verify(variant, 2, checks=["playability"])
-    assert not report.ok
-    (found,) = report.counterexamples
     assert (found.fault.check, found.fault.invariant) == ("playability", "legal_actions")
     assert "a legal step raised IndexError" in found.fault.detail
     # a fault of the step: the record leads to the state that lists it
@@ -222,8 +218,6 @@ def test_reglamentacja_a_listed_action_that_raises_is_a_playability_fault(
     assert step is not None
     ((seat, action),) = step.items()
     assert str(action).startswith("speculate swap")
-    game = _replayed(found)
-    assert game.to_position() == found.position
     assert action in game.legal_actions(seat)
     with pytest.raises(IndexError, match="speculator's pawn"):
         driver.apply(game, step)
@@ -269,14 +263,10 @@ def test_reglamentacja_a_stamp_doubled_where_the_audit_does_not_look_is_found(
     )
     assert audit.ok, "the audited games never met the defect"
     monkeypatch.undo()
-    _plant_doubled_stamp(monkeypatch, harm=False, met=met)
-    depth = _trigger_depth(variant, 2, met)
+    depth, found, game = _found(
+        monkeypatch, _plant_doubled_stamp, "reglamentacja-mini", ["invariants"]
+    )
     assert depth is not None
-    monkeypatch.undo()
-    _plant_doubled_stamp(monkeypatch, harm=True, met=met)
-    report = verify(variant, 2, checks=["invariants"])
-    assert not report.ok
-    (found,) = report.counterexamples
     # The generic invariants run first: the game's JSON reader counts the hands from
     # the stamps' zones, so a round trip shows the offerer another hand.
     assert (found.fault.check, found.fault.invariant) == ("invariants", "determinism")
@@ -284,7 +274,6 @@ def test_reglamentacja_a_stamp_doubled_where_the_audit_does_not_look_is_found(
     assert found.fault.depth == depth + 1  # the bad state, one step after the trigger's
     assert len(found.record.steps) == depth + 1
     assert str(found.record.steps[-1].actions[0][1]) == "accept"
-    game = _replayed(found)
     assert isinstance(game, ReglamentacjaGame)
     # the family's invariant finds it too
     assert (
