@@ -17,7 +17,7 @@ from playwright.sync_api import Browser
 from browser_support import launch
 from cardshop.ladder import run_ladder
 
-pytestmark = pytest.mark.xdist_group("ladder-browser")
+pytestmark = [pytest.mark.xdist_group("ladder-browser"), pytest.mark.build_independent]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from cardshop import CardshopError
 from cardshop.records import GameRecord
 from cardshop.serve.mcp import Games, make_server, plain
 
-pytestmark = pytest.mark.xdist_group("mcp")
+pytestmark = [pytest.mark.xdist_group("mcp"), pytest.mark.build_independent]
 
 GUARD = 600  # seconds: a hang guard, never a measure of speed
 

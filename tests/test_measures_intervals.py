@@ -9,12 +9,15 @@ resampled balances sat below the figure (an audit printed 0.987 [0.883, 0.983]).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cardshop.measures import GameSummary, compare, measure_all
 from cardshop.support.stats import wilson
 from cardshop.tuning.racing import estimate, report_measures, z_of
+
+pytestmark = pytest.mark.build_independent
 
 
 @st.composite

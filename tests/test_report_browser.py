@@ -27,7 +27,7 @@ from test_report import HOSTILE, sample_report
 
 # Its module-scoped fixtures (the browser and the reports it opens) are built once:
 # under pytest -n one worker runs the module.
-pytestmark = pytest.mark.xdist_group("report-browser")
+pytestmark = [pytest.mark.xdist_group("report-browser"), pytest.mark.build_independent]
 
 CHARTS_PER_COUNT = 8
 

@@ -23,7 +23,7 @@ import cardshop
 from browser_support import launch
 from serve_support import HERE, SERVE_FIXTURES, Server
 
-pytestmark = pytest.mark.xdist_group("serve-browser")
+pytestmark = [pytest.mark.xdist_group("serve-browser"), pytest.mark.build_independent]
 
 SMALL = HERE / "fixtures" / "small.yaml"
 GUARD_MS = 60_000

@@ -31,7 +31,7 @@ from serve_support import (
     request,
 )
 
-pytestmark = pytest.mark.xdist_group("serve")
+pytestmark = [pytest.mark.xdist_group("serve"), pytest.mark.build_independent]
 
 SMALL = HERE / "fixtures" / "small.yaml"
 MATCH_SEED = 7192252385607097754

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("serve-load")
+pytestmark = [pytest.mark.xdist_group("serve-load"), pytest.mark.build_independent]
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
 FLOOD = SCRIPT.with_name("serve_flood.py")

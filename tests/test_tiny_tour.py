@@ -23,6 +23,8 @@ from cardshop import driver
 from cardshop.bots import RandomBot
 from cardshop.records import Recorder, replay_record
 
+pytestmark = pytest.mark.build_independent
+
 HERE = Path(__file__).resolve().parent
 VARIANTS = {name: HERE / "tinyfamily" / f"{name}.yaml" for name in ("tiny-seq", "tiny-sim")}
 CLI = (

@@ -19,6 +19,8 @@ from cardshop.tuning import TuneError, load_spec, to_dict, tune, tuned_yaml
 from cardshop.tuning.racing import Race, estimate, loss_lower_bound, report_measures, z_of
 from cardshop.tuning.spec import parse_path
 
+pytestmark = pytest.mark.build_independent
+
 pytest.importorskip("optuna")
 
 KLUNKER_PLANTED = """\

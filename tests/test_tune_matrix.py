@@ -23,6 +23,8 @@ from cardshop.tuning import TuneError, load_spec, to_dict, tune, tuned_yaml
 from cardshop.tuning.matrix import deviation, lone_shares, targeted
 from cardshop.tuning.racing import estimate, z_of
 
+pytestmark = pytest.mark.build_independent
+
 pytest.importorskip("optuna")
 
 PLANTED = 1

@@ -47,7 +47,7 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-pytestmark = pytest.mark.usefixtures("tiny_registered")
+pytestmark = [pytest.mark.usefixtures("tiny_registered"), pytest.mark.build_independent]
 
 
 def mini(**changes: Any) -> VariantBase:
