@@ -1,7 +1,9 @@
 """cardshop against its compiled peers, in one run: ``python benchmarks/peers.py``.
 
 Measures random play in decisions per second (a decision is one player's action; chance
-steps are not counted), every subject in a fresh interpreter, in turns: each round runs
+steps are not counted) and in games per second (a family whose random player makes many
+small decisions, as Reglamentacja's offers, looks fast in decisions and not in games),
+every subject in a fresh interpreter, in turns: each round runs
 every subject once, in an order that rotates from round to round, so that all of them
 see the same machine from minute to minute; a subject's figure is the median over the
 rounds. Time is the CPU time of the measuring process (as in ``run.py``).
@@ -12,6 +14,10 @@ Subjects (those whose package is missing are reported as skipped):
   ``apply``; setup included), every built-in variant, on the **pure** build (the
   checkout's ``src/`` first on ``sys.path``) and the **compiled** one (the interpreter
   given by ``--compiled``, or this one when its cardshop is compiled);
+* cardshop's bots through ``driver.play`` (``make_bot`` for each seat), every built-in
+  variant, compiled build when there is one: ``baseline`` (uniform over the kinds of
+  action, then over the actions of that kind: the meaningful random player where one
+  kind has many more actions than the others) and ``greedy``;
 * OpenSpiel (``open_spiel``, the ``bench`` extra): C++ ``hearts`` and
   ``crazy_eights`` stepped from Python (``legal_actions``, a random choice,
   ``apply_action``; chance outcomes drawn by their probabilities), and whole random
@@ -49,8 +55,9 @@ DEFAULT_JSON = ROOT / "benchmarks" / "results" / "peers.json"
 
 # ------------------------------------------------------------------ the measuring code
 # Run with `python -c WORKER SUBJECT SECONDS SAMPLE`: plays games until SECONDS of CPU
-# time have passed (after one warm-up game), then prints {"decisions", "seconds",
-# "games"}. SAMPLE: how many stepped hearts games give evaluate_bots' decisions per game.
+# time have passed (after one warm-up call), then prints {"decisions", "seconds",
+# "games"}; each call of a subject's play(seed) returns (decisions, games). SAMPLE: how
+# many stepped hearts games give evaluate_bots' decisions per game.
 
 WORKER = r"""
 import json, random, sys, time
@@ -77,12 +84,34 @@ def cardshop_player(name, players):
                     joint[seat] = actions[int(choose() * len(actions))]
                 game.apply_joint(joint)
                 decisions += len(joint)
-            return decisions
+            return decisions, 1
         while not game.is_over:
             actions = game.legal_actions()
             game.apply(actions[int(choose() * len(actions))])
             decisions += 1
-        return decisions
+        return decisions, 1
+
+    return play, {"compiled": cardshop.compiled}
+
+
+def bots_player(name, players, bot):
+    import cardshop
+    from cardshop import driver
+    from cardshop.bots import make_bot
+    variant = cardshop.load_variant(name)
+    new_game = cardshop.new_game
+
+    def play(seed):
+        game = new_game(variant, players, seed=seed)
+        seats = [make_bot(bot, variant, seed * players + p) for p in range(players)]
+        decisions = 0
+
+        def count(step):
+            nonlocal decisions
+            decisions += len(step.actions)
+
+        driver.play(game, seats, on_step=count)
+        return decisions, 1
 
     return play, {"compiled": cardshop.compiled}
 
@@ -110,7 +139,7 @@ def openspiel_player(name):
             actions = state.legal_actions()
             state.apply_action(actions[int(choose() * len(actions))])
             decisions += 1
-        return decisions
+        return decisions, 1
 
     return play, {}
 
@@ -119,14 +148,14 @@ def openspiel_whole_loop(name):
     import pyspiel
     game = pyspiel.load_game(name)
     stepped, _ = openspiel_player(name)
-    counts = [stepped(seed) for seed in range(sample)]  # decisions per game, for the rate
+    counts = [stepped(seed)[0] for seed in range(sample)]  # decisions per game, for the rate
     per_game = sum(counts) / len(counts)
     players = game.num_players()
 
     def play(seed):
         bots = [pyspiel.make_uniform_random_bot(p, seed * players + p) for p in range(players)]
         pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
-        return per_game
+        return per_game, 1
 
     return play, {"decisions_per_game": per_game}
 
@@ -140,7 +169,7 @@ def kernel_player(name, players):
     def play(seed):
         start = seed * batch
         table, _ = kernel.play_arrays(variant, players, ("random",), 1, start, start + batch)
-        return int(table[:, 2].sum())
+        return int(table[:, 2].sum()), batch
 
     return play, {"games_per_call": batch}
 
@@ -160,7 +189,7 @@ def rlcard_player(name):
             actions = game.get_legal_actions()
             _, player = game.step(actions[int(choose() * len(actions))])
             decisions += 1
-        return decisions
+        return decisions, 1
 
     return play, {}
 
@@ -169,6 +198,9 @@ kind, _, rest = subject.partition(":")
 if kind == "cardshop":
     name, players = rest.rsplit(":", 1)
     play, extra = cardshop_player(name, int(players))
+elif kind == "bots":
+    name, players, bot = rest.rsplit(":", 2)
+    play, extra = bots_player(name, int(players), bot)
 elif kind == "kernel":
     name, players = rest.rsplit(":", 1)
     play, extra = kernel_player(name, int(players))
@@ -180,11 +212,13 @@ else:
     play, extra = rlcard_player(rest)
 
 play(10**6)  # warm up
-decisions = games = 0
+decisions = games = calls = 0
 start = clock()
-while clock() - start < budget or games == 0:
-    decisions += play(games)
-    games += 1
+while clock() - start < budget or calls == 0:
+    made, played = play(calls)
+    decisions += made
+    games += played
+    calls += 1
 seconds = clock() - start
 print(json.dumps({"decisions": decisions, "seconds": seconds, "games": games, **extra}))
 """
@@ -207,6 +241,7 @@ PEERS = {
 KERNELS = {  # the batch kernel (numba, the ``kernel`` extra): variant: players
     "klunker-en": 4,
 }
+BOTS = ("baseline", "greedy")  # played through driver.play on every built-in variant
 
 
 def has_module(python: str, module: str) -> bool:
@@ -230,7 +265,8 @@ class Runner:
 
     def __init__(self, key: str, label: str, python: str, env: dict[str, str]) -> None:
         self.key, self.label, self.python, self.env = key, label, python, env
-        self.rates: list[float] = []
+        self.rates: list[float] = []  # decisions per CPU second, one per round
+        self.game_rates: list[float] = []  # games per CPU second, one per round
         self.extra: dict[str, Any] = {}
 
     def run(self, subject: str, seconds: float, sample: int) -> None:
@@ -245,7 +281,9 @@ class Runner:
         if done.returncode:
             raise SystemExit(f"peers.py: {self.key} failed:\n{done.stderr.strip()}")
         data = json.loads(done.stdout.strip().splitlines()[-1])
-        self.rates.append(data.pop("decisions") / max(data.pop("seconds"), 1e-9))
+        seconds = max(data.pop("seconds"), 1e-9)
+        self.rates.append(data.pop("decisions") / seconds)
+        self.game_rates.append(data.pop("games") / seconds)
         self.extra = data
 
 
@@ -273,6 +311,13 @@ def build_runners(args: argparse.Namespace) -> tuple[dict[str, tuple[Runner, str
             key = f"cardshop {variant} {players}p {build}"
             subject = f"cardshop:{variant}:{players}"
             runners[key] = (Runner(key, key, python, env), subject)
+    python, env = builds.get("compiled", builds["pure"])
+    build = "compiled" if "compiled" in builds else "pure"
+    for variant, players in CARDSHOP.items():
+        for bot in BOTS:
+            key = f"cardshop {variant} {players}p {bot} {build}"
+            label = f"{key} (driver.play)"
+            runners[key] = (Runner(key, label, python, env), f"bots:{variant}:{players}:{bot}")
     for variant, players in KERNELS.items():
         key = f"kernel {variant} {players}p"
         if has_module(sys.executable, "numba"):
@@ -373,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                 "subject": key,
                 "label": runner.label,
                 "decisions_per_s": mid,
+                "games_per_s": statistics.median(runner.game_rates),
                 "min": min(runner.rates),
                 "max": max(runner.rates),
                 "vs_hearts": mid / hearts if hearts else None,
@@ -382,16 +428,18 @@ def main(argv: list[str] | None = None) -> int:
     found = ratios(runners)
     width = max([len(r["label"]) for r in rows] + [7])
     print(
-        f"Random play, decisions/s (CPU time), median of {args.rounds} interleaved rounds "
+        f"Decisions/s and games/s (CPU time), median of {args.rounds} interleaved rounds "
         f"of {args.seconds:g} s; {info['nproc']} cores, load {info['load_before'][0]:.1f} "
         f"before, {info['load_after'][0]:.1f} after"
     )
-    print(f"{'subject':<{width}}  {'decisions/s':>12}  {'min-max':>21}  {'x hearts':>8}")
-    print(f"{'-' * width}  {'-' * 12}  {'-' * 21}  {'-' * 8}")
+    head = f"{'decisions/s':>12}  {'min-max':>21}  {'x hearts':>8}  {'games/s':>10}"
+    print(f"{'subject':<{width}}  {head}")
+    print(f"{'-' * width}  {'-' * 12}  {'-' * 21}  {'-' * 8}  {'-' * 10}")
     for r in rows:
         spread = f"{r['min']:,.0f}-{r['max']:,.0f}"
         versus = f"{r['vs_hearts']:.2f}" if r["vs_hearts"] is not None else "-"
-        print(f"{r['label']:<{width}}  {r['decisions_per_s']:>12,.0f}  {spread:>21}  {versus:>8}")
+        rate = f"{r['decisions_per_s']:>12,.0f}  {spread:>21}  {versus:>8}"
+        print(f"{r['label']:<{width}}  {rate}  {r['games_per_s']:>10,.1f}")
     print("\nRatios")
     for q in found:
         print(f"  {q['of']} / {q['to']}: {q['ratio']:.2f} {q['target']} {q['status']}".rstrip())

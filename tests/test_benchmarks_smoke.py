@@ -186,6 +186,11 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
     rows = {row["subject"]: row for row in report["rows"]}
     builds = ["pure", "compiled"] if cardshop.compiled else ["pure"]
     expected = {f"cardshop {v} 4p {b}" for v in ("klunker-en", "wuhltisch") for b in builds}
+    expected |= {  # the families' bots through driver.play, on the compiled build if any
+        f"cardshop {v} 4p {bot} {builds[-1]}"
+        for v in ("klunker-en", "wuhltisch")
+        for bot in ("baseline", "greedy")
+    }
     have = {m: importlib.util.find_spec(m) is not None for m in ("pyspiel", "rlcard", "numba")}
     if have["numba"]:  # the batch kernel (the kernel extra)
         expected.add("kernel klunker-en 4p")
@@ -203,6 +208,8 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
     for row in rows.values():
         assert row["decisions_per_s"] > 0, row
         assert row["min"] <= row["decisions_per_s"] <= row["max"]
+        # games per second beside decisions: every game takes more than one decision
+        assert 0 < row["games_per_s"] < row["decisions_per_s"], row
         assert row["subject"] in done.stdout or row["label"] in done.stdout
     assert all(row["compiled"] is (row["subject"].endswith("compiled")) for row in rows.values()
                if row["subject"].startswith("cardshop"))  # fmt: skip
