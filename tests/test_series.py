@@ -385,3 +385,40 @@ def test_a_match_has_every_member_its_games_have() -> None:
         _ = match.no_such_member
     with pytest.raises(AttributeError):
         _ = match._no_such_private
+
+
+def test_a_match_checks_thoroughly_only_on_the_thorough_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checks lifted to a match keep their quick forms: the hidden-information twins
+    (thorough only) are built on every tenth step and at the end, as for one game, not
+    on every step (which made a default audit of klunker-zh take ten times as long)."""
+    from cardshop.core.series import family_for
+    from cardshop.invariants import CheckedGame
+    from cardshop.klunker import invariants as klunker_invariants
+
+    variant = cardshop.load_variant("klunker-zh")
+    single = get_family("klunker").invariants
+    lifted = family_for(variant).invariants
+    assert [inv.name for inv in lifted] == [inv.name for inv in single]
+    for one, match in zip(single, lifted, strict=True):
+        assert hasattr(match.check, "quick") == hasattr(one.check, "quick"), one.name
+        if hasattr(one.check, "quick"):
+            assert (match.check.quick is None) == (one.check.quick is None), one.name
+    built: list[int] = []
+    twin = klunker_invariants.hidden_twin
+
+    def counted(game: Any, seat: int, seed: int = 0) -> Any:
+        built.append(seat)
+        return twin(game, seat, seed)
+
+    monkeypatch.setattr(klunker_invariants, "hidden_twin", counted)
+    checked = CheckedGame(cardshop.new_game(variant, players=3, seed=4), every=10)
+    built.clear()  # the setup's thorough check
+    rng = random.Random(4)
+    thorough = 0
+    while not checked.is_over:
+        checked.apply(rng.choice(checked.legal_actions()))
+        thorough += checked.steps % 10 == 0 and not checked.is_over
+    assert checked.steps > 100
+    assert len(built) == 3 * thorough  # a twin for each seat on each thorough step

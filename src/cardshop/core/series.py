@@ -794,7 +794,11 @@ def _series_monitor(factory: Any) -> Any:
 
 class _LiftedCheck:
     """A family's invariant check applied to a match's current game; a monitor the
-    check offers follows the match game by game (:class:`_SeriesMonitor`)."""
+    check offers follows the match game by game (:class:`_SeriesMonitor`), and its
+    ``quick`` form (or none) is lifted too, so that the harness runs the thorough form
+    only on its thorough steps, as it does for a single game."""
+
+    quick: _LiftedCheck | None
 
     def __init__(self, check: Any) -> None:
         self._check = check
@@ -802,6 +806,9 @@ class _LiftedCheck:
         self.monitor = None if factory is None else _series_monitor(factory)
         view = getattr(check, "view", None)
         self.view = None if view is None else _series_view(view)
+        if hasattr(check, "quick"):  # absent: the check is its own quick form
+            quick = check.quick
+            self.quick = None if quick is None else _LiftedCheck(quick)
 
     def __call__(self, game: Game, *seen: Any) -> str | None:
         result: str | None = self._check(current_game(game), *seen)
