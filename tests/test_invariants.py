@@ -623,3 +623,21 @@ def test_the_ledger_follows_every_game_of_a_match() -> None:
     assert last.is_over
     assert tuple(ledger.expected_bank(s) for s in range(3)) == last.result().scores
     assert checked.game.result().details["games"] == 3
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "klunker-es"])
+def test_hidden_twins_from_one_read_of_the_state_are_those_read_one_by_one(name: str) -> None:
+    """check_hidden_information reads the bare state once for all seats' twins: the
+    twins are the same as those built one by one, and the read is left unchanged."""
+    game = cardshop.new_game(name, players=4, seed=3)
+    rng = random.Random(3)
+    for _ in range(40):
+        game.apply(rng.choice(game.legal_actions()))
+    bare = klunker_invariants.bare_data(game)
+    before = json.dumps(bare, sort_keys=True)
+    for seat in range(4):
+        shared = klunker_invariants.hidden_twin(game, seat, 7, bare=bare)
+        alone = klunker_invariants.hidden_twin(game, seat, 7)
+        assert shared.to_json() == alone.to_json()
+        assert shared.observation(seat) == game.observation(seat)
+    assert json.dumps(bare, sort_keys=True) == before

@@ -408,9 +408,9 @@ def test_a_match_checks_thoroughly_only_on_the_thorough_steps(
     built: list[int] = []
     twin = klunker_invariants.hidden_twin
 
-    def counted(game: Any, seat: int, seed: int = 0) -> Any:
+    def counted(game: Any, seat: int, seed: int = 0, **read: Any) -> Any:
         built.append(seat)
-        return twin(game, seat, seed)
+        return twin(game, seat, seed, **read)
 
     monkeypatch.setattr(klunker_invariants, "hidden_twin", counted)
     checked = CheckedGame(cardshop.new_game(variant, players=3, seed=4), every=10)

@@ -38,11 +38,12 @@ The invariants, by name:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from cardshop.core import Action, CardshopError, InvariantViolation, Seat, derive_rng
 from cardshop.core import Game as AnyGame
@@ -369,10 +370,16 @@ def _terms(game: Game, snap: _Snapshot, seat: Seat) -> dict[str, int]:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def _weights(score: Any) -> tuple[tuple[str, int], ...]:
+    """The terms and weights of a variant's ``score`` (a frozen model), read once."""
+    return tuple(score.model_dump().items())
+
+
 def _score(game: Game, snap: _Snapshot, seat: Seat) -> int:
     """The weighted sum of the variant's ``score``. [SCORE-1]"""
     terms = _terms(game, snap, seat)
-    return sum(weight * terms[term] for term, weight in game.variant.score.model_dump().items())
+    return sum(weight * terms[term] for term, weight in _weights(game.variant.score))
 
 
 def _rank_key(game: Game, snap: _Snapshot, seat: Seat) -> tuple[int, ...]:
@@ -420,18 +427,30 @@ def check_score(game: Game, snap: _Snapshot | None = None) -> None:
 # ------------------------------------------------------- hidden information
 
 
-def hidden_twin(game: Game, seat: Seat, seed: int = 0) -> Game:
+def bare_data(game: Game) -> dict[str, Any]:
+    """``game``'s JSON data without its history, which a hidden twin need not carry
+    (what was played is public): read once for all the twins of one state."""
+    bare = game.clone()
+    bare.history = []
+    bare._seats = []
+    data: dict[str, Any] = json.loads(bare.to_json())
+    return data
+
+
+def hidden_twin(
+    game: Game, seat: Seat, seed: int = 0, *, bare: dict[str, Any] | None = None
+) -> Game:
     """A game that differs from ``game`` only in what ``seat`` cannot see. [CARD-2]
 
     The cards in other hands, in the deck and in every bank (cash faces are hidden
     from their owner too) are dealt out again at random among the same places, and
     the future chance events get another seed. What ``seat`` may know is unchanged.
+    ``bare`` is :func:`bare_data` of ``game`` when the caller has read it already
+    (it is not changed).
     """
-    bare = game.clone()
-    bare.history = []  # what was played is public, but the twin need not carry it
-    bare._seats = []
-    data = json.loads(bare.to_json())
-    state = data["state"]
+    data = dict(bare_data(game) if bare is None else bare)
+    state = dict(data["state"])
+    data["state"] = state
     n = game.players
     where: list[int] = list(state["where"])
     deck: list[int] = list(state["deck"])
@@ -456,11 +475,12 @@ def check_hidden_information(
     game: Game, *, seats: Collection[Seat] | None = None, twins: int = 1, seed: int = 0
 ) -> None:
     """Each seat's observation (and, on its turn, its legal actions) survive a hidden twin."""
+    bare = bare_data(game)
     for seat in range(game.players) if seats is None else seats:
         seen = game.observation(seat)
         for t in range(twins):
             try:
-                twin = hidden_twin(game, seat, seed + t)
+                twin = hidden_twin(game, seat, seed + t, bare=bare)
             except CardshopError as exc:
                 _fail("hidden_information", f"no twin of this game can be built: {exc}")
             if twin.observation(seat) != seen:
