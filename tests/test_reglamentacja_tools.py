@@ -456,3 +456,24 @@ def test_the_evaluation_values_a_bought_card_above_holding_its_stamps() -> None:
     passed.apply("pass", 2)
     assert bought.score(2) > 0 == passed.score(2)
     assert evaluate(bought)[2] > evaluate(passed)[2]
+
+
+def test_the_greedy_bot_chooses_from_the_view_as_from_the_whole_list() -> None:
+    """The greedy bot asks an offer turn's view about offers without listing them; its
+    choices are those it makes from the list of every legal action, the same seed."""
+    variant = load_variant("reglamentacja")
+    for seed in range(3):
+        game = ReglamentacjaGame.new(variant, 4, seed)
+        viewing = [make_bot("greedy", variant, seed * 4 + p) for p in range(4)]
+        listing = [make_bot("greedy", variant, seed * 4 + p) for p in range(4)]
+        offers = 0
+        while not game.is_over:
+            seat = game.current_player
+            legal = game.legal_actions()
+            whole = list(legal)
+            offers += any(a.verb == "offer" for a in whole)
+            observation = game.observation(seat)
+            chosen = viewing[seat].choose(observation, legal)
+            assert listing[seat].choose(observation, whole) == chosen
+            game.apply(chosen)
+        assert offers > 10  # offer turns were met

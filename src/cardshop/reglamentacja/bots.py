@@ -117,7 +117,9 @@ class ReglamentacjaGreedyBot:
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         o: Observation = observation
-        legal = list(legal_actions)
+        # Not listed: an offer turn's thousands of offers are asked about, never built
+        # (a view answers `in` and `len` without them).
+        legal = legal_actions
         if not legal:
             raise GameStateError("no legal action to choose from")
         if len(legal) == 1:
@@ -140,7 +142,7 @@ class ReglamentacjaGreedyBot:
             return best
         return self._offer_turn(o, legal)
 
-    def _answer(self, o: Observation, legal: list[Action]) -> Action:
+    def _answer(self, o: Observation, legal: Sequence[Action]) -> Action:
         assert o.pending is not None
         _, give, take, place = o.pending  # give: what I receive; take: what I hand over
         if Action("accept") not in legal:
@@ -153,7 +155,7 @@ class ReglamentacjaGreedyBot:
             gain += 0.3 * (mine - theirs)  # moving towards the counter is worth a little
         return Action("accept") if gain > 0 else REJECT
 
-    def _discard(self, o: Observation, legal: list[Action]) -> Action:
+    def _discard(self, o: Observation, legal: Sequence[Action]) -> Action:
         best, best_value = legal[0], float("-inf")
         for action in legal:
             kind = self.rules.kind_index[str(action.arg)]
@@ -164,7 +166,7 @@ class ReglamentacjaGreedyBot:
                 best, best_value = action, value
         return best
 
-    def _offer_turn(self, o: Observation, legal: list[Action]) -> Action:
+    def _offer_turn(self, o: Observation, legal: Sequence[Action]) -> Action:
         rules = self.rules
         base = self._value(o, o.hand)
         me = o.seat
@@ -196,7 +198,9 @@ class ReglamentacjaGreedyBot:
         if o.phase == "trade" and me == o.active:
             queue = list(o.queue)
             if SPECULATOR in queue and queue.index(SPECULATOR) < queue.index(me):
-                for action in legal:
+                turn = legal.structure if isinstance(legal, LegalActions) else None
+                others = turn.tail if isinstance(turn, OfferTurn) else legal  # not the offers
+                for action in others:
                     if action.verb == "speculate" and str(action.arg).startswith("swap"):
                         hand = list(o.hand)
                         for word in str(action.arg).split()[1:]:
