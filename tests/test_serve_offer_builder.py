@@ -354,6 +354,8 @@ def test_a_person_builds_an_offer_with_clicks_goes_back_and_submits_it(
     # build one: the seat offered to, then the most of each part it may give and take
     page.click('#actions [data-verb="offer"] button.part-start')
     page.click('#builder button.part-option[data-label="1"]')
+    # the answer first: until it comes, the builder still shows the seats to offer to
+    expect(page.locator("#build-summary")).to_contain_text("offer to: 1")
     clicks = 0
     while page.locator("#part-submit").count() == 0:
         assert clicks < 40
