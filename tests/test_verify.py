@@ -37,6 +37,7 @@ from cardshop.records import GameRecord
 from cardshop.verify import verify
 from tinyfamily import TinyGame
 from verify_support import TINY_MINI as MINI
+from verify_support import TINY_SMALL
 from verify_support import tiny_cli as cli
 from verify_support import tiny_mini as mini
 
@@ -137,17 +138,13 @@ def test_every_state_of_a_mini_tiny_variant_is_checked(dynamics: str) -> None:
     assert json.loads(report.to_json())["format"] == "cardshop-verify/1"
 
 
-SMALL = [1, 2, 3, 1, 2, 3]
-"""The mini's cards less its 4: 3,852 states, an eighth of the mini's."""
-
-
 def test_a_budget_stops_the_search_and_says_how_deep_it_is_exhaustive() -> None:
-    report = verify(mini(cards=SMALL), 2, max_states=500)
+    report = verify(mini(TINY_SMALL), 2, max_states=500)
     data = report.to_dict()
     assert not report.complete
     assert data["remaining"] > 0
     assert data["states"] >= 500
-    whole = verify(mini(cards=SMALL), 2).to_dict()
+    whole = verify(mini(TINY_SMALL), 2).to_dict()
     d = data["exhaustive_to"]
     assert 0 <= d < whole["depth"]
     assert data["layers"][: d + 1] == whole["layers"][: d + 1]  # every state to depth d
@@ -295,8 +292,8 @@ def test_a_family_without_shrink_says_so() -> None:
 
 
 def test_the_command_line_verifies_and_writes_the_report(tmp_path: Path) -> None:
-    path = tmp_path / "tiny-mini.yaml"
-    path.write_text(json.dumps({**MINI, "cards": SMALL}))
+    path = tmp_path / "tiny-small.yaml"
+    path.write_text(json.dumps(TINY_SMALL))
     out = tmp_path / "report.json"
     page = tmp_path / "report.html"
     done = cli("verify", str(path), "-p", "2", "--json", str(out), "--html", str(page))
@@ -307,7 +304,7 @@ def test_the_command_line_verifies_and_writes_the_report(tmp_path: Path) -> None
     assert data["complete"]
     assert data["faults"] == []
     assert data["deals"] == math.factorial(6) // 8  # 1,2,3,1,2,3 arranged
-    assert "<h1>cardshop verify: tiny-mini" in page.read_text()
+    assert "<h1>cardshop verify: tiny-small" in page.read_text()
 
 
 @pytest.mark.parametrize(

@@ -26,21 +26,15 @@ from cardshop.core import SetupError, VariantBase, variant_from_data
 from cardshop.verify import CheckpointError, Search, SearchWorkerLostError, make_report
 from dask_support import DASK, loopback_cluster
 from tinyfamily import TinyGame
-from verify_support import GUARD, HERE, TINY_CLI, TINY_MINI, tiny_mini
+from verify_support import GUARD, HERE, TINY_CLI, TINY_SMALL, tiny_mini
 from verify_support import tiny_cli as cli
 
 pytestmark = [pytest.mark.usefixtures("tiny_registered"), pytest.mark.build_independent]
 
-MINI: dict[str, Any] = {**TINY_MINI, "name": "tiny-small", "cards": [1, 2, 3, 1, 2, 3]}
-"""The tiny family's mini with one card fewer: 90 deals and 3,852 states (5,208 when
-simultaneous), layers of 90, 180, 360, 522, 735, 843, ...: more than a chunk's worth
-from depth 3 on, enough to share out, and an eighth of the mini's work, searched
-again and again here."""
-
 
 def mini(**changes: Any) -> VariantBase:
-    """:data:`MINI` with ``changes``."""
-    return tiny_mini(MINI, **changes)
+    """:data:`TINY_SMALL` (verify_support) with ``changes``."""
+    return tiny_mini(TINY_SMALL, **changes)
 
 
 def same(search: Search) -> dict[str, Any]:
@@ -139,7 +133,7 @@ def test_a_dask_cluster_gives_the_report_one_process_gives() -> None:
 @DASK
 def test_the_command_line_shares_a_mini_variant_over_a_dask_cluster(tmp_path: Path) -> None:
     path = tmp_path / "tiny-small.yaml"
-    path.write_text(json.dumps(MINI))
+    path.write_text(json.dumps(TINY_SMALL))
     with loopback_cluster() as (cluster, _):  # its worker runs here, with the tiny family
         done = cli(
             "verify", str(path), "--dask", cluster.scheduler_address,
@@ -181,8 +175,8 @@ def test_a_worker_that_dies_leaves_a_search_that_is_saved_and_goes_on(
 
 
 def test_the_command_line_saves_the_search_when_a_worker_dies(tmp_path: Path) -> None:
-    path = tmp_path / "tiny-mini.yaml"
-    path.write_text(json.dumps(MINI))
+    path = tmp_path / "tiny-small.yaml"
+    path.write_text(json.dumps(TINY_SMALL))
     saved = tmp_path / "lost.zip"
     code = (
         f"import os, sys; sys.path.insert(0, {str(HERE)!r}); import tinyfamily; "
@@ -460,8 +454,8 @@ def test_bad_bit_state_settings_are_refused(settings: dict[str, Any], says: str)
 
 
 def test_the_command_line_saves_at_a_budget_and_resumes_with_workers(tmp_path: Path) -> None:
-    path = tmp_path / "tiny-mini.yaml"
-    path.write_text(json.dumps(MINI))
+    path = tmp_path / "tiny-small.yaml"
+    path.write_text(json.dumps(TINY_SMALL))
     saved = tmp_path / "search.zip"
     first = cli("verify", str(path), "--max-states", "900", "--checkpoint", str(saved))
     assert first.returncode == 0, first.stderr
@@ -477,7 +471,7 @@ def test_the_command_line_saves_at_a_budget_and_resumes_with_workers(tmp_path: P
 def test_ctrl_c_saves_the_search_and_it_goes_on_to_the_same_report(tmp_path: Path) -> None:
     # 7,346 states, some 2.5 s of search on the test machine: the signal comes half a
     # second in, well before the end on a machine several times faster
-    larger = {**MINI, "name": "tiny-larger", "cards": [1, 2, 3, 1, 2, 4]}
+    larger = {**TINY_SMALL, "name": "tiny-larger", "cards": [1, 2, 3, 1, 2, 4]}
     path = tmp_path / "tiny-larger.yaml"
     path.write_text(json.dumps(larger))
     saved = tmp_path / "search.zip"
