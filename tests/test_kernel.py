@@ -166,11 +166,13 @@ def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
     assert few.engine == "reference"
     assert "fewer than" in few.engine_note
     en, wuhl = load_variant("klunker-en"), load_variant("wuhltisch")
+    rg = load_variant("reglamentacja")
     assert kernel_note(en, 3, ("random", "greedy", "random"), 0) == ("cardshop.klunker.kernel", "")
     module, why = kernel_note(en, 3, ("thrifty",), 0)
     assert module is None
     assert "not 'thrifty'" in why
-    assert kernel_note(wuhl, 2, ("random",), 0) == (None, "the wuhltisch family has no kernel")
+    assert kernel_note(wuhl, 2, ("random",), 0) == ("cardshop.wuhltisch.kernel", "")
+    assert kernel_note(rg, 3, ("random",), 0) == (None, "the reglamentacja family has no kernel")
     forced = simulate("klunker-en", 3, 4, workers=1, engine="reference")
     assert forced.engine == "reference"
 
@@ -180,12 +182,13 @@ def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
     [
         ("klunker-en", "ismcts:5", "ismcts:5"),
         ("klunker-en", "thrifty", "thrifty"),
-        ("wuhltisch", "random", "has no kernel"),
+        ("reglamentacja", "random", "has no kernel"),
+        ("wuhltisch", "ismcts:5", "ismcts:5"),
     ],
 )
 def test_engine_kernel_refuses_what_it_cannot_play(variant: str, bots: str, why: str) -> None:
     with pytest.raises(SetupError, match="engine 'kernel' cannot play") as caught:
-        simulate(variant, 3 if variant != "wuhltisch" else 2, 2, bots=bots, engine="kernel")
+        simulate(variant, 3, 2, bots=bots, engine="kernel")
     assert why in str(caught.value)
 
 
@@ -196,7 +199,7 @@ def test_engine_must_be_known() -> None:
 
 def test_the_family_names_its_kernel_and_others_have_none() -> None:
     assert get_family("klunker").kernel == "cardshop.klunker.kernel"
-    assert get_family("wuhltisch").kernel is None
+    assert get_family("wuhltisch").kernel == "cardshop.wuhltisch.kernel"
     assert get_family("reglamentacja").kernel is None
 
 

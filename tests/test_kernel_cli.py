@@ -48,7 +48,8 @@ def test_auto_says_why_it_used_the_reference_engine() -> None:
     ("args", "fragment"),
     [
         (["klunker-en", "-b", "thrifty", "--engine", "kernel"], "not 'thrifty'"),
-        (["wuhltisch", "-p", "2", "--engine", "kernel"], "the wuhltisch family has no kernel"),
+        (["reglamentacja", "-p", "3", "--engine", "kernel"], "reglamentacja family has no kernel"),
+        (["wuhltisch", "-p", "2", "-b", "ismcts:5", "--engine", "kernel"], "not 'ismcts:5'"),
         (["klunker-en", "--engine", "turbo"], "--engine must be one of auto, kernel, reference"),
     ],
 )

@@ -854,7 +854,8 @@ def simulate(
     pool's processes before it propagates, so none is left behind.
 
     ``engine``: ``"auto"`` (default) plays the games with the family's kernel when
-    it has one that can play them (Klunker: random and greedy bots, docs/kernel.md)
+    it has one that can play them (Klunker: random and greedy bots; Wühltisch:
+    random, baseline and greedy; docs/kernel.md)
     and there are at least :data:`AUTO_KERNEL_GAMES` of them, and on the reference
     engine otherwise; ``"kernel"`` raises :class:`SetupError`
     saying why when the kernel cannot; ``"reference"`` never uses a kernel. Both

@@ -178,7 +178,8 @@ def simulate_command(
             "--engine",
             help=(
                 "auto: the family's compiled kernel when it can play the games (Klunker: "
-                "random and greedy bots), else the reference engine; kernel: the kernel or "
+                "random and greedy bots; Wühltisch: random, baseline and greedy), else the "
+                "reference engine; kernel: the kernel or "
                 "an error; reference: never the kernel. Both give the same games."
             ),
         ),

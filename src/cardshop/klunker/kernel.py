@@ -16,19 +16,20 @@ when a kernel runs, never by ``import cardshop``.
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import (
-    MASTER_SEED_LIMIT,
-    Action,
-    SetupError,
-    VariantBase,
-    check_players,
-    check_seed,
+from cardshop.core import Action, SetupError, VariantBase, check_players
+from cardshop.kernels import (
+    MAX_SEED_TEXT,
+    OutcomeRow,
+    Outcomes,
+    available,
+    check_range,
+    run,
+    seat_bot_codes,
+    why_not,
 )
 from cardshop.klunker.variant import Rules, Variant
 
@@ -59,17 +60,12 @@ RELEASES_GIL = True
 threads of the calling process: no process to start, no outcomes to pickle back, and
 the compiled code loaded once."""
 
-MAX_SEED_TEXT = 200
-"""The longest ``repr`` of a simulation's master seed the kernel takes (a bound on
-the hashed text; longer seeds play on the reference engine)."""
-
 COMPILING = "compiling the Klunker batch kernel (first run only, about a minute)..."
 """The message logged (``INFO``, logger ``cardshop.klunker.kernel``) when a run must
 compile the kernel: once a process, on a cache without its machine code (the first run
 after an install or an upgrade; docs/kernel.md). The ``simulate`` command shows it."""
 
 _log = logging.getLogger(__name__)
-_announced: list[bool] = []
 MAX_GAMES = 1_000_000
 """The most games one call plays (``stop - start``): its outcome arrays take up to
 about 200 MB. ``simulate`` sends the kernel chunks of a few thousand games."""
@@ -106,11 +102,6 @@ class KernelRules(NamedTuple):
     pow08: Any  # float64[players + 1]: 0.8 ** taken purchase cards
 
 
-def available() -> bool:
-    """Whether numba is installed (the ``kernel`` extra)."""
-    return importlib.util.find_spec("numba") is not None
-
-
 def house_rules(variant: Variant) -> list[str]:
     """The keys of ``variant`` that the kernel does not play, set away from their
     default (docs/kernel.md): the kernel refuses such a variant."""
@@ -138,28 +129,7 @@ def unavailable(
     """Why the kernel cannot play these games, or ``None`` when it can."""
     if not isinstance(variant, Variant):
         return f"the kernel plays Klunker variants, not the {variant.family!r} family"
-    for spec in bots:
-        if not isinstance(spec, str) or spec.strip() not in BOTS:
-            shown = spec if isinstance(spec, str) else getattr(spec, "__name__", repr(spec))
-            return (
-                f"the kernel plays the bots {' and '.join(BOTS)} only, not {shown!r} "
-                "(other bots, bot options and bot functions run on the reference engine)"
-            )
-    house = house_rules(variant)
-    if house:
-        return (
-            f"the kernel cannot play {', '.join(house)} (a house rule of this variant); "
-            "the reference engine will"
-        )
-    try:
-        check_seed(seed, "seed", MASTER_SEED_LIMIT)  # never a bool: True is no 1 here
-    except SetupError as exc:
-        return str(exc)
-    if len(repr(seed)) > MAX_SEED_TEXT:
-        return f"the kernel takes int seeds of at most {MAX_SEED_TEXT} digits"
-    if not available():
-        return 'numba is not installed: python -m pip install ".[kernel]" in a clone of cardshop'
-    return None
+    return why_not(bots, BOTS, house_rules(variant), seed)
 
 
 _COMPILED: dict[tuple[str, int], KernelRules] = {}
@@ -243,47 +213,27 @@ def _run(
     rotate: bool,
     record: bool,
 ) -> tuple[Any, Any, Any, Any]:
-    if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop):
-        raise SetupError(f"games {start!r}..{stop!r}: need 0 <= start <= stop")
-    most = MAX_HISTORY_GAMES if record else MAX_GAMES
-    if stop - start > most:
-        raise SetupError(
-            f"games {start}..{stop}: at most {most:,} games in one call, not {stop - start:,}"
-        )
+    check_range(start, stop, MAX_HISTORY_GAMES if record else MAX_GAMES)
     import numpy as np
 
     from cardshop.klunker import _kernel_jit
 
     var = _check(variant, players, bots, seed)
     rules = compile_rules(var, players)
-    specs = [str(b).strip() for b in bots]
-    full = specs * players if len(specs) == 1 else specs
-    seat_bots = np.array([BOTS.index(b) for b in full], dtype=np.int64)
     count = stop - start
     out = np.zeros((count, 4 + 2 * players), dtype=np.int64)
     seeds = np.zeros(count, dtype=np.uint64)
     lengths = np.zeros(count, dtype=np.int64)
     text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
-    size = 512 * count if record else 1
-    loaded = bool(_kernel_jit.play.overloads)  # compiled, or read from the cache, here
-    while True:
-        hist = np.zeros(size, dtype=np.int64)
-        watch = contextlib.nullcontext() if loaded else _kernel_jit.compiling(_announce)
-        with watch:
-            done = _kernel_jit.play(
-                *rules, players, text, start, count, seat_bots, rotate, record, hist,
-                out, seeds, lengths,
-            )  # fmt: skip
-        loaded = True
-        if done >= 0:
-            return out, seeds, lengths, hist
-        size *= 4  # the histories did not fit: play again with room for them
-
-
-def _announce() -> None:
-    if not _announced:
-        _announced.append(True)
-        _log.info(COMPILING)
+    args = (
+        *rules, players, text, start, count, seat_bot_codes(bots, players, BOTS), rotate,
+        record,
+    )  # fmt: skip
+    _, hist = run(
+        _kernel_jit.play, (*args, out, seeds, lengths), 512 * count if record else 1, _log,
+        COMPILING,
+    )  # fmt: skip
+    return out, seeds, lengths, hist
 
 
 def prepare(variant: VariantBase, players: int) -> None:
@@ -330,105 +280,25 @@ def play(
     rotate=rotate)`` as a sequence of :class:`OutcomeRow` (the fields of its
     ``GameOutcome`` objects; :class:`Outcomes`: compact arrays until read)."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
-    return Outcomes(variant, players, bots, start, rotate, out, seeds)
+    return _made(variant, players, bots, start, rotate, out, seeds)
 
 
 _new = tuple.__new__
 """Builds an :class:`OutcomeRow` from a tuple of its fields without the named tuple's
 Python-level ``__new__`` (a third of the time of making the rows)."""
-
-
-class Outcomes(Sequence[Any]):
-    """Games' outcomes kept as the kernel's arrays; :class:`OutcomeRow` tuples are
-    made when the sequence is read. It pickles as the arrays (a few bytes per game),
-    so a worker process sends its games back cheaply and the caller makes the objects.
-    """
-
-    def __init__(
-        self,
-        variant: VariantBase,
-        players: int,
-        bots: Sequence[object],
-        start: int,
-        rotate: bool,
-        table: Any,
-        seeds: Any,
-    ) -> None:
-        match = variant.match
-        self.games_per_match = players * match.games_per_player if match is not None else 0
-        self.players = players
-        self.bots = tuple(str(b).strip() for b in bots)
-        self.start = start
-        self.rotate = rotate
-        self.table = table
-        self.seeds = seeds
-        self._made: list[Any] | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_made"] = None
-        return state
-
-    def __len__(self) -> int:
-        return len(self.seeds)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._objects()[index]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._objects())
-
-    def _objects(self) -> list[Any]:
-        if self._made is None:
-            self._made = _outcomes(self)
-        return self._made
-
-
-class OutcomeRow(NamedTuple):
-    """One game as the kernel reports it: the fields of
-    :class:`cardshop.simulation.GameOutcome`, in order (the simulation makes the
-    objects; a family package stays below the tools)."""
-
-    game: int
-    seed: int
-    first_player: int
-    bots: tuple[str, ...]
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    winners: tuple[int, ...]
-    rounds: int
-    decisions: int
-    termination: str
-    steps: int
-    details: dict[str, int]
-
-
-def _seating(bots: tuple[str, ...], players: int, game: int, rotate: bool) -> tuple[str, ...]:
-    """Each seat's bot in game ``game``: one bot everywhere, or one per seat turning
-    one seat per game with ``rotate`` (as ``cardshop.simulation.seat_specs``)."""
-    full = bots * players if len(bots) == 1 else bots
-    shift = game % players if rotate else 0
-    return full[-shift:] + full[:-shift] if shift else full
+_TERMINATIONS = ("", "finished", "capped")
 
 
 def _outcomes(made: Outcomes) -> list[Any]:
+    """The rows of the kernel's table: ``[first_player, rounds, decisions,
+    termination, scores..., ranks...]``; ``made.info`` is the games of a match."""
     players = made.players
-    terminations = ("", "finished", "capped")
-    games = made.games_per_match
-    by_shift: dict[int, tuple[str, ...]] = {}
-    result: list[Any] = []
-    append = result.append
-    seat_range = range(players)
+    details = {"games": made.info} if made.info else {}
     head = 4 + players
     tail = 4 + 2 * players
-    for i, (row, game_seed) in enumerate(
-        zip(made.table.tolist(), made.seeds.tolist(), strict=True)
-    ):
-        game = made.start + i
-        shift = game % players if made.rotate else 0
-        seated = by_shift.get(shift)
-        if seated is None:
-            seated = by_shift[shift] = _seating(made.bots, players, game, made.rotate)
+    result: list[Any] = []
+    append = result.append
+    for game, game_seed, row, seated in made.seated():
         ranks = tuple(row[head:tail])
         append(
             _new(  # OutcomeRow(...) without its Python-level __new__
@@ -440,16 +310,25 @@ def _outcomes(made: Outcomes) -> list[Any]:
                     seated,
                     tuple(row[4:head]),
                     ranks,
-                    tuple([s for s in seat_range if ranks[s] == 1]),
+                    tuple([s for s in range(players) if ranks[s] == 1]),
                     row[1],
                     row[2],
-                    terminations[row[3]],
+                    _TERMINATIONS[row[3]],
                     row[2],
-                    {"games": games} if games else {},
+                    dict(details),
                 ),
             )
         )
     return result
+
+
+def _made(
+    variant: VariantBase, players: int, bots: Sequence[object], start: int, rotate: bool,
+    out: Any, seeds: Any,
+) -> Outcomes:  # fmt: skip
+    match = variant.match
+    games = players * match.games_per_player if match is not None else 0
+    return Outcomes(players, bots, start, rotate, out, seeds, _outcomes, games)
 
 
 def histories(
@@ -481,5 +360,5 @@ def histories(
                 actions.append(Action(verb))
         decoded.append(actions)
         pos += length
-    outcomes = Outcomes(variant, players, bots, start, rotate, out, seeds)
+    outcomes = _made(variant, players, bots, start, rotate, out, seeds)
     return list(zip(outcomes, decoded, strict=True))

@@ -40,6 +40,7 @@ FAMILY = Family.for_engine(
     verify=VERIFY,
     digest="wuhltisch-rules.md",
     variant_strategy="cardshop.wuhltisch.strategies:variants",
+    kernel="cardshop.wuhltisch.kernel",
     description="Wühltisch: a real-time shopping game played in simultaneous ticks.",
     length_unit="round",  # a game is counted in rounds of ticks (WT-END-3)
     audit=AuditDefaults(

@@ -1,0 +1,509 @@
+# mypy: ignore-errors
+"""The seeded chance of :mod:`cardshop.core.chance`, compiled with numba for the
+families' batch kernels (``cardshop.klunker.kernel``, ``cardshop.wuhltisch.kernel``).
+
+This module imports numba and is imported only by a kernel, never by ``import
+cardshop``. mypy does not check it: numba's types (uint64 arithmetic, arrays) are not
+expressible in mypy's; every function here is checked against Python's own
+(tests/test_kernel_parts.py) and, through the kernels, game by game against the
+reference engines.
+
+* ``derive_seed(seed, *labels)`` is BLAKE2b (8-byte digest) of ``repr((seed, *labels))``,
+  read big-endian; :func:`_blake64` computes it from the same bytes, which
+  :func:`_seed_head`, :func:`_put`, :func:`_put_int` and :func:`_finish` write;
+* ``random.Random(x)`` is CPython's MT19937 seeded with ``init_by_array`` over the
+  32-bit words of ``x``; ``getrandbits(k)`` is the top ``k`` bits of one output,
+  ``_randbelow(n)`` draws ``n.bit_length()`` bits until the value is below ``n``;
+  :func:`_mt_seed` and :func:`_randbelow` do the same, and :func:`_seed_chains` seeds
+  a block of generators at once.
+
+Every function compiles with numba's ``numpy`` error model (no checks for division by
+zero: no divisor here can be zero).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+from numba import njit
+from numba.core import event
+
+_helper = njit(cache=True, error_model="numpy", _nrt=False)
+"""The decorator of the helpers, which allocate no arrays: compiled without numba's
+reference counting, a call does not update the counts of the arrays it is passed
+(at the entry and at every exit of a call, two atomic operations an array; these
+were about a tenth of the kernel's time)."""
+
+
+@contextlib.contextmanager
+def compiling(announce):
+    """While the block runs, call ``announce()`` when numba starts compiling a function
+    (its cache had no machine code for it): numba's ``numba:compile`` event, which a
+    load from the cache does not send."""
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            announce()
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        yield
+
+
+# ----------------------------------------------------------------- BLAKE2b-64
+
+_IV = np.array(
+    [
+        0x6A09E667F3BCC908,
+        0xBB67AE8584CAA73B,
+        0x3C6EF372FE94F82B,
+        0xA54FF53A5F1D36F1,
+        0x510E527FADE682D1,
+        0x9B05688C2B3E6C1F,
+        0x1F83D9ABFB41BD6B,
+        0x5BE0CD19137E2179,
+    ],
+    dtype=np.uint64,
+)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _rotr(x, n):
+    return (x >> np.uint64(n)) | (x << np.uint64(64 - n))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _gq(a, b, c, d, x, y):
+    """BLAKE2b's mixing function G on four state words held in registers."""
+    a = a + b + x
+    d = _rotr(d ^ a, 32)
+    c = c + d
+    b = _rotr(b ^ c, 24)
+    a = a + b + y
+    d = _rotr(d ^ a, 16)
+    c = c + d
+    b = _rotr(b ^ c, 63)
+    return a, b, c, d
+
+
+@_helper
+def _compress(w, t, last):
+    """One BLAKE2b compression of block ``m`` = ``w[8:24]`` into ``h`` = ``w[0:8]``
+    (uint64; the words are indexed in place: a slice would cost two reference-count
+    updates).
+
+    The sixteen working words are local variables and the twelve rounds are written
+    out with BLAKE2b's message schedule (sigma) as constant word names, so the state
+    stays in registers (about twice as fast as the same with arrays and a loop)."""
+    m0, m1, m2, m3, m4, m5, m6, m7 = w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]
+    m8, m9, m10, m11, m12, m13, m14, m15 = w[16], w[17], w[18], w[19], w[20], w[21], w[22], w[23]
+    v0, v1, v2, v3, v4, v5, v6, v7 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+    v8, v9, v10, v11 = _IV[0], _IV[1], _IV[2], _IV[3]
+    v12 = _IV[4] ^ np.uint64(t)
+    v13 = _IV[5]
+    v14 = _IV[6] ^ _ALL if last else _IV[6]
+    v15 = _IV[7]
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m11, m8)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m12, m0)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m5, m2)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m15, m13)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m10, m14)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m3, m6)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m7, m1)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m9, m4)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m7, m9)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m3, m1)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m13, m12)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m11, m14)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m2, m6)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m5, m10)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m4, m0)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m15, m8)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m9, m0)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m5, m7)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m2, m4)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m10, m15)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m14, m1)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m11, m12)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m6, m8)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m3, m13)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m2, m12)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m6, m10)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m0, m11)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m8, m3)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m4, m13)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m7, m5)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m15, m14)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m1, m9)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m12, m5)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m1, m15)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m14, m13)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m4, m10)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m0, m7)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m6, m3)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m9, m2)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m8, m11)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m13, m11)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m7, m14)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m12, m1)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m3, m9)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m5, m0)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m15, m4)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m8, m6)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m2, m10)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m6, m15)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m14, m9)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m11, m3)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m0, m8)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m12, m2)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m13, m7)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m1, m4)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m10, m5)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m10, m2)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m8, m4)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m7, m6)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m1, m5)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m15, m11)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m9, m14)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m3, m12)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m13, m0)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+    v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+    v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+    v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+    v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+    v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+    v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+    v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+    v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+    w[0] ^= v0 ^ v8
+    w[1] ^= v1 ^ v9
+    w[2] ^= v2 ^ v10
+    w[3] ^= v3 ^ v11
+    w[4] ^= v4 ^ v12
+    w[5] ^= v5 ^ v13
+    w[6] ^= v6 ^ v14
+    w[7] ^= v7 ^ v15
+
+
+@_helper
+def _blake64(msg, length, work):
+    """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
+
+    ``work`` is a uint64 scratch array of at least 24 entries.
+    """
+    for i in range(8):
+        work[i] = _IV[i]
+    work[0] = work[0] ^ np.uint64(0x01010008)
+    blocks = max(1, (length + 127) // 128)
+    for b in range(blocks):
+        for i in range(8, 24):
+            work[i] = np.uint64(0)
+        end = min(length - b * 128, 128)
+        for i in range(end):
+            work[8 + (i >> 3)] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
+        last = b == blocks - 1
+        t = length if last else (b + 1) * 128
+        _compress(work, t, last)
+    x = work[0]
+    r = np.uint64(0)
+    for i in range(8):
+        r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
+    return r
+
+
+# Labels, as the bytes of their repr inside a tuple: ", 'game'" and so on.
+def label(name: str) -> np.ndarray:
+    """The bytes a text label adds to the ``repr`` of a seed's tuple: ``", 'game'"``."""
+    return np.frombuffer(f", {name!r}".encode(), dtype=np.uint8).copy()
+
+
+_L_GAME = label("game")
+_L_BOT = label("bot")
+
+
+@_helper
+def _put(buf, pos, src):
+    for i in range(src.shape[0]):
+        buf[pos + i] = src[i]
+    return pos + src.shape[0]
+
+
+@_helper
+def _put_int(buf, pos, value):
+    """Write ``", <value>"`` (a non-negative int) and return the new position."""
+    buf[pos] = 44  # ,
+    buf[pos + 1] = 32
+    pos += 2
+    return _put_uint(buf, pos, np.uint64(value))
+
+
+@_helper
+def _put_uint(buf, pos, value):
+    digits = 1
+    x = value
+    while x >= np.uint64(10):
+        x = x // np.uint64(10)
+        digits += 1
+    x = value
+    for i in range(digits - 1, -1, -1):
+        buf[pos + i] = np.uint8(48 + np.int64(x % np.uint64(10)))
+        x = x // np.uint64(10)
+    return pos + digits
+
+
+@_helper
+def _seed_head(buf, text, length):
+    """Write ``"(" + repr(seed)``, the seed's text being ``text[:length]``, and return
+    the position after it."""
+    buf[0] = 40  # (
+    for i in range(length):
+        buf[1 + i] = text[i]
+    return 1 + length
+
+
+@_helper
+def _finish(buf, pos, work):
+    buf[pos] = 41  # )
+    return _blake64(buf, pos + 1, work)
+
+
+# ----------------------------------------------------------------- MT19937
+
+_N = 624
+_MASK = 0xFFFFFFFF
+
+
+def _init_genrand(s: int) -> np.ndarray:
+    mt = [s]
+    for i in range(1, _N):
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK)
+    return np.array(mt, dtype=np.int64)
+
+
+_INIT = _init_genrand(19650218)  # init_by_array starts from this state, whatever the key
+
+
+@_helper
+def _mt_seed(mt, seed):
+    """Seed ``mt`` (int64[625], index 624 = position) as ``random.Random(seed)`` does
+    for a non-negative int below 2**64 (``init_by_array`` over its 32-bit words)."""
+    seed = np.uint64(seed)
+    lo = np.int64(seed & np.uint64(_MASK))
+    hi = np.int64(seed >> np.uint64(32))
+    keylen = 2 if hi else 1
+    for i in range(_N):
+        mt[i] = _INIT[i]
+    i = 1
+    j = 0
+    k = _N if keylen < _N else keylen
+    while k > 0:
+        prev = mt[i - 1]
+        key = lo if j == 0 else hi
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _MASK)) + key + j) & _MASK
+        i += 1
+        j += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+        if j >= keylen:
+            j = 0
+        k -= 1
+    k = _N - 1
+    while k > 0:
+        prev = mt[i - 1]
+        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _MASK)) - i) & _MASK
+        i += 1
+        if i >= _N:
+            mt[0] = mt[_N - 1]
+            i = 1
+        k -= 1
+    mt[0] = 0x80000000
+    mt[_N] = _N
+
+
+_INIT32 = _INIT.astype(np.uint32)
+_CHAINS = 96  # generators seeded in one interleaved pass (a block of games' worth)
+
+
+@_helper
+def _mt_seed_block(st, lo, hi1, count):
+    """Seed generators ``0 .. count-1`` at once, column ``c`` of ``st`` (uint32[624,
+    chains]) as ``random.Random(seed_c)`` for a seed of two 32-bit words: ``lo[c]``
+    and ``hi1[c]`` (its high word plus one; uint32 arrays).
+
+    ``init_by_array`` is a chain of about 1,250 dependent steps per generator; here
+    each step runs for all the generators of the block in one inner loop over a row
+    of ``st`` (words ``[i, :]`` are contiguous), which LLVM vectorizes, so the CPU
+    runs many chains at once instead of waiting on one. Same words as
+    :func:`_mt_seed` (tests/test_kernel_parts.py); seeds whose high word is zero
+    (a key of one word) are seeded by :func:`_mt_seed` instead (:func:`_seed_chains`).
+    """
+    row = st[0]
+    for c in range(count):
+        row[c] = 19650218
+    for i in range(1, _N):  # init_by_array's first loop: key word j = (i - 1) % 2
+        prev = st[i - 1]
+        cur = st[i]
+        key = lo if i & 1 else hi1
+        init = np.int64(_INIT32[i])
+        for c in range(count):
+            p = np.int64(prev[c])
+            cur[c] = (init ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(key[c])
+    prev = st[_N - 1]  # wrap: word 0 is word 623, then the loop's last step at word 1
+    cur = st[1]
+    for c in range(count):
+        p = np.int64(prev[c])
+        cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(hi1[c])
+    for i in range(2, _N):  # the second loop
+        prev = st[i - 1]
+        cur = st[i]
+        for c in range(count):
+            p = np.int64(prev[c])
+            cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - i
+    prev = st[_N - 1]
+    cur = st[1]
+    row = st[0]
+    for c in range(count):
+        p = np.int64(prev[c])
+        cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - 1
+        row[c] = 0x80000000
+
+
+@_helper
+def _seed_chains(st, pos, seeds, lo, hi1, count, one):
+    """Seed column ``c`` of ``st`` as ``random.Random(seeds[c])`` for ``c < count``
+    and set its position (``pos[c]``) to the start. ``lo``, ``hi1``: uint32 scratch
+    arrays; ``one``: an int64[625] scratch generator."""
+    for c in range(count):
+        x = seeds[c]
+        lo[c] = np.uint32(x & np.uint64(_MASK))
+        hi1[c] = np.uint32((x >> np.uint64(32)) + np.uint64(1))
+        pos[c] = _N
+    _mt_seed_block(st, lo, hi1, count)
+    for c in range(count):
+        if seeds[c] >> np.uint64(32) == np.uint64(0):  # a one-word key: seeded alone
+            _mt_seed(one, seeds[c])
+            for i in range(_N):
+                st[i, c] = one[i]
+
+
+@_helper
+def _genrand_col(st, pos, c):
+    """:func:`_genrand` for generator ``c`` of a block (column ``c`` of ``st``,
+    position ``pos[c]``)."""
+    i = pos[c]
+    if i >= _N:
+        i = 0
+    j = i + 1 if i + 1 < _N else 0
+    m = i + 397 if i + 397 < _N else i + 397 - _N
+    y = (np.int64(st[i, c]) & 0x80000000) | (np.int64(st[j, c]) & 0x7FFFFFFF)
+    y = np.int64(st[m, c]) ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    st[i, c] = y
+    pos[c] = i + 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+@_helper
+def _bit_length(n):
+    k = 0
+    while n:
+        k += 1
+        n >>= 1
+    return k
+
+
+_BITS = np.array([i.bit_length() for i in range(1024)], dtype=np.int64)
+"""``n.bit_length()`` for the small ``n`` of draws (legal actions, a deck's places)."""
+
+
+@_helper
+def _randbelow_col(st, pos, c, n):
+    """:func:`_randbelow` with generator ``c`` of a block."""
+    k = _BITS[n] if n < 1024 else _bit_length(n)
+    r = _genrand_col(st, pos, c) >> (32 - k)
+    while r >= n:
+        r = _genrand_col(st, pos, c) >> (32 - k)
+    return r
+
+
+@_helper
+def _shuffle_col(st, pos, c, deck, length):
+    for i in range(length - 1, 0, -1):
+        j = _randbelow_col(st, pos, c, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+
+
+@_helper
+def _genrand(mt):
+    """The next 32-bit output. The state is regenerated one word at a time, just
+    before that word is used: the words are made in the same order and from the same
+    words as MT19937's whole-state twist, so the outputs are the same, and a
+    generator that draws a few dozen numbers does not regenerate all 624."""
+    i = mt[_N]
+    if i >= _N:
+        i = 0
+    j = i + 1 if i + 1 < _N else 0
+    m = i + 397 if i + 397 < _N else i + 397 - _N
+    y = (mt[i] & 0x80000000) | (mt[j] & 0x7FFFFFFF)
+    y = mt[m] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    mt[i] = y
+    mt[_N] = i + 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+@_helper
+def _randbelow(mt, n):
+    """``Random._randbelow(n)`` for ``1 <= n < 2**32``."""
+    k = _BITS[n] if n < 1024 else _bit_length(n)
+    r = _genrand(mt) >> (32 - k)
+    while r >= n:
+        r = _genrand(mt) >> (32 - k)
+    return r
+
+
+@_helper
+def _shuffle(mt, deck, length):
+    for i in range(length - 1, 0, -1):
+        j = _randbelow(mt, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t

@@ -1,0 +1,535 @@
+# mypy: ignore-errors
+"""The numba-compiled part of the Wühltisch batch kernel (see
+:mod:`cardshop.wuhltisch.kernel`).
+
+This module imports numba and is imported only by the kernel, never by ``import
+cardshop``. mypy does not check it: numba's types are not expressible in mypy's, and
+every function here is checked instead, game by game, against the reference engine
+(tests/test_wuhltisch_kernel.py).
+
+It plays whole games on plain integer arrays, tick by tick as
+:meth:`cardshop.wuhltisch.game.WuhltischGame.apply_joint` resolves them, with the
+reference engine's chance (the compiled seeded chance of
+:mod:`cardshop.kernels._chance`): each round's shuffle of the heap and the lists from
+``(seed, 'round', n)``, each throw-back's places from ``(seed, 'heap', n)``. A round's
+last throw-back (hands off) draws nothing that matters, as the next round shuffles a
+fresh heap, but it counts as a chance event, as it does in the engine.
+
+Clause IDs refer to docs/wuhltisch-rules.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardshop.kernels._chance import (
+    _CHAINS,
+    _L_BOT,
+    _L_GAME,
+    _N,
+    _finish,
+    _helper,
+    _mt_seed,
+    _put,
+    _put_int,
+    _put_uint,
+    _randbelow,
+    _randbelow_col,
+    _seed_chains,
+    _seed_head,
+    _shuffle,
+    label,
+)
+
+_L_ROUND = label("round")
+_L_HEAP = label("heap")
+
+# Verbs, as the kernel codes actions: verb * 16 + argument (a slot).
+LOOK, KEEP, SWAP, THROW, DROP, BUY, WAIT = range(7)
+RANDOM_BOT, BASELINE_BOT, GREEDY_BOT = range(3)
+
+
+@_helper
+def _set_score(
+    cand, size, row, matches, price, luxury, set_size, budget, threshold, max_matches,
+    all_match_bonus, luxury_bonus,
+):  # fmt: skip
+    """What a set of the shirts ``cand[:size]`` with list row ``row`` scores (the rules'
+    ``set_score`` without score terms). [WT-SCORE-1..3]"""
+    if size != set_size:
+        return 0
+    spent = 0
+    all_lux = True
+    m = 0
+    for i in range(size):
+        c = cand[i]
+        spent += price[c]
+        if not luxury[c]:
+            all_lux = False
+        m += matches[row, c]
+    if spent > budget and not all_lux:
+        return 0
+    if m < threshold:
+        return 0
+    score = m
+    if m == max_matches:
+        score += all_match_bonus
+    if all_lux:
+        score += luxury_bonus
+    return score
+
+
+@_helper
+def _fits(cand, size, row, matches, price, luxury, list_size, set_size, budget, threshold,
+          max_matches, cheapest):  # fmt: skip
+    """The greedy bot's test: can a hand of ``cand[:size]`` still score?"""
+    mismatches = 0
+    spent = 0
+    all_lux = True
+    for i in range(size):
+        c = cand[i]
+        mismatches += list_size - matches[row, c]
+        spent += price[c]
+        if not luxury[c]:
+            all_lux = False
+    if mismatches > max_matches - threshold:
+        return False
+    if all_lux:
+        return True
+    return spent + (set_size - size) * cheapest <= budget
+
+
+@_helper
+def _pick(want, codes, nl):
+    """``want`` if it is among the legal ``codes[:nl]``, else the first of them."""
+    for i in range(nl):
+        if codes[i] == want:
+            return want
+    return codes[0]
+
+
+@_helper
+def _insort(hand, s, held, card):
+    """Put ``card`` into seat ``s``'s sorted hand of ``held`` shirts."""
+    i = held
+    while i > 0 and hand[s, i - 1] > card:
+        hand[s, i] = hand[s, i - 1]
+        i -= 1
+    hand[s, i] = card
+
+
+@_helper
+def _remove(hand, s, held, slot):
+    """Take the shirt in ``slot`` out of seat ``s``'s hand of ``held``; return it."""
+    card = hand[s, slot]
+    for i in range(slot, held - 1):
+        hand[s, i] = hand[s, i + 1]
+    return card
+
+
+@_helper
+def _throw_back(heap, hl, back, nb, mt, gbuf, gt, gl, chance, work):
+    """Cards go back into the heap, each at a random place, from one generator:
+    ``heap.insert(place, card)`` for each in turn. [WT-TICK-3]"""
+    pos = _seed_head(gbuf, gt, gl)
+    pos = _put(gbuf, pos, _L_HEAP)
+    pos = _put_int(gbuf, pos, chance)
+    _mt_seed(mt, _finish(gbuf, pos, work))
+    for i in range(nb):
+        place = _randbelow(mt, hl + 1)
+        for j in range(hl, place, -1):
+            heap[j] = heap[j - 1]
+        heap[place] = back[i]
+        hl += 1
+    return hl
+
+
+@njit(cache=True, error_model="numpy")
+def play(
+    n_shirts,
+    first_list,
+    n_cards,
+    lost_value,  # int64[n_cards]
+    matches,  # int64[lists, shirts]
+    price,  # int64[shirts]
+    luxury,  # int64[shirts]: 1 for a luxury shirt
+    list_size,
+    set_size,
+    budget,
+    threshold,
+    max_matches,
+    all_match_bonus,
+    luxury_bonus,
+    caller_all_or_nothing,
+    round_ticks,
+    rounds,
+    per,  # lists dealt to each player
+    cheapest,
+    legal_code,  # int64[2, set_size + 1, most]: [has view][held] -> sorted actions
+    legal_n,  # int64[2, set_size + 1]
+    group_start,  # int64[2, set_size + 1, verbs]: the baseline bot's verbs
+    group_len,
+    group_n,  # int64[2, set_size + 1]
+    match_games,  # games in a match (players x games per player), 0 for no match
+    n,
+    seed_text,
+    first_game,
+    count,
+    seat_bots,
+    rotate,
+    record,
+    # outputs
+    out,
+    seeds_out,
+    hist_len,
+    hist,
+):
+    """Play games ``first_game .. first_game+count-1`` of a simulation with master seed
+    ``seed_text`` (the bytes of ``repr(seed)``).
+
+    ``seat_bots[s]`` is the bot of seat ``s`` before rotation (0 random, 1 baseline,
+    2 greedy). ``out[g]`` receives rounds, decisions, termination (1 finished, 2
+    capped), ticks, capped rounds, then the scores and the ranks of the seats; for a
+    match, of the whole match (every game with its own seed, the same bots, the scores
+    summed and ranked by the sums alone, as ``cardshop.core.series`` plays it). With
+    ``record``, every seat's action of every tick is written into ``hist``, game after
+    game, and ``hist_len[g]`` is each game's count; the return value is -1 if
+    ``hist`` was too small, else the total decisions played.
+    """
+    k = set_size
+    heap = np.zeros(n_cards + 1, np.int64)
+    lists = np.zeros(n_cards + 1, np.int64)
+    stacks = np.zeros((n, per), np.int64)
+    sl = np.zeros(n, np.int64)
+    active = np.zeros(n, np.int64)
+    view = np.zeros(n, np.int64)
+    hand = np.zeros((n, k + 1), np.int64)
+    held = np.zeros(n, np.int64)
+    found_n = np.zeros(n, np.int64)
+    found_v = np.zeros(n, np.int64)
+    sets_n = np.zeros(n, np.int64)
+    sets_sum = np.zeros(n, np.int64)
+    sets_failed = np.zeros(n, np.int64)
+    total = np.zeros(n, np.int64)
+    in_front = np.zeros(n, np.int64)
+    is_caller = np.zeros(n, np.int64)
+    acts = np.zeros(n, np.int64)
+    back = np.zeros(n_cards + 1, np.int64)
+    cand = np.zeros(k + 1, np.int64)
+    slots = np.zeros(k + 1, np.int64)
+    bots = np.zeros(n, np.int64)
+    block = max(1, _CHAINS // n)  # games whose bots' generators are seeded together
+    st = np.zeros((_N, block * n), np.uint32)
+    mpos = np.zeros(block * n, np.int64)
+    cseeds = np.zeros(block * n, np.uint64)
+    lo = np.zeros(block * n, np.uint32)
+    hi1 = np.zeros(block * n, np.uint32)
+    mt = np.zeros(_N + 1, np.int64)
+    buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
+    gbuf = np.zeros(64, np.uint8)
+    gt = np.zeros(24, np.uint8)
+    mt_text = np.zeros(24, np.uint8)
+    n_sub = match_games if match_games > 0 else 1
+    work = np.zeros(40, np.uint64)
+    hpos = 0
+    total_decisions = 0
+    overflow = False
+
+    for g in range(count):
+        b = g % block
+        if b == 0:
+            # ---- the seeds of the next block of games, and their bots' generators
+            nb = min(block, count - g)
+            for bb in range(nb):
+                game = first_game + g + bb
+                pos = _seed_head(buf, seed_text, seed_text.shape[0])
+                pos = _put(buf, pos, _L_GAME)
+                pos = _put_int(buf, pos, game)
+                seeds_out[g + bb] = _finish(buf, pos, work)
+                for s in range(n):
+                    pos = _seed_head(buf, seed_text, seed_text.shape[0])
+                    pos = _put(buf, pos, _L_BOT)
+                    pos = _put_int(buf, pos, game)
+                    pos = _put_int(buf, pos, s)
+                    cseeds[bb * n + s] = _finish(buf, pos, work)
+            _seed_chains(st, mpos, cseeds, lo, hi1, nb * n, mt)
+        game = first_game + g
+        mbase = b * n
+        shift = game % n if rotate else 0
+        for s in range(n):
+            bots[s] = seat_bots[(s - shift) % n]
+            total[s] = 0
+            in_front[s] = 0
+        game_start = hpos
+        ticks = 0
+        capped_rounds = 0
+        m_rounds = 0
+        for sub in range(n_sub):
+            if match_games > 0:  # game ``sub`` of a match: its own seed
+                ml = _put_uint(mt_text, 0, seeds_out[g])
+                pos = _seed_head(gbuf, mt_text, ml)
+                pos = _put(gbuf, pos, _L_GAME)
+                pos = _put_int(gbuf, pos, sub)
+                gl = _put_uint(gt, 0, _finish(gbuf, pos, work))
+            else:
+                gl = _put_uint(gt, 0, seeds_out[g])
+            chance = 0
+            rnd = 1
+            new_round = True
+            over = False
+            tick = 0
+            while not over:
+                if new_round:
+                    # ---- a round: shuffle everything into the heap, deal the lists,
+                    # turn the top ones [WT-SETUP-2]
+                    new_round = False
+                    chance += 1
+                    pos = _seed_head(gbuf, gt, gl)
+                    pos = _put(gbuf, pos, _L_ROUND)
+                    pos = _put_int(gbuf, pos, chance)
+                    _mt_seed(mt, _finish(gbuf, pos, work))
+                    hl = first_list
+                    for c in range(first_list):
+                        heap[c] = c
+                    _shuffle(mt, heap, hl)
+                    nlists = n_cards - first_list
+                    for c in range(nlists):
+                        lists[c] = first_list + c
+                    _shuffle(mt, lists, nlists)
+                    for s in range(n):
+                        for i in range(per):
+                            stacks[s, i] = lists[s * per + i]
+                        sl[s] = per - 1
+                        active[s] = stacks[s, per - 1]
+                        view[s] = -1
+                        held[s] = 0
+                        found_n[s] = 0
+                        found_v[s] = 0
+                        sets_n[s] = 0
+                        sets_sum[s] = 0
+                        sets_failed[s] = 0
+                    tick = 0
+
+                # ---- every seat's choice, from what it sees [WT-TICK-1]
+                for s in range(n):
+                    vi = 1 if view[s] >= 0 else 0
+                    h = held[s]
+                    codes = legal_code[vi, h]
+                    nl = legal_n[vi, h]
+                    col = mbase + s
+                    bot = bots[s]
+                    if bot == RANDOM_BOT:
+                        action = codes[_randbelow_col(st, mpos, col, nl)]
+                    elif bot == BASELINE_BOT:
+                        gi = _randbelow_col(st, mpos, col, group_n[vi, h])
+                        at = group_start[vi, h, gi]
+                        action = codes[at + _randbelow_col(st, mpos, col, group_len[vi, h, gi])]
+                    else:
+                        lst = active[s]
+                        if lst < 0:
+                            want = WAIT << 4
+                        else:
+                            row = lst - first_list
+                            if vi:
+                                v = view[s]
+                                if h < k:
+                                    for i in range(h):
+                                        cand[i] = hand[s, i]
+                                    cand[h] = v
+                                    fit = _fits(
+                                      cand, h + 1, row, matches, price, luxury, list_size, k,
+                                      budget, threshold, max_matches, cheapest,
+                                  )  # fmt: skip
+                                    want = (KEEP if fit else THROW) << 4
+                                else:
+                                    for i in range(k):
+                                        cand[i] = hand[s, i]
+                                    now = _set_score(
+                                      cand, k, row, matches, price, luxury, k, budget,
+                                      threshold, max_matches, all_match_bonus, luxury_bonus,
+                                  )  # fmt: skip
+                                    best = now
+                                    ns = 0
+                                    for i in range(k):
+                                        p = 0
+                                        for j in range(k):
+                                            if j != i:
+                                                cand[p] = hand[s, j]
+                                                p += 1
+                                        cand[p] = v
+                                        sc = _set_score(
+                                          cand, k, row, matches, price, luxury, k, budget,
+                                          threshold, max_matches, all_match_bonus, luxury_bonus,
+                                      )  # fmt: skip
+                                        if sc > best:
+                                            best = sc
+                                            slots[0] = i
+                                            ns = 1
+                                        elif sc == best and sc > now:
+                                            slots[ns] = i
+                                            ns += 1
+                                    if ns:
+                                        want = (SWAP << 4) | slots[
+                                            _randbelow_col(st, mpos, col, ns)
+                                        ]
+                                    else:
+                                        want = THROW << 4
+                            elif h == k:
+                                for i in range(k):
+                                    cand[i] = hand[s, i]
+                                sc = _set_score(
+                                  cand, k, row, matches, price, luxury, k, budget, threshold,
+                                  max_matches, all_match_bonus, luxury_bonus,
+                              )  # fmt: skip
+                                if sc > 0:
+                                    want = BUY << 4
+                                else:
+                                    worst = 0
+                                    wm = -1
+                                    wp = -1
+                                    for i in range(k):
+                                        c = hand[s, i]
+                                        mm = list_size - matches[row, c]
+                                        if mm > wm or (mm == wm and price[c] > wp):
+                                            worst = i
+                                            wm = mm
+                                            wp = price[c]
+                                    want = (DROP << 4) | worst
+                            else:
+                                want = LOOK << 4
+                        action = _pick(want, codes, nl)
+                    acts[s] = action
+                    if record:
+                        if hpos < hist.shape[0]:
+                            hist[hpos] = action
+                            hpos += 1
+                        else:
+                            overflow = True
+
+                # ---- the tick resolved: looks first, seat by seat [WT-TICK-1/2]
+                nb = 0
+                for s in range(n):
+                    if acts[s] >> 4 == LOOK:
+                        hl -= 1
+                        card = heap[hl]
+                        if card < n_shirts:
+                            view[s] = card
+                        elif lost_value[card]:
+                            found_n[s] += 1
+                            found_v[s] += lost_value[card]
+                        else:
+                            back[nb] = card
+                            nb += 1
+                ncall = 0
+                for s in range(n):
+                    is_caller[s] = 0
+                    verb = acts[s] >> 4
+                    arg = acts[s] & 15
+                    if verb == KEEP:  # WT-TICK-4
+                        _insort(hand, s, held[s], view[s])
+                        held[s] += 1
+                        view[s] = -1
+                    elif verb == SWAP:  # WT-TICK-4
+                        back[nb] = _remove(hand, s, held[s], arg)
+                        nb += 1
+                        _insort(hand, s, held[s] - 1, view[s])
+                        view[s] = -1
+                    elif verb == THROW:  # WT-TICK-3
+                        back[nb] = view[s]
+                        nb += 1
+                        view[s] = -1
+                    elif verb == DROP:  # WT-TICK-5
+                        back[nb] = _remove(hand, s, held[s], arg)
+                        nb += 1
+                        held[s] -= 1
+                    elif verb == BUY:  # WT-TICK-6
+                        for i in range(k):
+                            cand[i] = hand[s, i]
+                        sc = _set_score(
+                          cand, k, active[s] - first_list, matches, price, luxury, k, budget,
+                          threshold, max_matches, all_match_bonus, luxury_bonus,
+                      )  # fmt: skip
+                        sets_n[s] += 1
+                        sets_sum[s] += sc
+                        if sc == 0:
+                            sets_failed[s] += 1
+                        held[s] = 0
+                        if sl[s] > 0:
+                            sl[s] -= 1
+                            active[s] = stacks[s, sl[s]]
+                        else:
+                            active[s] = -1
+                            is_caller[s] = 1  # WT-END-1
+                            ncall += 1
+                if nb:
+                    chance += 1
+                    hl = _throw_back(heap, hl, back, nb, mt, gbuf, gt, gl, chance, work)
+                tick += 1
+                ticks += 1
+                capped = False
+                if ncall == 0:
+                    if tick < round_ticks:
+                        continue
+                    capped = True  # WT-CAP-1
+                # ---- hands off: full hands laid down, the rest thrown back [WT-END-2]
+                nb = 0
+                for s in range(n):
+                    if view[s] >= 0:
+                        nb += 1
+                        view[s] = -1
+                    if held[s] == k and active[s] >= 0:
+                        for i in range(k):
+                            cand[i] = hand[s, i]
+                        sc = _set_score(
+                          cand, k, active[s] - first_list, matches, price, luxury, k, budget,
+                          threshold, max_matches, all_match_bonus, luxury_bonus,
+                      )  # fmt: skip
+                        sets_n[s] += 1
+                        sets_sum[s] += sc
+                        if sc == 0:
+                            sets_failed[s] += 1
+                        active[s] = -1
+                    else:
+                        nb += held[s]
+                    held[s] = 0
+                if nb:
+                    chance += 1  # a throw-back whose places no later draw reads
+                # ---- the round scored [WT-SCORE-4/5]
+                for s in range(n):
+                    points = sets_sum[s]
+                    if is_caller[s] and sets_failed[s] and caller_all_or_nothing:
+                        points = 0
+                    total[s] += points + found_v[s]
+                    in_front[s] = sets_n[s] * (k + 1) + found_n[s]
+                if capped:
+                    capped_rounds += 1
+                if rnd >= rounds:  # WT-END-3
+                    over = True
+                else:
+                    rnd += 1
+                    new_round = True
+            m_rounds += rnd
+
+        # ---- the result: total score, then most cards in front [WT-END-3]
+        decisions = ticks * n
+        total_decisions += decisions
+        out[g, 0] = m_rounds
+        out[g, 1] = decisions
+        out[g, 2] = 2 if capped_rounds else 1
+        out[g, 3] = ticks
+        out[g, 4] = capped_rounds
+        for s in range(n):
+            out[g, 5 + s] = total[s]
+            better = 0
+            for o in range(n):
+                if total[o] > total[s]:
+                    better += 1
+                elif total[o] == total[s] and match_games == 0 and in_front[o] > in_front[s]:
+                    better += 1  # a match ranks by the sums only
+            out[g, 5 + n + s] = 1 + better
+        if record:
+            hist_len[g] = hpos - game_start
+    if overflow:
+        return -1
+    return total_decisions

@@ -1,0 +1,220 @@
+"""Differential tests: the Wühltisch batch kernel against the reference engine.
+
+For the same simulation seed, the kernel and the reference engine must play the same
+games: the same shuffles and throw-backs, the same bot choices, so the same moves and
+the same outcome, game by game (docs/kernel.md).
+
+How many games: ``CARDSHOP_DIFF_GAMES`` greedy games per player count and line-up of
+the built-in variants (default 250, about 1,300 in all; random and baseline games run
+to the tick cap and cost the reference engine some fifty times a greedy one: a
+fortieth as many). The deep run of docs/kernel.md uses 10000::
+
+    CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_wuhltisch_kernel.py -k builtin
+
+Generated variants follow the hypothesis profile.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba", reason="the kernel extra (numba) is not installed")
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cardshop import load_variant
+from cardshop.bots import make_bot
+from cardshop.core.actions import Action
+from cardshop.core.errors import SetupError
+from cardshop.core.variant import VariantBase
+from cardshop.simulation import (
+    GameOutcome,
+    bot_seed,
+    game_seed,
+    kernel_note,
+    play_game,
+    seat_specs,
+    simulate,
+)
+from cardshop.verify import mini_variants
+from cardshop.wuhltisch import kernel
+from cardshop.wuhltisch.strategies import variants
+from cardshop.wuhltisch.variant import WuhltischVariant
+
+GAMES = int(os.environ.get("CARDSHOP_DIFF_GAMES", "250"))
+
+LINEUPS = {
+    "greedy": ("greedy",),
+    "random": ("random",),
+    "baseline": ("baseline",),
+    "mixed": ("greedy", "random", "baseline"),  # by seat, turning with rotate
+}
+
+
+def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
+    if len(lineup) == 1:
+        return lineup
+    return tuple(lineup[s % len(lineup)] for s in range(players))
+
+
+def reference(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
+) -> tuple[GameOutcome, list[Action]]:
+    """Game ``game`` of a simulation, played by the reference engine and its bots."""
+    specs = seat_specs(bots, players, game, rotate)
+    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
+    steps: list[int] = []
+    played = play_game(
+        variant, players, seated, game_seed(seed, game), on_step=lambda g, s: steps.append(1)
+    )
+    result = played.result()
+    outcome = GameOutcome(
+        game=game,
+        seed=played.seed,  # type: ignore[attr-defined]
+        first_player=None,
+        bots=tuple(b.name for b in seated),
+        scores=result.scores,
+        ranks=result.ranks,
+        winners=result.winners,
+        rounds=result.rounds,
+        decisions=len(played.moves),
+        termination=result.termination.value,
+        steps=len(steps),
+        details=dict(result.details),
+    )
+    return outcome, [m.action for m in played.moves]
+
+
+def check_same(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, games: int
+) -> int:
+    """Play ``games`` games both ways and compare them; return the moves compared."""
+    compared = 0
+    for outcome, actions in kernel.histories(variant, players, bots, seed, 0, games, rotate=True):
+        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, True)
+        if actions != ref_actions:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
+                min(len(actions), len(ref_actions)),
+            )
+            pytest.fail(
+                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
+                f"moves differ at {at} (tick {at // players}): kernel {actions[at : at + 3]}, "
+                f"reference {ref_actions[at : at + 3]}"
+            )
+        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
+        compared += len(actions)
+    return compared
+
+
+def _load(name: str) -> VariantBase:
+    """A built-in variant, or a mini variant that ships with cardshop."""
+    return load_variant(mini_variants().get(name, name))
+
+
+BUILTIN = [("wuhltisch", n) for n in range(2, 6)] + [("wuhltisch-mini", 2)]
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize(("name", "players"), BUILTIN)
+def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: str) -> None:
+    variant = _load(name)
+    games = GAMES if lineup == "greedy" else max(2, GAMES // 40)
+    bots = _specs(LINEUPS[lineup], players)
+    assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0
+
+
+def _playable(variant: WuhltischVariant) -> WuhltischVariant:
+    """The variant without its score terms (which the kernel refuses)."""
+    data = variant.to_data()
+    data.pop("score", None)
+    return WuhltischVariant.model_validate(data)
+
+
+@given(variant=variants(match=None), data=st.data())
+def test_generated_variants_play_the_same_games(variant: WuhltischVariant, data: Any) -> None:
+    variant = _playable(variant)
+    players = data.draw(st.integers(variant.players.min, variant.players.max), label="players")
+    lineup = data.draw(st.sampled_from(sorted(LINEUPS)), label="lineup")
+    seed = data.draw(st.integers(-(2**70), 2**70), label="seed")
+    assert check_same(variant, players, _specs(LINEUPS[lineup], players), seed, games=2) >= 0
+
+
+def test_a_match_plays_the_same_games() -> None:
+    data = _load("wuhltisch-mini").to_data()
+    data["match"] = {"games_per_player": 2}
+    data["name"] = "mini-match"
+    variant = WuhltischVariant.model_validate(data)
+    for lineup in ("greedy", "mixed"):
+        bots = _specs(LINEUPS[lineup], 2)
+        assert check_same(variant, 2, bots, seed=5, games=6) > 0
+    (outcome, _), *_ = kernel.histories(variant, 2, ("greedy",), 5, 0, 1)
+    assert outcome.details["games"] == 4
+
+
+def test_score_terms_are_refused_with_their_keys() -> None:
+    data = load_variant("wuhltisch").to_data()
+    data["score"] = {"per_set": {"cheap": "luxury * 2"}, "per_round": {}}
+    variant = WuhltischVariant.model_validate(data)
+    why = kernel.unavailable(variant, 3, ("greedy",))
+    assert why is not None
+    assert "score.per_set.cheap (a score term)" in why
+    assert kernel_note(variant, 3, ("greedy",), 0) == (None, why)
+    with pytest.raises(SetupError, match=r"score\.per_set\.cheap"):
+        kernel.play(variant, 3, ("greedy",), 0, 0, 1)
+    with pytest.raises(SetupError, match=r"engine 'kernel' cannot play .*score\.per_set\.cheap"):
+        simulate(variant, 3, 2, bots="greedy", engine="kernel")
+
+
+def test_other_bots_and_families_are_refused() -> None:
+    variant = load_variant("wuhltisch")
+    assert "not 'ismcts:5'" in str(kernel.unavailable(variant, 3, ("ismcts:5",)))
+    assert "not the 'klunker' family" in str(
+        kernel.unavailable(load_variant("klunker-en"), 3, ("random",))
+    )
+    with pytest.raises(SetupError, match="one bot for every seat or one per seat"):
+        kernel.play(variant, 4, ("random", "greedy"), 0, 0, 1)
+    with pytest.raises(SetupError, match="players"):
+        kernel.play(variant, 9, ("random",), 0, 0, 1)
+    with pytest.raises(SetupError, match="start <= stop"):
+        kernel.play(variant, 3, ("random",), 0, 5, 1)
+    assert list(kernel.play(variant, 3, ("random",), 0, 5, 5)) == []
+
+
+def test_simulate_gives_the_same_result_on_both_engines() -> None:
+    kwargs: dict[str, Any] = {"bots": "greedy,baseline,random", "seed": 3, "rotate": True}
+    fast = simulate("wuhltisch", 3, 24, workers=1, engine="kernel", **kwargs)
+    slow = simulate("wuhltisch", 3, 24, workers=1, engine="reference", **kwargs)
+    assert (fast.engine, slow.engine) == ("kernel", "reference")
+    assert fast == slow
+    assert [o.to_dict() for o in fast] == [o.to_dict() for o in slow]
+    assert fast.summary() == slow.summary()
+    threaded = simulate("wuhltisch", 3, 24, workers=2, chunk_size=5, engine="kernel", **kwargs)
+    assert [o.to_dict() for o in threaded] == [o.to_dict() for o in slow]
+
+
+def test_outcomes_pickle_as_arrays_and_agree_with_play_arrays() -> None:
+    variant = load_variant("wuhltisch")
+    outcomes = kernel.play(variant, 4, ("greedy",), 11, 3, 9)
+    again = pickle.loads(pickle.dumps(outcomes))
+    assert list(again) == list(outcomes)
+    table, seeds = kernel.play_arrays(variant, 4, ("greedy",), 11, 3, 9)
+    assert (
+        [int(s) for s in seeds]
+        == [o.seed for o in outcomes]
+        == [game_seed(11, i) for i in range(3, 9)]
+    )
+    for row, o in zip(table.tolist(), outcomes, strict=True):
+        assert row[:5] == [
+            o.rounds,
+            o.decisions,
+            1 if o.termination == "finished" else 2,
+            o.steps,
+            o.details["capped_rounds"],
+        ]
+        assert row[5:] == [*o.scores, *o.ranks]
