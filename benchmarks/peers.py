@@ -23,9 +23,11 @@ Subjects (those whose package is missing are reported as skipped):
   ``apply_action``; chance outcomes drawn by their probabilities), and whole random
   playouts of hearts inside C++ (``evaluate_bots`` with uniform random bots; its
   decisions per game are those of the Python-stepped hearts games);
-* cardshop's batch kernel (``cardshop.klunker.kernel``, the ``kernel`` extra: numba),
-  klunker-en at 4 players with random bots: ``kernel.play_arrays`` over batches of
-  2,000 whole games (docs/kernel.md), against OpenSpiel's whole playouts;
+* cardshop's batch kernels (``cardshop.klunker.kernel`` and
+  ``cardshop.wuhltisch.kernel``, the ``kernel`` extra: numba), klunker-en and wuhltisch
+  at 4 players with random bots: ``kernel.play_arrays`` over batches of whole games
+  (2,000 of Klunker's, 20 of Wühltisch's; docs/kernel.md), against OpenSpiel's whole
+  playouts;
 * RLCard's UNO (``rlcard``, the ``bench`` extra) through its game object
   (``get_legal_actions`` and ``step``, without the environment's feature encoding,
   which cardshop's loop has no counterpart of).
@@ -161,15 +163,22 @@ def openspiel_whole_loop(name):
 
 
 def kernel_player(name, players):
+    import importlib
+
     import cardshop
-    from cardshop.klunker import kernel
+    from cardshop.core.registry import get_family
+
     variant = cardshop.load_variant(name)
-    batch = 2000  # games per call: the kernel plays a batch, no Python object per game
+    kernel = importlib.import_module(get_family(variant.family).kernel)
+    # Games per call (the kernel plays a batch, no Python object per game), and the
+    # column of a game's decisions in the family's table (docs/kernel.md): a random
+    # Wühltisch game runs to the tick cap, some forty thousand decisions.
+    batch, column = {"klunker": (2000, 2), "wuhltisch": (20, 1)}[variant.family]
 
     def play(seed):
         start = seed * batch
         table, _ = kernel.play_arrays(variant, players, ("random",), 1, start, start + batch)
-        return int(table[:, 2].sum()), batch
+        return int(table[:, column].sum()), batch
 
     return play, {"games_per_call": batch}
 
@@ -238,8 +247,9 @@ PEERS = {
     "openspiel-loop:hearts": ("OpenSpiel hearts, whole loop in C++ (evaluate_bots)", "pyspiel"),
     "rlcard:uno": ("RLCard UNO (game object)", "rlcard"),
 }
-KERNELS = {  # the batch kernel (numba, the ``kernel`` extra): variant: players
+KERNELS = {  # the batch kernels (numba, the ``kernel`` extra): variant: players
     "klunker-en": 4,
+    "wuhltisch": 4,
 }
 BOTS = ("baseline", "greedy")  # played through driver.play on every built-in variant
 
@@ -356,7 +366,7 @@ def ratios(runners: dict[str, tuple[Runner, str]]) -> list[dict[str, Any]]:
         (en_c, "openspiel:crazy_eights", None),
         (en_c, "rlcard:uno", None),
         (en_c, "openspiel-loop:hearts", None),
-        ("kernel klunker-en 4p", "openspiel-loop:hearts", 5.0),
+        *[(f"kernel {v} {p}p", "openspiel-loop:hearts", 5.0) for v, p in KERNELS.items()],
         *[
             (f"cardshop {v} {p}p compiled", f"cardshop {v} {p}p pure", 1.0)
             for v, p in CARDSHOP.items()

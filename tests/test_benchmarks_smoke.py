@@ -192,8 +192,8 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
         for bot in ("baseline", "greedy")
     }
     have = {m: importlib.util.find_spec(m) is not None for m in ("pyspiel", "rlcard", "numba")}
-    if have["numba"]:  # the batch kernel (the kernel extra)
-        expected.add("kernel klunker-en 4p")
+    if have["numba"]:  # the batch kernels (the kernel extra)
+        expected |= {"kernel klunker-en 4p", "kernel wuhltisch 4p"}
     else:
         assert any("numba is not installed" in n for n in report["notes"])
     if have["pyspiel"]:

@@ -34,7 +34,6 @@ from cardshop.kernels._chance import (
     _put,
     _put_int,
     _put_uint,
-    _randbelow,
     _randbelow_col,
     _seed_chains,
     _seed_head,
@@ -128,16 +127,32 @@ def _remove(hand, s, held, slot):
     return card
 
 
+_AHEAD = 64
+"""Throw-backs whose generators are seeded at once, ahead of their ticks: nearly
+every tick throws a card back, and seeding a Mersenne Twister for each (about 1,250
+dependent steps) would be most of a tick's time; seeded as a block, the steps of many
+generators run side by side (:func:`cardshop.kernels._chance._seed_chains`)."""
+
+
 @_helper
-def _throw_back(heap, hl, back, nb, mt, gbuf, gt, gl, chance, work):
-    """Cards go back into the heap, each at a random place, from one generator:
-    ``heap.insert(place, card)`` for each in turn. [WT-TICK-3]"""
-    pos = _seed_head(gbuf, gt, gl)
-    pos = _put(gbuf, pos, _L_HEAP)
-    pos = _put_int(gbuf, pos, chance)
-    _mt_seed(mt, _finish(gbuf, pos, work))
+def _heap_block(hst, hpos, hseeds, lo, hi1, one, gbuf, gt, gl, first, work):
+    """Seed the throw-back generators of chance events ``first .. first+_AHEAD-1``
+    (``(seed, 'heap', n)``; an event that turns out to be a round's shuffle leaves its
+    generator unused)."""
+    for i in range(_AHEAD):
+        pos = _seed_head(gbuf, gt, gl)
+        pos = _put(gbuf, pos, _L_HEAP)
+        pos = _put_int(gbuf, pos, first + i)
+        hseeds[i] = _finish(gbuf, pos, work)
+    _seed_chains(hst, hpos, hseeds, lo, hi1, _AHEAD, one)
+
+
+@_helper
+def _throw_back(heap, hl, back, nb, hst, hpos, col):
+    """Cards go back into the heap, each at a random place, from one generator (column
+    ``col`` of the block): ``heap.insert(place, card)`` for each in turn. [WT-TICK-3]"""
     for i in range(nb):
-        place = _randbelow(mt, hl + 1)
+        place = _randbelow_col(hst, hpos, col, hl + 1)
         for j in range(hl, place, -1):
             heap[j] = heap[j - 1]
         heap[place] = back[i]
@@ -226,6 +241,11 @@ def play(
     lo = np.zeros(block * n, np.uint32)
     hi1 = np.zeros(block * n, np.uint32)
     mt = np.zeros(_N + 1, np.int64)
+    hst = np.zeros((_N, _AHEAD), np.uint32)
+    hmpos = np.zeros(_AHEAD, np.int64)
+    hseeds = np.zeros(_AHEAD, np.uint64)
+    hlo = np.zeros(_AHEAD, np.uint32)
+    hhi1 = np.zeros(_AHEAD, np.uint32)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
     gt = np.zeros(24, np.uint8)
@@ -275,6 +295,7 @@ def play(
             else:
                 gl = _put_uint(gt, 0, seeds_out[g])
             chance = 0
+            hfirst = -_AHEAD  # the chance event of the block's first generator
             rnd = 1
             new_round = True
             over = False
@@ -464,7 +485,10 @@ def play(
                             ncall += 1
                 if nb:
                     chance += 1
-                    hl = _throw_back(heap, hl, back, nb, mt, gbuf, gt, gl, chance, work)
+                    if chance >= hfirst + _AHEAD:
+                        hfirst = chance
+                        _heap_block(hst, hmpos, hseeds, hlo, hhi1, mt, gbuf, gt, gl, hfirst, work)
+                    hl = _throw_back(heap, hl, back, nb, hst, hmpos, chance - hfirst)
                 tick += 1
                 ticks += 1
                 capped = False
