@@ -31,6 +31,26 @@ def test_blake64_is_hashlib_blake2b_with_an_8_byte_digest() -> None:
         assert int(_chance._blake64(msg, length, work)) == want, length
 
 
+@pytest.mark.parametrize("count", [1, 5, 64])
+def test_blake64_of_messages_side_by_side_is_hashlib_blake2b(count: int) -> None:
+    """Every length of one block (0 to 128 bytes), messages of mixed lengths in one call,
+    and a seed's labels as the Wühltisch kernel hashes them."""
+    rng = random.Random(count)
+    datas = [bytes(rng.randrange(256) for _ in range(length)) for length in range(129)]
+    datas += [repr((rng.randrange(2**64), "heap", n)).encode() for n in range(0, 10**6, 9973)]
+    for at in range(0, len(datas), count):
+        batch = datas[at : at + count]
+        msgs = np.zeros((count, 128), np.uint8)
+        lengths = np.zeros(count, np.int64)
+        for c, data in enumerate(batch):
+            msgs[c, : len(data)] = np.frombuffer(data, dtype=np.uint8)
+            lengths[c] = len(data)
+        out = np.zeros(count, np.uint64)
+        _chance._blake64_lanes(msgs, lengths, len(batch), out, np.zeros((16, count), np.uint64))
+        want = [int.from_bytes(hashlib.blake2b(d, digest_size=8).digest(), "big") for d in batch]
+        assert [int(x) for x in out[: len(batch)]] == want
+
+
 @pytest.mark.parametrize("count", [1, 7, 40, 96])
 def test_generators_seeded_together_are_random_random(count: int) -> None:
     rng = random.Random(count)

@@ -239,6 +239,148 @@ def _blake64(msg, length, work):
     return r
 
 
+@_helper
+def _blake64_lanes(msgs, lengths, count, out, m):
+    """:func:`_blake64` of ``count`` messages at once: ``out[c]`` for the bytes
+    ``msgs[c, :lengths[c]]``, each at most 128 bytes (one block). ``m``: a uint64
+    scratch array of shape ``(16, count)`` or wider.
+
+    One loop over the messages whose body is the whole compression (the rounds of
+    :func:`_compress`, written out), every word a local: the compiler runs it on
+    several messages at once with vector instructions, faster than one message after
+    another when many seeds are needed together."""
+    for i in range(16):
+        for c in range(count):
+            m[i, c] = np.uint64(0)
+    for c in range(count):
+        for i in range(lengths[c]):
+            m[i >> 3, c] |= np.uint64(msgs[c, i]) << np.uint64(8 * (i & 7))
+    h0 = _IV[0] ^ np.uint64(0x01010008)
+    i0, i1, i2, i3, i4, i5, i6, i7 = _IV[0], _IV[1], _IV[2], _IV[3], _IV[4], _IV[5], _IV[6], _IV[7]
+    for c in range(count):
+        m0, m1, m2, m3, m4, m5, m6, m7 = (
+            m[0, c],
+            m[1, c],
+            m[2, c],
+            m[3, c],
+            m[4, c],
+            m[5, c],
+            m[6, c],
+            m[7, c],
+        )
+        m8, m9, m10, m11 = m[8, c], m[9, c], m[10, c], m[11, c]
+        m12, m13, m14, m15 = m[12, c], m[13, c], m[14, c], m[15, c]
+        v0, v1, v2, v3, v4, v5, v6, v7 = h0, i1, i2, i3, i4, i5, i6, i7
+        v8, v9, v10, v11 = i0, i1, i2, i3
+        v12 = i4 ^ np.uint64(lengths[c])
+        v13 = i5
+        v14 = i6 ^ _ALL
+        v15 = i7
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m11, m8)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m12, m0)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m5, m2)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m15, m13)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m10, m14)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m3, m6)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m7, m1)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m9, m4)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m7, m9)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m3, m1)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m13, m12)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m11, m14)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m2, m6)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m5, m10)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m4, m0)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m15, m8)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m9, m0)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m5, m7)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m2, m4)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m10, m15)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m14, m1)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m11, m12)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m6, m8)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m3, m13)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m2, m12)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m6, m10)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m0, m11)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m8, m3)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m4, m13)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m7, m5)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m15, m14)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m1, m9)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m12, m5)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m1, m15)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m14, m13)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m4, m10)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m0, m7)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m6, m3)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m9, m2)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m8, m11)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m13, m11)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m7, m14)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m12, m1)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m3, m9)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m5, m0)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m15, m4)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m8, m6)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m2, m10)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m6, m15)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m14, m9)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m11, m3)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m0, m8)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m12, m2)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m13, m7)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m1, m4)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m10, m5)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m10, m2)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m8, m4)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m7, m6)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m1, m5)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m15, m11)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m9, m14)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m3, m12)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m13, m0)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m0, m1)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m2, m3)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m4, m5)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m6, m7)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m8, m9)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m10, m11)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m12, m13)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m14, m15)
+        v0, v4, v8, v12 = _gq(v0, v4, v8, v12, m14, m10)
+        v1, v5, v9, v13 = _gq(v1, v5, v9, v13, m4, m8)
+        v2, v6, v10, v14 = _gq(v2, v6, v10, v14, m9, m15)
+        v3, v7, v11, v15 = _gq(v3, v7, v11, v15, m13, m6)
+        v0, v5, v10, v15 = _gq(v0, v5, v10, v15, m1, m12)
+        v1, v6, v11, v12 = _gq(v1, v6, v11, v12, m0, m2)
+        v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
+        v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
+        out[c] = h0 ^ v0 ^ v8
+    for c in range(count):
+        x = out[c]
+        r = np.uint64(0)
+        for i in range(8):
+            r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
+        out[c] = r
+
+
 # Labels, as the bytes of their repr inside a tuple: ", 'game'" and so on.
 def label(name: str) -> np.ndarray:
     """The bytes a text label adds to the ``repr`` of a seed's tuple: ``", 'game'"``."""

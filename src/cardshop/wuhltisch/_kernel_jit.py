@@ -28,6 +28,7 @@ from cardshop.kernels._chance import (
     _L_BOT,
     _L_GAME,
     _N,
+    _blake64_lanes,
     _finish,
     _helper,
     _mt_seed,
@@ -135,15 +136,18 @@ generators run side by side (:func:`cardshop.kernels._chance._seed_chains`)."""
 
 
 @_helper
-def _heap_block(hst, hpos, hseeds, lo, hi1, one, gbuf, gt, gl, first, work):
+def _heap_block(hst, hpos, hseeds, lo, hi1, one, msgs, lengths, m, gt, gl, first):
     """Seed the throw-back generators of chance events ``first .. first+_AHEAD-1``
-    (``(seed, 'heap', n)``; an event that turns out to be a round's shuffle leaves its
-    generator unused)."""
+    (``(seed, 'heap', n)``, hashed side by side; an event that turns out to be a
+    round's shuffle leaves its generator unused)."""
     for i in range(_AHEAD):
-        pos = _seed_head(gbuf, gt, gl)
-        pos = _put(gbuf, pos, _L_HEAP)
-        pos = _put_int(gbuf, pos, first + i)
-        hseeds[i] = _finish(gbuf, pos, work)
+        row = msgs[i]
+        pos = _seed_head(row, gt, gl)
+        pos = _put(row, pos, _L_HEAP)
+        pos = _put_int(row, pos, first + i)
+        row[pos] = 41  # )
+        lengths[i] = pos + 1
+    _blake64_lanes(msgs, lengths, _AHEAD, hseeds, m)
     _seed_chains(hst, hpos, hseeds, lo, hi1, _AHEAD, one)
 
 
@@ -246,6 +250,9 @@ def play(
     hseeds = np.zeros(_AHEAD, np.uint64)
     hlo = np.zeros(_AHEAD, np.uint32)
     hhi1 = np.zeros(_AHEAD, np.uint32)
+    hmsgs = np.zeros((_AHEAD, 128), np.uint8)  # a game's seed and a label: one block
+    hlengths = np.zeros(_AHEAD, np.int64)
+    hm = np.zeros((16, _AHEAD), np.uint64)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
     gt = np.zeros(24, np.uint8)
@@ -487,7 +494,9 @@ def play(
                     chance += 1
                     if chance >= hfirst + _AHEAD:
                         hfirst = chance
-                        _heap_block(hst, hmpos, hseeds, hlo, hhi1, mt, gbuf, gt, gl, hfirst, work)
+                        _heap_block(
+                            hst, hmpos, hseeds, hlo, hhi1, mt, hmsgs, hlengths, hm, gt, gl, hfirst
+                        )
                     hl = _throw_back(heap, hl, back, nb, hst, hmpos, chance - hfirst)
                 tick += 1
                 ticks += 1
