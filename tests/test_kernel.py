@@ -227,3 +227,14 @@ def test_the_kernel_checks_its_arguments() -> None:
     with pytest.raises(SetupError, match="start <= stop"):
         kernel.play(variant, 4, ("random",), 0, 5, 1)
     assert list(kernel.play(variant, 4, ("random",), 0, 5, 5)) == []
+
+
+@pytest.mark.parametrize("digits", [80, 81, 199])
+def test_long_master_seeds_play_the_same_games(digits: int) -> None:
+    """The games' and bots' seeds of a block are hashed side by side while their text
+    fits one BLAKE2b block (a master seed of up to 80 digits), one at a time beyond."""
+    seed = -(10 ** (digits - 2)) - 7  # the sign is one of the characters
+    assert len(repr(seed)) == digits
+    for name in ("klunker-en", "klunker-zh"):
+        variant = load_variant(name)
+        assert check_same(variant, 3, ("greedy", "random", "random"), seed, games=2) > 0

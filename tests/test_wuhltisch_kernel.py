@@ -218,3 +218,9 @@ def test_outcomes_pickle_as_arrays_and_agree_with_play_arrays() -> None:
             o.details["capped_rounds"],
         ]
         assert row[5:] == [*o.scores, *o.ranks]
+
+
+def test_long_master_seeds_play_the_same_games() -> None:
+    variant = _load("wuhltisch")
+    for seed in (10**150, -(2**64)):
+        assert check_same(variant, 3, ("greedy",), seed, games=3) > 0

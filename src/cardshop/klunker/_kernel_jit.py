@@ -30,6 +30,7 @@ from cardshop.kernels._chance import (
     _L_BOT,
     _L_GAME,
     _N,
+    _blake64_lanes,
     _finish,
     _helper,
     _mt_seed,
@@ -368,6 +369,83 @@ def _next_buyer(held, n, buying):
     return 0, -1
 
 
+@_helper
+def _end(row, pos, lengths, i):
+    """Close message ``i`` (``row``, its text up to ``pos``) with ``)``."""
+    row[pos] = 41  # )
+    lengths[i] = pos + 1
+
+
+@_helper
+def _block_seeds(
+    seed_text, first, nb, n, n_sub, match, per_game, seeds_out, at, cseeds, sub_seeds, buf,
+    work, msgs, lengths, hashed, m, gtext, stext,
+):  # fmt: skip
+    """The seeds of games ``first .. first+nb-1`` (into ``seeds_out[at:]``) and of the
+    generators known at each game's start, game ``bb``'s at ``cseeds[bb * per_game:]``:
+    its bots', then the first player's and the deal's, or a match's deals (and the
+    match's games' seeds into ``sub_seeds``). Hashed side by side
+    (:func:`_blake64_lanes`); a master seed too long for one block, one at a time."""
+    tl = seed_text.shape[0]
+    i = 0
+    if tl + 48 <= 128:  # "(seed, 'bot', GAME, SEAT)": one block
+        for bb in range(nb):
+            for s in range(-1, n):  # -1: the game's own seed
+                row = msgs[i]
+                pos = _seed_head(row, seed_text, tl)
+                pos = _put(row, pos, _L_GAME if s < 0 else _L_BOT)
+                pos = _put_int(row, pos, first + bb)
+                if s >= 0:
+                    pos = _put_int(row, pos, s)
+                _end(row, pos, lengths, i)
+                i += 1
+        _blake64_lanes(msgs, lengths, i, hashed, m)
+    else:
+        for bb in range(nb):
+            for s in range(-1, n):
+                pos = _seed_head(buf, seed_text, tl)
+                pos = _put(buf, pos, _L_GAME if s < 0 else _L_BOT)
+                pos = _put_int(buf, pos, first + bb)
+                if s >= 0:
+                    pos = _put_int(buf, pos, s)
+                hashed[i] = _finish(buf, pos, work)
+                i += 1
+    for bb in range(nb):
+        seeds_out[at + bb] = hashed[bb * (n + 1)]
+        for s in range(n):
+            cseeds[bb * per_game + s] = hashed[bb * (n + 1) + 1 + s]
+    i = 0  # then what each game's seed gives
+    for bb in range(nb):
+        glen = _put_uint(gtext, 0, seeds_out[at + bb])
+        if match:  # game ``sub`` of a match: its own seed
+            for sub in range(n_sub):
+                row = msgs[i]
+                pos = _seed_head(row, gtext, glen)
+                pos = _put(row, pos, _L_GAME)
+                _end(row, _put_int(row, pos, sub), lengths, i)
+                i += 1
+        else:
+            row = msgs[i]
+            _end(row, _put(row, _seed_head(row, gtext, glen), _L_FIRST), lengths, i)
+            row = msgs[i + 1]
+            _end(row, _put(row, _seed_head(row, gtext, glen), _L_DEAL), lengths, i + 1)
+            i += 2
+    _blake64_lanes(msgs, lengths, i, hashed, m)
+    if not match:
+        for bb in range(nb):
+            cseeds[bb * per_game + n] = hashed[2 * bb]
+            cseeds[bb * per_game + n + 1] = hashed[2 * bb + 1]
+        return
+    for i in range(nb * n_sub):  # a match's games' deals, from their seeds
+        sub_seeds[i // n_sub, i % n_sub] = hashed[i]
+        slen = _put_uint(stext, 0, hashed[i])
+        row = msgs[i]
+        _end(row, _put(row, _seed_head(row, stext, slen), _L_DEAL), lengths, i)
+    _blake64_lanes(msgs, lengths, nb * n_sub, hashed, m)
+    for i in range(nb * n_sub):
+        cseeds[(i // n_sub) * per_game + n + i % n_sub] = hashed[i]
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def play(
     # compiled rules (kernel.compile_rules)
@@ -434,6 +512,11 @@ def play(
     chance_mt = np.zeros(_N + 1, np.int64)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
+    rows = block * per_game + per_game  # messages hashed side by side, at most
+    msgs = np.zeros((rows, 128), np.uint8)
+    lengths = np.zeros(rows, np.int64)
+    hashed = np.zeros(rows, np.uint64)
+    m = np.zeros((16, rows), np.uint64)
     gtext = np.zeros(24, np.uint8)
     stext = np.zeros(24, np.uint8)
     m_totals = np.zeros(n, np.int64)
@@ -460,39 +543,10 @@ def play(
             # generators known at its start (the bots', the first player's and the
             # deal's; a match's deals), all seeded in one interleaved pass
             nb = min(block, count - g)
-            for bb in range(nb):
-                game = first_game + g + bb
-                pos = _seed_head(buf, seed_text, seed_text.shape[0])
-                pos = _put(buf, pos, _L_GAME)
-                pos = _put_int(buf, pos, game)
-                gseed = _finish(buf, pos, work)
-                seeds_out[g + bb] = gseed
-                chain = bb * per_game
-                for s in range(n):
-                    pos = _seed_head(buf, seed_text, seed_text.shape[0])
-                    pos = _put(buf, pos, _L_BOT)
-                    pos = _put_int(buf, pos, game)
-                    pos = _put_int(buf, pos, s)
-                    cseeds[chain + s] = _finish(buf, pos, work)
-                glen = _put_uint(gtext, 0, gseed)
-                if match_games > 0:  # game ``sub`` of a match: its own seed and deal
-                    for sub in range(n_sub):
-                        pos = _seed_head(gbuf, gtext, glen)
-                        pos = _put(gbuf, pos, _L_GAME)
-                        pos = _put_int(gbuf, pos, sub)
-                        sseed = _finish(gbuf, pos, work)
-                        sub_seeds[bb, sub] = sseed
-                        slen = _put_uint(stext, 0, sseed)
-                        pos = _seed_head(gbuf, stext, slen)
-                        pos = _put(gbuf, pos, _L_DEAL)
-                        cseeds[chain + n + sub] = _finish(gbuf, pos, work)
-                else:
-                    pos = _seed_head(gbuf, gtext, glen)
-                    pos = _put(gbuf, pos, _L_FIRST)
-                    cseeds[chain + n] = _finish(gbuf, pos, work)
-                    pos = _seed_head(gbuf, gtext, glen)
-                    pos = _put(gbuf, pos, _L_DEAL)
-                    cseeds[chain + n + 1] = _finish(gbuf, pos, work)
+            _block_seeds(
+                seed_text, first_game + g, nb, n, n_sub, match_games > 0, per_game, seeds_out,
+                g, cseeds, sub_seeds, buf, work, msgs, lengths, hashed, m, gtext, stext,
+            )  # fmt: skip
             _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
         gl = _put_uint(gtext, 0, seeds_out[g])

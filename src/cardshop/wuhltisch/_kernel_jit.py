@@ -164,7 +164,7 @@ def _throw_back(heap, hl, back, nb, hst, hpos, col):
     return hl
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def play(
     n_shirts,
     first_list,
