@@ -25,6 +25,7 @@ from cardshop.core.registry import get_family
 from cardshop.invariants import CheckedGame
 from cardshop.reglamentacja import FAMILY, ReglamentacjaGame, ReglamentacjaVariant
 from cardshop.reglamentacja.bots import hand_value
+from cardshop.reglamentacja.rules import Rules
 from cardshop.reglamentacja.sampling import determinizer
 from cardshop.reglamentacja.search import (
     SEARCH,
@@ -477,3 +478,33 @@ def test_the_greedy_bot_chooses_from_the_view_as_from_the_whole_list() -> None:
             assert listing[seat].choose(observation, whole) == chosen
             game.apply(chosen)
         assert offers > 10  # offer turns were met
+
+
+def _hand_value_by_the_formula(rules: Rules, hand: list[int], row: list[int], visit: int) -> float:
+    """The greedy bot's valuation as its docstring states it, term by term in the same
+    order (the oracle of its faster form)."""
+    mult = rules.visit_mult[visit] if visit >= 0 else (1,) * len(rules.categories)
+    value = 0.0
+    for card in row:
+        cost = rules.card_cost[card]
+        need = sum(cost)
+        have = sum(min(h, c) for h, c in zip(hand, cost, strict=True) if c)
+        points = rules.card_icons[card] * mult[rules.card_cat[card]]
+        share = have / need
+        value += points * share * share
+        if have == need:
+            value += points
+    return value + 0.01 * sum(hand)
+
+
+def test_hand_value_is_the_formula_to_the_last_bit() -> None:
+    """The same float, bit for bit: the bot's choices, and so its games, stay the same."""
+    rules = load_variant("reglamentacja").rules
+    rng = random.Random(4)
+    cards = range(len(rules.card_cost))
+    for _ in range(3000):
+        hand = [rng.randrange(6) for _ in range(rules.k)]
+        row = rng.sample(cards, rng.randrange(1, 7))
+        visit = rng.randrange(-1, len(rules.visit_mult))
+        want = _hand_value_by_the_formula(rules, hand, row, visit)
+        assert hand_value(rules, hand, row, visit) == want

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from cardshop.core import (
@@ -44,18 +45,37 @@ def hand_value(rules: Rules, hand: Sequence[int], row: Sequence[int], visit: int
     its cost the hand covers, squared, with a bonus for a card the hand can buy now.
     Shares of one stamp are not exclusive between cards: a rough, quick estimate.
     """
-    mult = rules.visit_mult[visit] if visit >= 0 else (1,) * len(rules.categories)
+    mult = rules.visit_mult[visit] if visit >= 0 else None
+    cards = _cards(rules)
     value = 0.0
     for card in row:
-        cost = rules.card_cost[card]
-        need = sum(cost)
-        have = sum(min(h, c) for h, c in zip(hand, cost, strict=True) if c)
-        points = rules.card_icons[card] * mult[rules.card_cat[card]]
+        need, costs, icons, cat = cards[card]
+        have = 0
+        for kind, count in costs:
+            held = hand[kind]
+            have += held if held < count else count
+        points = icons if mult is None else icons * mult[cat]
         share = have / need
         value += points * share * share
         if have == need:
             value += points
     return value + 0.01 * sum(hand)
+
+
+@lru_cache(maxsize=64)
+def _cards(rules: Rules) -> tuple[tuple[int, tuple[tuple[int, int], ...], int, int], ...]:
+    """Each shopping card as :func:`hand_value` reads it: its cost in stamps, the
+    ``(kind, count)`` of the kinds it costs, its icons and its category (made once per
+    variant: the greedy bot values hundreds of hands a decision)."""
+    return tuple(
+        (
+            sum(cost),
+            tuple((kind, count) for kind, count in enumerate(cost) if count),
+            rules.card_icons[card],
+            rules.card_cat[card],
+        )
+        for card, cost in enumerate(rules.card_cost)
+    )
 
 
 def random_offer(turn: OfferTurn, rng: random.Random, chosen: Sequence[int] = ()) -> Action:
