@@ -486,8 +486,9 @@ def _assert_stopped(proc: subprocess.Popen[str], sig: signal.Signals, err: str) 
 def test_a_signal_stops_long_games_and_their_workers_at_once(
     family: str, sig: signal.Signals, tmp_path: Path
 ) -> None:
-    """Each worker's task is 500 games of minutes: the stop must not wait for them."""
-    proc = _family_simulation(tmp_path, family, 5_000)
+    """Each worker's task is 500 games of minutes: the stop must not wait for them (on
+    the reference engine, whose workers are processes)."""
+    proc = _family_simulation(tmp_path, family, 5_000, engine="reference")
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
     children: list[psutil.Process] = []
@@ -849,3 +850,45 @@ def test_every_builtin_family_simulates_anywhere(name: str) -> None:
     assert simulate(name, players, 2, "random", seed=2, workers=2, chunk_size=1) == sim
     for row, o in zip(sim.to_rows(), sim, strict=True):
         assert all(row[key] == value for key, value in o.details.items() if key in row)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    """Wühltisch's kernel as Klunker's: its first compile logged once (and read from
+    the cache after), its workers threads of the process, a signal stopping them."""
+    pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
+    from cardshop.wuhltisch.kernel import COMPILING
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    code = (
+        "import logging, cardshop\n"
+        "logging.basicConfig(format='%(name)s:%(levelname)s:%(message)s', level='INFO')\n"
+        "sim = cardshop.simulate('wuhltisch', 3, 600, 'greedy', workers=1, engine='kernel')\n"
+        "print(sim.engine, len(sim))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1200
+        )
+        for _ in range(2)  # hang guards: the compile takes about 30 s of CPU
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.split() == ["kernel", "600"]
+    assert runs[0].stderr.count(f"cardshop.wuhltisch.kernel:INFO:{COMPILING}") == 1
+    assert "compiling" not in runs[1].stderr  # read from the cache
+    (tmp_path / "out").mkdir()
+    proc = _family_simulation(tmp_path / "out", "wuhltisch", 10_000_000, env=env, engine="kernel")
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
+        time.sleep(0.05)
+    assert parent.num_threads() >= 3, "the kernel's threads did not start"
+    assert parent.children(recursive=True) == []  # no worker process
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    proc.send_signal(sig)
+    _assert_stopped(proc, sig, _wait_gone(proc, []))
+    assert list((tmp_path / "out").iterdir()) == []
