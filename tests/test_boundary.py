@@ -1,7 +1,8 @@
 """The family boundary: no module outside a family's package imports that family.
 
 Tools find families through the registry (``cardshop.core.registry``); a family imports only
-the public family API, :mod:`cardshop.core`, and itself. This test reads every module's
+the public family API, :mod:`cardshop.core`, and itself (and a batch kernel what the
+kernels share, :mod:`cardshop.kernels`). This test reads every module's
 imports (without running them) and fails on any import that crosses, or on a family
 (built-in, or the tests' tiny one) that reaches a module inside ``cardshop.core`` or a
 tool, and checks that the built-in families are registered through the
@@ -21,6 +22,8 @@ import cardshop
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "cardshop"
 TINY = Path(__file__).resolve().parent / "tinyfamily" / "__init__.py"
+KERNELS = ("cardshop.kernels", "cardshop.kernels.chance")
+"""What a family's batch kernel may import besides the core: the kernels' shared part."""
 """The tests' third-party family: it too may import only ``cardshop.core``."""
 
 
@@ -58,14 +61,15 @@ def imports_of(path: Path, package: list[str] | None = None) -> list[tuple[int, 
 
 def family_may_import(module: str, home: str) -> bool:
     """Whether a module of family ``home`` may import ``module``: anything outside
-    cardshop, the family's own package, and ``cardshop.core`` itself (not the modules
-    inside it, which may change)."""
+    cardshop, the family's own package, ``cardshop.core`` itself (not the modules
+    inside it, which may change), and for a batch kernel ``cardshop.kernels`` and its
+    compiled chance, ``cardshop.kernels.chance`` (docs/kernel.md)."""
     parts = module.split(".")
     if parts[0] != "cardshop":
         return True
     if len(parts) == 1:
         return False  # ``import cardshop`` reaches the whole library
-    return parts[1] == home or module == "cardshop.core"
+    return parts[1] == home or module in ("cardshop.core", *KERNELS)
 
 
 def crossings() -> list[str]:

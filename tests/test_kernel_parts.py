@@ -14,7 +14,7 @@ pytest.importorskip("numba", reason="the kernel extra (numba) is not installed")
 import numpy as np
 
 from cardshop import load_variant, simulate
-from cardshop.kernels import _chance
+from cardshop.kernels import chance
 
 # Seeds at the edges of init_by_array's key: a zero high word (a one-word key, seeded
 # apart), zero low word, all ones, high word all ones (its +1 wraps), small ints.
@@ -28,7 +28,7 @@ def test_blake64_is_hashlib_blake2b_with_an_8_byte_digest() -> None:
         data = bytes(rng.randrange(256) for _ in range(length))
         msg = np.frombuffer(data + b"\0", dtype=np.uint8).copy()
         want = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
-        assert int(_chance._blake64(msg, length, work)) == want, length
+        assert int(chance.blake64(msg, length, work)) == want, length
 
 
 @pytest.mark.parametrize("count", [1, 5, 64])
@@ -46,7 +46,7 @@ def test_blake64_of_messages_side_by_side_is_hashlib_blake2b(count: int) -> None
             msgs[c, : len(data)] = np.frombuffer(data, dtype=np.uint8)
             lengths[c] = len(data)
         out = np.zeros(count, np.uint64)
-        _chance._blake64_lanes(msgs, lengths, len(batch), out, np.zeros((16, count), np.uint64))
+        chance.blake64_lanes(msgs, lengths, len(batch), out, np.zeros((16, count), np.uint64))
         want = [int.from_bytes(hashlib.blake2b(d, digest_size=8).digest(), "big") for d in batch]
         assert [int(x) for x in out[: len(batch)]] == want
 
@@ -61,18 +61,18 @@ def test_generators_seeded_together_are_random_random(count: int) -> None:
     lo = np.zeros(chains, np.uint32)
     hi1 = np.zeros(chains, np.uint32)
     one = np.zeros(625, np.int64)
-    _chance._seed_chains(
+    chance.seed_chains(
         st, pos, np.array(seeds, dtype=np.uint64), lo, hi1, count, one
     )  # fmt: skip
     for c, seed in enumerate(seeds):
         ref = random.Random(seed)
         assert [int(x) for x in st[:, c]] == list(ref.getstate()[1][:624]), seed
         # 700 outputs: past the first regeneration of the state's words
-        drawn = [int(_chance._genrand_col(st, pos, c)) for _ in range(700)]
+        drawn = [int(chance.genrand_col(st, pos, c)) for _ in range(700)]
         assert drawn == [ref.getrandbits(32) for _ in range(700)], seed
         # bit lengths from the table (below 1024) and counted (from 1024 on)
         sizes = (1, 2, 3, 94, 1000, 1023, 1024, 1025, 70_000, 2**31 + 1)
-        below = [int(_chance._randbelow_col(st, pos, c, n)) for n in sizes]
+        below = [int(chance.randbelow_col(st, pos, c, n)) for n in sizes]
         assert below == [ref.randrange(n) for n in sizes], seed
 
 

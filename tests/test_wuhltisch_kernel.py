@@ -47,6 +47,7 @@ from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
 
 GAMES = int(os.environ.get("CARDSHOP_DIFF_GAMES", "250"))
+CHUNK = 100  # games a histories() call plays (its limit: kernel.MAX_HISTORY_GAMES)
 
 LINEUPS = {
     "greedy": ("greedy",),
@@ -95,7 +96,13 @@ def check_same(
 ) -> int:
     """Play ``games`` games both ways and compare them; return the moves compared."""
     compared = 0
-    for outcome, actions in kernel.histories(variant, players, bots, seed, 0, games, rotate=True):
+    played = (
+        kernel.histories(
+            variant, players, bots, seed, start, min(start + CHUNK, games), rotate=True
+        )
+        for start in range(0, games, CHUNK)
+    )
+    for outcome, actions in (game for chunk in played for game in chunk):
         ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, True)
         if actions != ref_actions:
             at = next(
@@ -184,6 +191,8 @@ def test_other_bots_and_families_are_refused() -> None:
     with pytest.raises(SetupError, match="start <= stop"):
         kernel.play(variant, 3, ("random",), 0, 5, 1)
     assert list(kernel.play(variant, 3, ("random",), 0, 5, 5)) == []
+    with pytest.raises(SetupError, match="at most 1,000 games in one call"):
+        kernel.histories(variant, 3, ("greedy",), 0, 0, kernel.MAX_HISTORY_GAMES + 1)
 
 
 def test_simulate_gives_the_same_result_on_both_engines() -> None:

@@ -6,7 +6,7 @@ numba, exactly the games of its reference engine. This package holds what does n
 depend on a family's rules:
 
 * the seeded chance of :mod:`cardshop.core.chance` compiled with numba
-  (:mod:`cardshop.kernels._chance`, imported only when a kernel runs);
+  (:mod:`cardshop.kernels.chance`, imported only when a kernel runs);
 * the checks every kernel makes before it plays (:func:`why_not`, :func:`check_range`);
 * :class:`Outcomes`, games' outcomes kept as the kernel's arrays until they are read
   as :class:`OutcomeRow` tuples, and :func:`seating`;
@@ -112,7 +112,7 @@ def run(
     ``message`` at ``INFO`` on ``logger``, once a process."""
     import numpy as np
 
-    from cardshop.kernels._chance import compiling
+    from cardshop.kernels.chance import compiling
 
     loaded = bool(play.overloads)  # compiled, or read from the cache, here
     while True:

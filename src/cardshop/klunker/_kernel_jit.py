@@ -8,7 +8,7 @@ against the reference engine (tests/test_kernel.py).
 
 It plays whole games with plain integer arrays and reproduces the reference engine's
 chance exactly, with the compiled seeded chance the kernels share
-(:mod:`cardshop.kernels._chance`).
+(:mod:`cardshop.kernels.chance`).
 
 Cards are tracked by kind only: the engine's card ids decide nothing a kind does not
 (payments pick a kind by the bank's counts; discards go back to the deck grouped by
@@ -25,24 +25,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardshop.kernels._chance import (
-    _CHAINS,
-    _L_BOT,
-    _L_GAME,
-    _N,
-    _blake64_lanes,
-    _finish,
-    _helper,
-    _mt_seed,
-    _put,
-    _put_int,
-    _put_uint,
-    _randbelow_col,
-    _seed_chains,
-    _seed_head,
-    _shuffle,
-    _shuffle_col,
+from cardshop.kernels.chance import (
+    CHAINS,
+    L_BOT,
+    L_GAME,
+    N,
+    blake64_lanes,
+    finish,
+    helper,
     label,
+    mt_seed,
+    put,
+    put_int,
+    put_uint,
+    randbelow_col,
+    seed_chains,
+    seed_head,
+    shuffle,
+    shuffle_col,
 )
 
 _L_FIRST = label("first-player")
@@ -61,7 +61,7 @@ RANDOM_BOT, GREEDY_BOT = range(2)
 # ----------------------------------------------------------------- greedy heuristic
 
 
-@_helper
+@helper
 def _rows_in(counts, start, stop, size):
     """Rows a safe's cards ``counts[start:stop]`` (one count a kind) make, a part-filled
     row counting as one. [SELL-3]"""
@@ -250,7 +250,7 @@ def _greedy_score(
 # ----------------------------------------------------------------- the game
 
 
-@_helper
+@helper
 def _move(counts, totals, k, kind, src, dst, count):
     counts[src * k + kind] -= count
     counts[dst * k + kind] += count
@@ -258,7 +258,7 @@ def _move(counts, totals, k, kind, src, dst, count):
     totals[dst] += count
 
 
-@_helper
+@helper
 def _deal(counts, totals, deck, dlen, k, n, zone, count):
     for _ in range(count):
         dlen -= 1
@@ -269,7 +269,7 @@ def _deal(counts, totals, deck, dlen, k, n, zone, count):
     return dlen
 
 
-@_helper
+@helper
 def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, gbuf, work, to_deck):
     """Move ``count`` cash cards drawn blind from bank ``src`` to ``dst`` (Game._pay):
     draw ``i`` takes index ``derive_seed(seed, "pay", chance, i) % size`` among the
@@ -277,11 +277,11 @@ def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, g
     they then go on the deck in the order paid.
     Returns the deck's new length."""
     for idx in range(count):
-        pos = _seed_head(gbuf, gt, gl)
-        pos = _put(gbuf, pos, _L_PAY)
-        pos = _put_int(gbuf, pos, chance)
-        pos = _put_int(gbuf, pos, idx)
-        j = np.int64(_finish(gbuf, pos, work) % np.uint64(totals[src]))
+        pos = seed_head(gbuf, gt, gl)
+        pos = put(gbuf, pos, _L_PAY)
+        pos = put_int(gbuf, pos, chance)
+        pos = put_int(gbuf, pos, idx)
+        j = np.int64(finish(gbuf, pos, work) % np.uint64(totals[src]))
         kind = 0
         while j >= counts[src * k + kind]:
             j -= counts[src * k + kind]
@@ -297,7 +297,7 @@ def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, g
     return dlen
 
 
-@_helper
+@helper
 def _pay_for(kind, rows, payout, override):
     """Cash for a row of ``kind`` sold with ``rows`` rows in the safe. [SELL-3/5]"""
     fixed = override[kind]
@@ -308,7 +308,7 @@ def _pay_for(kind, rows, payout, override):
     return payout[payout.shape[0] - 1]
 
 
-@_helper
+@helper
 def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, override, to_deck):
     """Sell one complete row of ``kind`` from ``seat``'s safe. [SELL-3..5]"""
     safe = 3 * seat + 2
@@ -326,7 +326,7 @@ def _sell_row(counts, totals, deck, dlen, k, n, seat, kind, size, payout, overri
     return dlen
 
 
-@_helper
+@helper
 def _sell_completed(counts, totals, deck, dlen, k, n, seat, phase, size, payout, override, to_deck):
     """Sell complete rows while there is no choice (Game._sell_completed): returns
     (phase, deck length, whether no complete row is left)."""
@@ -348,7 +348,7 @@ def _sell_completed(counts, totals, deck, dlen, k, n, seat, phase, size, payout,
                          to_deck)  # fmt: skip
 
 
-@_helper
+@helper
 def _next_storer(held, n, turn):
     for i in range(1, n + 1):
         seat = (turn + i) % n
@@ -357,7 +357,7 @@ def _next_storer(held, n, turn):
     return turn
 
 
-@_helper
+@helper
 def _next_buyer(held, n, buying):
     """The next purchase card and its holder; (0, -1) when the phase is over. [BUY-1]"""
     card_no = buying + 1
@@ -369,14 +369,14 @@ def _next_buyer(held, n, buying):
     return 0, -1
 
 
-@_helper
+@helper
 def _end(row, pos, lengths, i):
     """Close message ``i`` (``row``, its text up to ``pos``) with ``)``."""
     row[pos] = 41  # )
     lengths[i] = pos + 1
 
 
-@_helper
+@helper
 def _block_seeds(
     seed_text, first, nb, n, n_sub, match, per_game, seeds_out, at, cseeds, sub_seeds, buf,
     work, msgs, lengths, hashed, m, gtext, stext,
@@ -385,30 +385,30 @@ def _block_seeds(
     generators known at each game's start, game ``bb``'s at ``cseeds[bb * per_game:]``:
     its bots', then the first player's and the deal's, or a match's deals (and the
     match's games' seeds into ``sub_seeds``). Hashed side by side
-    (:func:`_blake64_lanes`); a master seed too long for one block, one at a time."""
+    (:func:`blake64_lanes`); a master seed too long for one block, one at a time."""
     tl = seed_text.shape[0]
     i = 0
     if tl + 48 <= 128:  # "(seed, 'bot', GAME, SEAT)": one block
         for bb in range(nb):
             for s in range(-1, n):  # -1: the game's own seed
                 row = msgs[i]
-                pos = _seed_head(row, seed_text, tl)
-                pos = _put(row, pos, _L_GAME if s < 0 else _L_BOT)
-                pos = _put_int(row, pos, first + bb)
+                pos = seed_head(row, seed_text, tl)
+                pos = put(row, pos, L_GAME if s < 0 else L_BOT)
+                pos = put_int(row, pos, first + bb)
                 if s >= 0:
-                    pos = _put_int(row, pos, s)
+                    pos = put_int(row, pos, s)
                 _end(row, pos, lengths, i)
                 i += 1
-        _blake64_lanes(msgs, lengths, i, hashed, m)
+        blake64_lanes(msgs, lengths, i, hashed, m)
     else:
         for bb in range(nb):
             for s in range(-1, n):
-                pos = _seed_head(buf, seed_text, tl)
-                pos = _put(buf, pos, _L_GAME if s < 0 else _L_BOT)
-                pos = _put_int(buf, pos, first + bb)
+                pos = seed_head(buf, seed_text, tl)
+                pos = put(buf, pos, L_GAME if s < 0 else L_BOT)
+                pos = put_int(buf, pos, first + bb)
                 if s >= 0:
-                    pos = _put_int(buf, pos, s)
-                hashed[i] = _finish(buf, pos, work)
+                    pos = put_int(buf, pos, s)
+                hashed[i] = finish(buf, pos, work)
                 i += 1
     for bb in range(nb):
         seeds_out[at + bb] = hashed[bb * (n + 1)]
@@ -416,21 +416,21 @@ def _block_seeds(
             cseeds[bb * per_game + s] = hashed[bb * (n + 1) + 1 + s]
     i = 0  # then what each game's seed gives
     for bb in range(nb):
-        glen = _put_uint(gtext, 0, seeds_out[at + bb])
+        glen = put_uint(gtext, 0, seeds_out[at + bb])
         if match:  # game ``sub`` of a match: its own seed
             for sub in range(n_sub):
                 row = msgs[i]
-                pos = _seed_head(row, gtext, glen)
-                pos = _put(row, pos, _L_GAME)
-                _end(row, _put_int(row, pos, sub), lengths, i)
+                pos = seed_head(row, gtext, glen)
+                pos = put(row, pos, L_GAME)
+                _end(row, put_int(row, pos, sub), lengths, i)
                 i += 1
         else:
             row = msgs[i]
-            _end(row, _put(row, _seed_head(row, gtext, glen), _L_FIRST), lengths, i)
+            _end(row, put(row, seed_head(row, gtext, glen), _L_FIRST), lengths, i)
             row = msgs[i + 1]
-            _end(row, _put(row, _seed_head(row, gtext, glen), _L_DEAL), lengths, i + 1)
+            _end(row, put(row, seed_head(row, gtext, glen), _L_DEAL), lengths, i + 1)
             i += 2
-    _blake64_lanes(msgs, lengths, i, hashed, m)
+    blake64_lanes(msgs, lengths, i, hashed, m)
     if not match:
         for bb in range(nb):
             cseeds[bb * per_game + n] = hashed[2 * bb]
@@ -438,10 +438,10 @@ def _block_seeds(
         return
     for i in range(nb * n_sub):  # a match's games' deals, from their seeds
         sub_seeds[i // n_sub, i % n_sub] = hashed[i]
-        slen = _put_uint(stext, 0, hashed[i])
+        slen = put_uint(stext, 0, hashed[i])
         row = msgs[i]
-        _end(row, _put(row, _seed_head(row, stext, slen), _L_DEAL), lengths, i)
-    _blake64_lanes(msgs, lengths, nb * n_sub, hashed, m)
+        _end(row, put(row, seed_head(row, stext, slen), _L_DEAL), lengths, i)
+    blake64_lanes(msgs, lengths, nb * n_sub, hashed, m)
     for i in range(nb * n_sub):
         cseeds[(i // n_sub) * per_game + n + i % n_sub] = hashed[i]
 
@@ -502,14 +502,14 @@ def play(
     held = np.zeros(n, np.int64)
     n_sub = match_games if match_games > 0 else 1
     per_game = n + (match_games if match_games > 0 else 2)  # generators seeded at the start
-    block = max(1, _CHAINS // per_game)  # games whose generators are seeded together
-    st = np.zeros((_N, block * per_game), np.uint32)
+    block = max(1, CHAINS // per_game)  # games whose generators are seeded together
+    st = np.zeros((N, block * per_game), np.uint32)
     mpos = np.zeros(block * per_game, np.int64)
     cseeds = np.zeros(block * per_game, np.uint64)
     lo = np.zeros(block * per_game, np.uint32)
     hi1 = np.zeros(block * per_game, np.uint32)
     sub_seeds = np.zeros((block, n_sub), np.uint64)
-    chance_mt = np.zeros(_N + 1, np.int64)
+    chance_mt = np.zeros(N + 1, np.int64)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
     rows = block * per_game + per_game  # messages hashed side by side, at most
@@ -547,9 +547,9 @@ def play(
                 seed_text, first_game + g, nb, n, n_sub, match_games > 0, per_game, seeds_out,
                 g, cseeds, sub_seeds, buf, work, msgs, lengths, hashed, m, gtext, stext,
             )  # fmt: skip
-            _seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
+            seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
-        gl = _put_uint(gtext, 0, seeds_out[g])
+        gl = put_uint(gtext, 0, seeds_out[g])
         gt = gtext  # the seed's text of the game being played: gt[:gl]
         mbase = b * per_game  # this game's generators: bots, then chance
         shift = game % n if rotate else 0
@@ -565,12 +565,12 @@ def play(
         for sub in range(n_sub):
             # ---- setup (SETUP-1..4)
             if match_games > 0:  # game ``sub`` of a match: its own seed, seat sub starts
-                gl = _put_uint(stext, 0, sub_seeds[b, sub])
+                gl = put_uint(stext, 0, sub_seeds[b, sub])
                 gt = stext
                 start = sub % n
                 deal_chain = mbase + n + sub
             else:
-                first_player = _randbelow_col(st, mpos, mbase + n, n)
+                first_player = randbelow_col(st, mpos, mbase + n, n)
                 start = first_player
                 deal_chain = mbase + n + 1
             dlen = 0
@@ -578,7 +578,7 @@ def play(
                 for _ in range(kind_count[kind]):
                     deck[dlen] = kind
                     dlen += 1
-            _shuffle_col(st, mpos, deal_chain, deck, dlen)
+            shuffle_col(st, mpos, deal_chain, deck, dlen)
             for i in range(zones * k):
                 counts[i] = 0
             for i in range(zones):
@@ -659,11 +659,11 @@ def play(
                                 dlen += 1
                             _move(counts, totals, k, kind, discard, deck_zone, c)
                         chance += 1
-                        pos = _seed_head(gbuf, gt, gl)
-                        pos = _put(gbuf, pos, _L_RESHUFFLE)
-                        pos = _put_int(gbuf, pos, chance)
-                        _mt_seed(chance_mt, _finish(gbuf, pos, work))
-                        _shuffle(chance_mt, deck, dlen)
+                        pos = seed_head(gbuf, gt, gl)
+                        pos = put(gbuf, pos, _L_RESHUFFLE)
+                        pos = put_int(gbuf, pos, chance)
+                        mt_seed(chance_mt, finish(gbuf, pos, work))
+                        shuffle(chance_mt, deck, dlen)
                     elif code == S_REFILL:  # END-4, END-5
                         need = 0
                         for s in range(n):
@@ -725,7 +725,7 @@ def play(
 
                 # ------------------------------------------------ the bot's choice
                 if bots[turn] == RANDOM_BOT:
-                    action = legal[_randbelow_col(st, mpos, mbase + turn, nl)]
+                    action = legal[randbelow_col(st, mpos, mbase + turn, nl)]
                 elif nl == 1:
                     action = legal[0]
                 else:
@@ -744,7 +744,7 @@ def play(
                             legal[top] = legal[i]
                             top += 1
                     action = (
-                        legal[0] if top == 1 else legal[_randbelow_col(st, mpos, mbase + turn, top)]
+                        legal[0] if top == 1 else legal[randbelow_col(st, mpos, mbase + turn, top)]
                     )
                 decisions += 1
                 if record:

@@ -10,7 +10,7 @@ every function here is checked instead, game by game, against the reference engi
 It plays whole games on plain integer arrays, tick by tick as
 :meth:`cardshop.wuhltisch.game.WuhltischGame.apply_joint` resolves them, with the
 reference engine's chance (the compiled seeded chance of
-:mod:`cardshop.kernels._chance`): each round's shuffle of the heap and the lists from
+:mod:`cardshop.kernels.chance`): each round's shuffle of the heap and the lists from
 ``(seed, 'round', n)``, each throw-back's places from ``(seed, 'heap', n)``. A round's
 last throw-back (hands off) draws nothing that matters, as the next round shuffles a
 fresh heap, but it counts as a chance event, as it does in the engine.
@@ -23,23 +23,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardshop.kernels._chance import (
-    _CHAINS,
-    _L_BOT,
-    _L_GAME,
-    _N,
-    _blake64_lanes,
-    _finish,
-    _helper,
-    _mt_seed,
-    _put,
-    _put_int,
-    _put_uint,
-    _randbelow_col,
-    _seed_chains,
-    _seed_head,
-    _shuffle,
+from cardshop.kernels.chance import (
+    CHAINS,
+    L_BOT,
+    L_GAME,
+    N,
+    blake64_lanes,
+    finish,
+    helper,
     label,
+    mt_seed,
+    put,
+    put_int,
+    put_uint,
+    randbelow_col,
+    seed_chains,
+    seed_head,
+    shuffle,
 )
 
 _L_ROUND = label("round")
@@ -50,7 +50,7 @@ LOOK, KEEP, SWAP, THROW, DROP, BUY, WAIT = range(7)
 RANDOM_BOT, BASELINE_BOT, GREEDY_BOT = range(3)
 
 
-@_helper
+@helper
 def _set_score(
     cand, size, row, matches, price, luxury, set_size, budget, threshold, max_matches,
     all_match_bonus, luxury_bonus,
@@ -80,7 +80,7 @@ def _set_score(
     return score
 
 
-@_helper
+@helper
 def _fits(cand, size, row, matches, price, luxury, list_size, set_size, budget, threshold,
           max_matches, cheapest):  # fmt: skip
     """The greedy bot's test: can a hand of ``cand[:size]`` still score?"""
@@ -100,7 +100,7 @@ def _fits(cand, size, row, matches, price, luxury, list_size, set_size, budget, 
     return spent + (set_size - size) * cheapest <= budget
 
 
-@_helper
+@helper
 def _pick(want, codes, nl):
     """``want`` if it is among the legal ``codes[:nl]``, else the first of them."""
     for i in range(nl):
@@ -109,7 +109,7 @@ def _pick(want, codes, nl):
     return codes[0]
 
 
-@_helper
+@helper
 def _insort(hand, s, held, card):
     """Put ``card`` into seat ``s``'s sorted hand of ``held`` shirts."""
     i = held
@@ -119,7 +119,7 @@ def _insort(hand, s, held, card):
     hand[s, i] = card
 
 
-@_helper
+@helper
 def _remove(hand, s, held, slot):
     """Take the shirt in ``slot`` out of seat ``s``'s hand of ``held``; return it."""
     card = hand[s, slot]
@@ -132,31 +132,31 @@ _AHEAD = 64
 """Throw-backs whose generators are seeded at once, ahead of their ticks: nearly
 every tick throws a card back, and seeding a Mersenne Twister for each (about 1,250
 dependent steps) would be most of a tick's time; seeded as a block, the steps of many
-generators run side by side (:func:`cardshop.kernels._chance._seed_chains`)."""
+generators run side by side (:func:`cardshop.kernels.chance.seed_chains`)."""
 
 
-@_helper
+@helper
 def _heap_block(hst, hpos, hseeds, lo, hi1, one, msgs, lengths, m, gt, gl, first):
     """Seed the throw-back generators of chance events ``first .. first+_AHEAD-1``
     (``(seed, 'heap', n)``, hashed side by side; an event that turns out to be a
     round's shuffle leaves its generator unused)."""
     for i in range(_AHEAD):
         row = msgs[i]
-        pos = _seed_head(row, gt, gl)
-        pos = _put(row, pos, _L_HEAP)
-        pos = _put_int(row, pos, first + i)
+        pos = seed_head(row, gt, gl)
+        pos = put(row, pos, _L_HEAP)
+        pos = put_int(row, pos, first + i)
         row[pos] = 41  # )
         lengths[i] = pos + 1
-    _blake64_lanes(msgs, lengths, _AHEAD, hseeds, m)
-    _seed_chains(hst, hpos, hseeds, lo, hi1, _AHEAD, one)
+    blake64_lanes(msgs, lengths, _AHEAD, hseeds, m)
+    seed_chains(hst, hpos, hseeds, lo, hi1, _AHEAD, one)
 
 
-@_helper
+@helper
 def _throw_back(heap, hl, back, nb, hst, hpos, col):
     """Cards go back into the heap, each at a random place, from one generator (column
     ``col`` of the block): ``heap.insert(place, card)`` for each in turn. [WT-TICK-3]"""
     for i in range(nb):
-        place = _randbelow_col(hst, hpos, col, hl + 1)
+        place = randbelow_col(hst, hpos, col, hl + 1)
         for j in range(hl, place, -1):
             heap[j] = heap[j - 1]
         heap[place] = back[i]
@@ -238,14 +238,14 @@ def play(
     cand = np.zeros(k + 1, np.int64)
     slots = np.zeros(k + 1, np.int64)
     bots = np.zeros(n, np.int64)
-    block = max(1, _CHAINS // n)  # games whose bots' generators are seeded together
-    st = np.zeros((_N, block * n), np.uint32)
+    block = max(1, CHAINS // n)  # games whose bots' generators are seeded together
+    st = np.zeros((N, block * n), np.uint32)
     mpos = np.zeros(block * n, np.int64)
     cseeds = np.zeros(block * n, np.uint64)
     lo = np.zeros(block * n, np.uint32)
     hi1 = np.zeros(block * n, np.uint32)
-    mt = np.zeros(_N + 1, np.int64)
-    hst = np.zeros((_N, _AHEAD), np.uint32)
+    mt = np.zeros(N + 1, np.int64)
+    hst = np.zeros((N, _AHEAD), np.uint32)
     hmpos = np.zeros(_AHEAD, np.int64)
     hseeds = np.zeros(_AHEAD, np.uint64)
     hlo = np.zeros(_AHEAD, np.uint32)
@@ -270,17 +270,17 @@ def play(
             nb = min(block, count - g)
             for bb in range(nb):
                 game = first_game + g + bb
-                pos = _seed_head(buf, seed_text, seed_text.shape[0])
-                pos = _put(buf, pos, _L_GAME)
-                pos = _put_int(buf, pos, game)
-                seeds_out[g + bb] = _finish(buf, pos, work)
+                pos = seed_head(buf, seed_text, seed_text.shape[0])
+                pos = put(buf, pos, L_GAME)
+                pos = put_int(buf, pos, game)
+                seeds_out[g + bb] = finish(buf, pos, work)
                 for s in range(n):
-                    pos = _seed_head(buf, seed_text, seed_text.shape[0])
-                    pos = _put(buf, pos, _L_BOT)
-                    pos = _put_int(buf, pos, game)
-                    pos = _put_int(buf, pos, s)
-                    cseeds[bb * n + s] = _finish(buf, pos, work)
-            _seed_chains(st, mpos, cseeds, lo, hi1, nb * n, mt)
+                    pos = seed_head(buf, seed_text, seed_text.shape[0])
+                    pos = put(buf, pos, L_BOT)
+                    pos = put_int(buf, pos, game)
+                    pos = put_int(buf, pos, s)
+                    cseeds[bb * n + s] = finish(buf, pos, work)
+            seed_chains(st, mpos, cseeds, lo, hi1, nb * n, mt)
         game = first_game + g
         mbase = b * n
         shift = game % n if rotate else 0
@@ -294,13 +294,13 @@ def play(
         m_rounds = 0
         for sub in range(n_sub):
             if match_games > 0:  # game ``sub`` of a match: its own seed
-                ml = _put_uint(mt_text, 0, seeds_out[g])
-                pos = _seed_head(gbuf, mt_text, ml)
-                pos = _put(gbuf, pos, _L_GAME)
-                pos = _put_int(gbuf, pos, sub)
-                gl = _put_uint(gt, 0, _finish(gbuf, pos, work))
+                ml = put_uint(mt_text, 0, seeds_out[g])
+                pos = seed_head(gbuf, mt_text, ml)
+                pos = put(gbuf, pos, L_GAME)
+                pos = put_int(gbuf, pos, sub)
+                gl = put_uint(gt, 0, finish(gbuf, pos, work))
             else:
-                gl = _put_uint(gt, 0, seeds_out[g])
+                gl = put_uint(gt, 0, seeds_out[g])
             chance = 0
             hfirst = -_AHEAD  # the chance event of the block's first generator
             rnd = 1
@@ -313,18 +313,18 @@ def play(
                     # turn the top ones [WT-SETUP-2]
                     new_round = False
                     chance += 1
-                    pos = _seed_head(gbuf, gt, gl)
-                    pos = _put(gbuf, pos, _L_ROUND)
-                    pos = _put_int(gbuf, pos, chance)
-                    _mt_seed(mt, _finish(gbuf, pos, work))
+                    pos = seed_head(gbuf, gt, gl)
+                    pos = put(gbuf, pos, _L_ROUND)
+                    pos = put_int(gbuf, pos, chance)
+                    mt_seed(mt, finish(gbuf, pos, work))
                     hl = first_list
                     for c in range(first_list):
                         heap[c] = c
-                    _shuffle(mt, heap, hl)
+                    shuffle(mt, heap, hl)
                     nlists = n_cards - first_list
                     for c in range(nlists):
                         lists[c] = first_list + c
-                    _shuffle(mt, lists, nlists)
+                    shuffle(mt, lists, nlists)
                     for s in range(n):
                         for i in range(per):
                             stacks[s, i] = lists[s * per + i]
@@ -348,11 +348,11 @@ def play(
                     col = mbase + s
                     bot = bots[s]
                     if bot == RANDOM_BOT:
-                        action = codes[_randbelow_col(st, mpos, col, nl)]
+                        action = codes[randbelow_col(st, mpos, col, nl)]
                     elif bot == BASELINE_BOT:
-                        gi = _randbelow_col(st, mpos, col, group_n[vi, h])
+                        gi = randbelow_col(st, mpos, col, group_n[vi, h])
                         at = group_start[vi, h, gi]
-                        action = codes[at + _randbelow_col(st, mpos, col, group_len[vi, h, gi])]
+                        action = codes[at + randbelow_col(st, mpos, col, group_len[vi, h, gi])]
                     else:
                         lst = active[s]
                         if lst < 0:
@@ -398,9 +398,7 @@ def play(
                                             slots[ns] = i
                                             ns += 1
                                     if ns:
-                                        want = (SWAP << 4) | slots[
-                                            _randbelow_col(st, mpos, col, ns)
-                                        ]
+                                        want = (SWAP << 4) | slots[randbelow_col(st, mpos, col, ns)]
                                     else:
                                         want = THROW << 4
                             elif h == k:

@@ -62,9 +62,9 @@ compile the kernel (docs/kernel.md). The ``simulate`` command shows it."""
 
 MAX_GAMES = 1_000_000
 """The most games one call plays (``stop - start``)."""
-MAX_HISTORY_GAMES = 2_000
-"""The most games one :func:`histories` call plays (every seat's actions are kept: a
-game of random bots runs to some ten thousand ticks)."""
+MAX_HISTORY_GAMES = 1_000
+"""The most games one :func:`histories` call plays (every seat's action of every tick is
+kept: a game of random bots runs to some 44,000 of them at 4 players)."""
 
 _log = logging.getLogger(__name__)
 _VERBS = ("look", "keep", "swap", "throw", "drop", "buy", "wait")

@@ -9,12 +9,13 @@ expressible in mypy's; every function here is checked against Python's own
 reference engines.
 
 * ``derive_seed(seed, *labels)`` is BLAKE2b (8-byte digest) of ``repr((seed, *labels))``,
-  read big-endian; :func:`_blake64` computes it from the same bytes, which
-  :func:`_seed_head`, :func:`_put`, :func:`_put_int` and :func:`_finish` write;
+  read big-endian; :func:`blake64` computes it from the same bytes, which
+  :func:`seed_head`, :func:`put`, :func:`put_int` and :func:`finish` write, and
+  :func:`blake64_lanes` many messages at once;
 * ``random.Random(x)`` is CPython's MT19937 seeded with ``init_by_array`` over the
   32-bit words of ``x``; ``getrandbits(k)`` is the top ``k`` bits of one output,
-  ``_randbelow(n)`` draws ``n.bit_length()`` bits until the value is below ``n``;
-  :func:`_mt_seed` and :func:`_randbelow` do the same, and :func:`_seed_chains` seeds
+  ``randbelow(n)`` draws ``n.bit_length()`` bits until the value is below ``n``;
+  :func:`mt_seed` and :func:`randbelow` do the same, and :func:`seed_chains` seeds
   a block of generators at once.
 
 Every function compiles with numba's ``numpy`` error model (no checks for division by
@@ -29,7 +30,33 @@ import numpy as np
 from numba import njit
 from numba.core import event
 
-_helper = njit(cache=True, error_model="numpy", _nrt=False)
+__all__ = [
+    "CHAINS",
+    "L_BOT",
+    "L_GAME",
+    "N",
+    "blake64",
+    "blake64_lanes",
+    "compiling",
+    "finish",
+    "genrand",
+    "genrand_col",
+    "helper",
+    "label",
+    "mt_seed",
+    "mt_seed_block",
+    "put",
+    "put_int",
+    "put_uint",
+    "randbelow",
+    "randbelow_col",
+    "seed_chains",
+    "seed_head",
+    "shuffle",
+    "shuffle_col",
+]
+
+helper = njit(cache=True, error_model="numpy", _nrt=False)
 """The decorator of the helpers, which allocate no arrays: compiled without numba's
 reference counting, a call does not update the counts of the arrays it is passed
 (at the entry and at every exit of a call, two atomic operations an array; these
@@ -90,7 +117,7 @@ def _gq(a, b, c, d, x, y):
     return a, b, c, d
 
 
-@_helper
+@helper
 def _compress(w, t, last):
     """One BLAKE2b compression of block ``m`` = ``w[8:24]`` into ``h`` = ``w[0:8]``
     (uint64; the words are indexed in place: a slice would cost two reference-count
@@ -213,8 +240,8 @@ def _compress(w, t, last):
     w[7] ^= v7 ^ v15
 
 
-@_helper
-def _blake64(msg, length, work):
+@helper
+def blake64(msg, length, work):
     """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
 
     ``work`` is a uint64 scratch array of at least 24 entries.
@@ -239,9 +266,9 @@ def _blake64(msg, length, work):
     return r
 
 
-@_helper
-def _blake64_lanes(msgs, lengths, count, out, m):
-    """:func:`_blake64` of ``count`` messages at once: ``out[c]`` for the bytes
+@helper
+def blake64_lanes(msgs, lengths, count, out, m):
+    """:func:`blake64` of ``count`` messages at once: ``out[c]`` for the bytes
     ``msgs[c, :lengths[c]]``, each at most 128 bytes (one block). ``m``: a uint64
     scratch array of shape ``(16, count)`` or wider.
 
@@ -387,28 +414,28 @@ def label(name: str) -> np.ndarray:
     return np.frombuffer(f", {name!r}".encode(), dtype=np.uint8).copy()
 
 
-_L_GAME = label("game")
-_L_BOT = label("bot")
+L_GAME = label("game")
+L_BOT = label("bot")
 
 
-@_helper
-def _put(buf, pos, src):
+@helper
+def put(buf, pos, src):
     for i in range(src.shape[0]):
         buf[pos + i] = src[i]
     return pos + src.shape[0]
 
 
-@_helper
-def _put_int(buf, pos, value):
+@helper
+def put_int(buf, pos, value):
     """Write ``", <value>"`` (a non-negative int) and return the new position."""
     buf[pos] = 44  # ,
     buf[pos + 1] = 32
     pos += 2
-    return _put_uint(buf, pos, np.uint64(value))
+    return put_uint(buf, pos, np.uint64(value))
 
 
-@_helper
-def _put_uint(buf, pos, value):
+@helper
+def put_uint(buf, pos, value):
     digits = 1
     x = value
     while x >= np.uint64(10):
@@ -421,8 +448,8 @@ def _put_uint(buf, pos, value):
     return pos + digits
 
 
-@_helper
-def _seed_head(buf, text, length):
+@helper
+def seed_head(buf, text, length):
     """Write ``"(" + repr(seed)``, the seed's text being ``text[:length]``, and return
     the position after it."""
     buf[0] = 40  # (
@@ -431,21 +458,23 @@ def _seed_head(buf, text, length):
     return 1 + length
 
 
-@_helper
-def _finish(buf, pos, work):
+@helper
+def finish(buf, pos, work):
     buf[pos] = 41  # )
-    return _blake64(buf, pos + 1, work)
+    return blake64(buf, pos + 1, work)
 
 
 # ----------------------------------------------------------------- MT19937
 
-_N = 624
+N = 624
+"""Words in a Mersenne Twister's state (a generator here is ``int64[N + 1]``, the last
+entry its position; a block of them is ``uint32[N, chains]``)."""
 _MASK = 0xFFFFFFFF
 
 
 def _init_genrand(s: int) -> np.ndarray:
     mt = [s]
-    for i in range(1, _N):
+    for i in range(1, N):
         prev = mt[-1]
         mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK)
     return np.array(mt, dtype=np.int64)
@@ -454,50 +483,52 @@ def _init_genrand(s: int) -> np.ndarray:
 _INIT = _init_genrand(19650218)  # init_by_array starts from this state, whatever the key
 
 
-@_helper
-def _mt_seed(mt, seed):
+@helper
+def mt_seed(mt, seed):
     """Seed ``mt`` (int64[625], index 624 = position) as ``random.Random(seed)`` does
     for a non-negative int below 2**64 (``init_by_array`` over its 32-bit words)."""
     seed = np.uint64(seed)
     lo = np.int64(seed & np.uint64(_MASK))
     hi = np.int64(seed >> np.uint64(32))
     keylen = 2 if hi else 1
-    for i in range(_N):
+    for i in range(N):
         mt[i] = _INIT[i]
     i = 1
     j = 0
-    k = _N if keylen < _N else keylen
+    k = N if keylen < N else keylen
     while k > 0:
         prev = mt[i - 1]
         key = lo if j == 0 else hi
         mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _MASK)) + key + j) & _MASK
         i += 1
         j += 1
-        if i >= _N:
-            mt[0] = mt[_N - 1]
+        if i >= N:
+            mt[0] = mt[N - 1]
             i = 1
         if j >= keylen:
             j = 0
         k -= 1
-    k = _N - 1
+    k = N - 1
     while k > 0:
         prev = mt[i - 1]
         mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _MASK)) - i) & _MASK
         i += 1
-        if i >= _N:
-            mt[0] = mt[_N - 1]
+        if i >= N:
+            mt[0] = mt[N - 1]
             i = 1
         k -= 1
     mt[0] = 0x80000000
-    mt[_N] = _N
+    mt[N] = N
 
 
 _INIT32 = _INIT.astype(np.uint32)
-_CHAINS = 96  # generators seeded in one interleaved pass (a block of games' worth)
+CHAINS = 96
+"""Generators a kernel seeds in one interleaved pass (:func:`seed_chains`): a block of
+games' worth."""
 
 
-@_helper
-def _mt_seed_block(st, lo, hi1, count):
+@helper
+def mt_seed_block(st, lo, hi1, count):
     """Seed generators ``0 .. count-1`` at once, column ``c`` of ``st`` (uint32[624,
     chains]) as ``random.Random(seed_c)`` for a seed of two 32-bit words: ``lo[c]``
     and ``hi1[c]`` (its high word plus one; uint32 arrays).
@@ -506,13 +537,13 @@ def _mt_seed_block(st, lo, hi1, count):
     each step runs for all the generators of the block in one inner loop over a row
     of ``st`` (words ``[i, :]`` are contiguous), which LLVM vectorizes, so the CPU
     runs many chains at once instead of waiting on one. Same words as
-    :func:`_mt_seed` (tests/test_kernel_parts.py); seeds whose high word is zero
-    (a key of one word) are seeded by :func:`_mt_seed` instead (:func:`_seed_chains`).
+    :func:`mt_seed` (tests/test_kernel_parts.py); seeds whose high word is zero
+    (a key of one word) are seeded by :func:`mt_seed` instead (:func:`seed_chains`).
     """
     row = st[0]
     for c in range(count):
         row[c] = 19650218
-    for i in range(1, _N):  # init_by_array's first loop: key word j = (i - 1) % 2
+    for i in range(1, N):  # init_by_array's first loop: key word j = (i - 1) % 2
         prev = st[i - 1]
         cur = st[i]
         key = lo if i & 1 else hi1
@@ -520,18 +551,18 @@ def _mt_seed_block(st, lo, hi1, count):
         for c in range(count):
             p = np.int64(prev[c])
             cur[c] = (init ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(key[c])
-    prev = st[_N - 1]  # wrap: word 0 is word 623, then the loop's last step at word 1
+    prev = st[N - 1]  # wrap: word 0 is word 623, then the loop's last step at word 1
     cur = st[1]
     for c in range(count):
         p = np.int64(prev[c])
         cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(hi1[c])
-    for i in range(2, _N):  # the second loop
+    for i in range(2, N):  # the second loop
         prev = st[i - 1]
         cur = st[i]
         for c in range(count):
             p = np.int64(prev[c])
             cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - i
-    prev = st[_N - 1]
+    prev = st[N - 1]
     cur = st[1]
     row = st[0]
     for c in range(count):
@@ -540,8 +571,8 @@ def _mt_seed_block(st, lo, hi1, count):
         row[c] = 0x80000000
 
 
-@_helper
-def _seed_chains(st, pos, seeds, lo, hi1, count, one):
+@helper
+def seed_chains(st, pos, seeds, lo, hi1, count, one):
     """Seed column ``c`` of ``st`` as ``random.Random(seeds[c])`` for ``c < count``
     and set its position (``pos[c]``) to the start. ``lo``, ``hi1``: uint32 scratch
     arrays; ``one``: an int64[625] scratch generator."""
@@ -549,24 +580,24 @@ def _seed_chains(st, pos, seeds, lo, hi1, count, one):
         x = seeds[c]
         lo[c] = np.uint32(x & np.uint64(_MASK))
         hi1[c] = np.uint32((x >> np.uint64(32)) + np.uint64(1))
-        pos[c] = _N
-    _mt_seed_block(st, lo, hi1, count)
+        pos[c] = N
+    mt_seed_block(st, lo, hi1, count)
     for c in range(count):
         if seeds[c] >> np.uint64(32) == np.uint64(0):  # a one-word key: seeded alone
-            _mt_seed(one, seeds[c])
-            for i in range(_N):
+            mt_seed(one, seeds[c])
+            for i in range(N):
                 st[i, c] = one[i]
 
 
-@_helper
-def _genrand_col(st, pos, c):
-    """:func:`_genrand` for generator ``c`` of a block (column ``c`` of ``st``,
+@helper
+def genrand_col(st, pos, c):
+    """:func:`genrand` for generator ``c`` of a block (column ``c`` of ``st``,
     position ``pos[c]``)."""
     i = pos[c]
-    if i >= _N:
+    if i >= N:
         i = 0
-    j = i + 1 if i + 1 < _N else 0
-    m = i + 397 if i + 397 < _N else i + 397 - _N
+    j = i + 1 if i + 1 < N else 0
+    m = i + 397 if i + 397 < N else i + 397 - N
     y = (np.int64(st[i, c]) & 0x80000000) | (np.int64(st[j, c]) & 0x7FFFFFFF)
     y = np.int64(st[m, c]) ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
     st[i, c] = y
@@ -578,7 +609,7 @@ def _genrand_col(st, pos, c):
     return y
 
 
-@_helper
+@helper
 def _bit_length(n):
     k = 0
     while n:
@@ -591,40 +622,40 @@ _BITS = np.array([i.bit_length() for i in range(1024)], dtype=np.int64)
 """``n.bit_length()`` for the small ``n`` of draws (legal actions, a deck's places)."""
 
 
-@_helper
-def _randbelow_col(st, pos, c, n):
-    """:func:`_randbelow` with generator ``c`` of a block."""
+@helper
+def randbelow_col(st, pos, c, n):
+    """:func:`randbelow` with generator ``c`` of a block."""
     k = _BITS[n] if n < 1024 else _bit_length(n)
-    r = _genrand_col(st, pos, c) >> (32 - k)
+    r = genrand_col(st, pos, c) >> (32 - k)
     while r >= n:
-        r = _genrand_col(st, pos, c) >> (32 - k)
+        r = genrand_col(st, pos, c) >> (32 - k)
     return r
 
 
-@_helper
-def _shuffle_col(st, pos, c, deck, length):
+@helper
+def shuffle_col(st, pos, c, deck, length):
     for i in range(length - 1, 0, -1):
-        j = _randbelow_col(st, pos, c, i + 1)
+        j = randbelow_col(st, pos, c, i + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
 
 
-@_helper
-def _genrand(mt):
+@helper
+def genrand(mt):
     """The next 32-bit output. The state is regenerated one word at a time, just
     before that word is used: the words are made in the same order and from the same
     words as MT19937's whole-state twist, so the outputs are the same, and a
     generator that draws a few dozen numbers does not regenerate all 624."""
-    i = mt[_N]
-    if i >= _N:
+    i = mt[N]
+    if i >= N:
         i = 0
-    j = i + 1 if i + 1 < _N else 0
-    m = i + 397 if i + 397 < _N else i + 397 - _N
+    j = i + 1 if i + 1 < N else 0
+    m = i + 397 if i + 397 < N else i + 397 - N
     y = (mt[i] & 0x80000000) | (mt[j] & 0x7FFFFFFF)
     y = mt[m] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
     mt[i] = y
-    mt[_N] = i + 1
+    mt[N] = i + 1
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
     y ^= (y << 15) & 0xEFC60000
@@ -632,20 +663,20 @@ def _genrand(mt):
     return y
 
 
-@_helper
-def _randbelow(mt, n):
-    """``Random._randbelow(n)`` for ``1 <= n < 2**32``."""
+@helper
+def randbelow(mt, n):
+    """``Random.randbelow(n)`` for ``1 <= n < 2**32``."""
     k = _BITS[n] if n < 1024 else _bit_length(n)
-    r = _genrand(mt) >> (32 - k)
+    r = genrand(mt) >> (32 - k)
     while r >= n:
-        r = _genrand(mt) >> (32 - k)
+        r = genrand(mt) >> (32 - k)
     return r
 
 
-@_helper
-def _shuffle(mt, deck, length):
+@helper
+def shuffle(mt, deck, length):
     for i in range(length - 1, 0, -1):
-        j = _randbelow(mt, i + 1)
+        j = randbelow(mt, i + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
