@@ -39,10 +39,12 @@ settings.load_profile(
 )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """On the compiled build (``cardshop.compiled``), skip the ``pure_only`` tests: they
-    patch the engine's classes or module globals, which mypyc fixes at build time (or
-    say in ``reason=`` why else they hold only for the pure build)."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep each ``xdist_group`` on one worker (:func:`_group_by_node_id`); on the
+    compiled build (``cardshop.compiled``), skip the ``pure_only`` tests: they patch the
+    engine's classes or module globals, which mypyc fixes at build time (or say in
+    ``reason=`` why else they hold only for the pure build)."""
+    _group_by_node_id(config, items)
     if not cardshop.compiled:
         return
     default = "patches engine internals, which the compiled build cannot change"
@@ -51,6 +53,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if marker is not None:
             reason = marker.kwargs.get("reason", default)
             item.add_marker(pytest.mark.skip(reason=f"pure_only: {reason}"))
+
+
+def _group_by_node_id(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test of an ``xdist_group`` for ``--dist loadgroup`` (``addopts``), so
+    that a group's tests run on one worker and share its fixtures (a docs site built
+    once, a kernel compiled once).
+
+    pytest-xdist names a test's group by adding ``@GROUP`` to its node id, through the
+    attribute ``_nodeid``, which pytest 9.2 no longer reads (its node ids are
+    ``_id``): without this, every group was spread over the workers. Done here through
+    ``_id`` while xdist's own mark is missing; a pytest without ``_id`` keeps xdist's."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest: xdist's own suffix works there
+        return
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if names and "@" not in item.nodeid and hasattr(item, "_id"):
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
 @pytest.fixture

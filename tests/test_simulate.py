@@ -504,11 +504,6 @@ def test_a_signal_stops_long_games_and_their_workers_at_once(
     assert list(tmp_path.iterdir()) == []  # no output file, no temporary file
 
 
-KERNEL_CACHE = pytest.mark.xdist_group("kernel-cache")
-"""The tests that share one compile of the kernel (:func:`kernel_runs`, about 40 s of
-CPU): on one worker, so that it is compiled once."""
-
-
 @pytest.fixture(scope="module")
 def kernel_runs(
     tmp_path_factory: pytest.TempPathFactory,
@@ -538,24 +533,34 @@ def kernel_runs(
     return env, [first, second]
 
 
-@pytest.fixture
-def kernel_cache(
-    kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]],
-) -> dict[str, str]:
-    return kernel_runs[0]
-
-
-@KERNEL_CACHE
-def test_the_first_compile_is_logged_and_cached_for_the_next_process(
-    kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]],
+def test_the_first_compile_is_logged_and_cached_and_a_signal_stops_the_threads(
+    kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]], tmp_path: Path
 ) -> None:
+    """The first compile is logged once and read from the cache by the next process;
+    the kernel's workers are threads of the process (it runs without the GIL), which
+    SIGTERM and SIGINT stop. One test, so that the kernel compiles once."""
     from cardshop.klunker.kernel import COMPILING
 
-    first, second = kernel_runs[1]
+    env, (first, second) = kernel_runs
     assert first.stdout.split() == ["kernel", "600"]
     assert first.stderr.count(f"cardshop.klunker.kernel:INFO:{COMPILING}") == 1, first.stderr
     assert "compiling" not in second.stderr  # read from the cache: no compile, no word
     assert "600 games of klunker-en" in second.stdout
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / sig.name
+        out.mkdir()
+        proc = _family_simulation(out, "klunker-en", 10_000_000, env=env, engine="kernel")
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
+            time.sleep(0.05)
+        assert parent.num_threads() >= 3, "the kernel's threads did not start"
+        assert parent.children(recursive=True) == []  # no worker process
+        time.sleep(0.5)  # some games played
+        proc.send_signal(sig)
+        proc.send_signal(sig)  # a second signal changes nothing (it killed the process)
+        _assert_stopped(proc, sig, _wait_gone(proc, []))
+        assert list(out.iterdir()) == []  # no output file
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -579,27 +584,6 @@ def test_a_signal_during_the_first_compile_stops_cleanly(
     err = first + _wait_gone(proc, [])
     _assert_stopped(proc, sig, err)
     assert list((tmp_path / "out").iterdir()) == []
-
-
-@KERNEL_CACHE
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_stops_a_kernel_simulation_and_its_threads(
-    sig: signal.Signals, tmp_path: Path, kernel_cache: dict[str, str]
-) -> None:
-    """The kernel's workers are threads of the process (it runs without the GIL)."""
-    proc = _family_simulation(tmp_path, "klunker-en", 10_000_000, env=kernel_cache, engine="kernel")
-    parent = psutil.Process(proc.pid)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
-        time.sleep(0.05)
-    assert parent.num_threads() >= 3, "the kernel's threads did not start"
-    assert parent.children(recursive=True) == []  # no worker process
-    time.sleep(0.5)  # some games played
-    proc.send_signal(sig)
-    proc.send_signal(sig)  # a second signal changes nothing (it killed the process: -15)
-    err = _wait_gone(proc, [])
-    _assert_stopped(proc, sig, err)
-    assert list(tmp_path.iterdir()) == []  # no output file
 
 
 def test_a_killed_worker_is_reported_with_the_games_lost(tmp_path: Path) -> None:
@@ -852,12 +836,12 @@ def test_every_builtin_family_simulates_anywhere(name: str) -> None:
         assert all(row[key] == value for key, value in o.details.items() if key in row)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(
-    sig: signal.Signals, tmp_path: Path
-) -> None:
-    """Wühltisch's kernel as Klunker's: its first compile logged once (and read from
-    the cache after), its workers threads of the process, a signal stopping them."""
+@pytest.mark.build_independent
+def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(tmp_path: Path) -> None:
+    """Wühltisch's kernel as Klunker's: its first compile logged once, then read from
+    the cache without a word; its workers threads of the process, which SIGTERM and
+    SIGINT stop, nothing written. One test, so that the kernel compiles once (about
+    30 s of CPU)."""
     pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
     from cardshop.wuhltisch.kernel import COMPILING
 
@@ -878,17 +862,19 @@ def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["kernel", "600"]
     assert runs[0].stderr.count(f"cardshop.wuhltisch.kernel:INFO:{COMPILING}") == 1
-    assert "compiling" not in runs[1].stderr  # read from the cache
-    (tmp_path / "out").mkdir()
-    proc = _family_simulation(tmp_path / "out", "wuhltisch", 10_000_000, env=env, engine="kernel")
-    parent = psutil.Process(proc.pid)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
-        time.sleep(0.05)
-    assert parent.num_threads() >= 3, "the kernel's threads did not start"
-    assert parent.children(recursive=True) == []  # no worker process
-    time.sleep(0.5)
-    proc.send_signal(sig)
-    proc.send_signal(sig)
-    _assert_stopped(proc, sig, _wait_gone(proc, []))
-    assert list((tmp_path / "out").iterdir()) == []
+    assert "compiling" not in runs[1].stderr
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / sig.name
+        out.mkdir()
+        proc = _family_simulation(out, "wuhltisch", 10_000_000, env=env, engine="kernel")
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
+            time.sleep(0.05)
+        assert parent.num_threads() >= 3, "the kernel's threads did not start"
+        assert parent.children(recursive=True) == []  # no worker process
+        time.sleep(0.5)
+        proc.send_signal(sig)
+        proc.send_signal(sig)
+        _assert_stopped(proc, sig, _wait_gone(proc, []))
+        assert list(out.iterdir()) == []

@@ -700,6 +700,18 @@ def _aside(call: Callable[[], object], name: str) -> None:
         raise raised[0]
 
 
+def _kernel_chunk(job: _Job) -> int:
+    """The most games in one of a kernel's tasks: what its module's ``chunk_games``
+    says for these games (a family whose games are long: Wühltisch's random ones), or
+    :data:`KERNEL_CHUNK`. A task runs without a pause, so its length is how long a stop
+    or a progress report waits."""
+    assert job.kernel is not None
+    chunk_games = getattr(importlib.import_module(job.kernel), "chunk_games", None)
+    if chunk_games is None:
+        return KERNEL_CHUNK
+    return max(1, min(KERNEL_CHUNK, int(chunk_games(job.players, job.specs))))
+
+
 def _releases_gil(kernel: str) -> bool:
     """Whether the kernel module says that its ``play`` runs without the GIL
     (``RELEASES_GIL = True``): its workers are then threads of this process."""
@@ -1027,7 +1039,7 @@ def _play_here(run: _Run, chunk_size: int | None) -> None:
         return
     if games:
         _prepare_kernel(job.kernel, run.variant, job.players, threads=True)
-    step = chunk_size or KERNEL_CHUNK
+    step = chunk_size or _kernel_chunk(job)
     for start in range(0, games, step):
         run.add(start, _play_chunk(job, range(start, min(start + step, games))))
 
@@ -1041,7 +1053,7 @@ def _play_on_pool(
     job, games, kernel = run.job, run.games, run.job.kernel
     own_pool = executor is None
     slots = min(workers or os.cpu_count() or 1, games) if own_pool else executor_slots(executor)
-    most = MAX_CHUNK if kernel is None else KERNEL_CHUNK
+    most = MAX_CHUNK if kernel is None else _kernel_chunk(job)
     size = chunk_size or max(1, min(most, math.ceil(games / (4 * slots))))
     if own_pool:
         slots = min(slots, math.ceil(games / size))  # no idle workers

@@ -270,26 +270,38 @@ def _deal(counts, totals, deck, dlen, k, n, zone, count):
 
 
 @helper
-def _pay_cards(counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, gbuf, work, to_deck):
+def _pay_cards(
+    counts, totals, deck, dlen, k, src, dst, count, chance, gt, gl, msgs, lengths, hashed, m,
+    to_deck,
+):  # fmt: skip
     """Move ``count`` cash cards drawn blind from bank ``src`` to ``dst`` (Game._pay):
     draw ``i`` takes index ``derive_seed(seed, "pay", chance, i) % size`` among the
     bank's cards by kind (the game's seed is the text ``gt[:gl]``). With ``to_deck``
-    they then go on the deck in the order paid.
+    they then go on the deck in the order paid. The draws' hashes depend on nothing
+    drawn, so they are computed side by side first (:func:`blake64_lanes`, as many at
+    a time as ``msgs`` has rows).
     Returns the deck's new length."""
-    for idx in range(count):
-        pos = seed_head(gbuf, gt, gl)
-        pos = put(gbuf, pos, _L_PAY)
-        pos = put_int(gbuf, pos, chance)
-        pos = put_int(gbuf, pos, idx)
-        j = np.int64(finish(gbuf, pos, work) % np.uint64(totals[src]))
-        kind = 0
-        while j >= counts[src * k + kind]:
-            j -= counts[src * k + kind]
-            kind += 1
-        _move(counts, totals, k, kind, src, dst, 1)
-        if to_deck:
-            deck[dlen] = kind
-            dlen += 1
+    done = 0
+    while done < count:
+        batch = min(msgs.shape[0], count - done)
+        for i in range(batch):
+            row = msgs[i]
+            pos = seed_head(row, gt, gl)
+            pos = put(row, pos, _L_PAY)
+            pos = put_int(row, pos, chance)
+            _end(row, put_int(row, pos, done + i), lengths, i)
+        blake64_lanes(msgs, lengths, batch, hashed, m)
+        for i in range(batch):
+            j = np.int64(hashed[i] % np.uint64(totals[src]))
+            kind = 0
+            while j >= counts[src * k + kind]:
+                j -= counts[src * k + kind]
+                kind += 1
+            _move(counts, totals, k, kind, src, dst, 1)
+            if to_deck:
+                deck[dlen] = kind
+                dlen += 1
+        done += batch
     if to_deck:
         n_deck = totals.shape[0] - 2
         for i in range(dlen - count, dlen):
@@ -649,7 +661,7 @@ def play(
                                     chance += 1
                                     dlen = _pay_cards(
                                         counts, totals, deck, dlen, k, bank, discard, owed,
-                                        chance, gt, gl, gbuf, work, tax_to_deck,
+                                        chance, gt, gl, msgs, lengths, hashed, m, tax_to_deck,
                                     )  # fmt: skip
                     elif code == S_RESHUFFLE:  # END-3
                         for kind in range(k):
@@ -799,7 +811,7 @@ def play(
                             chance += 1
                             dlen = _pay_cards(
                                 counts, totals, deck, dlen, k, bank0 + turn, bank0 + owner, p,
-                                chance, gt, gl, gbuf, work, False,
+                                chance, gt, gl, msgs, lengths, hashed, m, False,
                             )  # fmt: skip
                     phase, dlen, next_buyer = _sell_completed(
                         counts, totals, deck, dlen, k, n, turn, phase, set_size, payout,
