@@ -533,6 +533,27 @@ def kernel_runs(
     return env, [first, second]
 
 
+def _signals_stop_the_kernel_threads(variant: str, env: dict[str, str], tmp_path: Path) -> None:
+    """A kernel simulation of ``variant`` (its compiled code in ``env``'s cache) runs its
+    workers as threads of the process (the kernel runs without the GIL); SIGTERM and
+    SIGINT each stop it at once, cleanly, nothing written."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / sig.name
+        out.mkdir()
+        proc = _family_simulation(out, variant, 10_000_000, env=env, engine="kernel")
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
+            time.sleep(0.05)
+        assert parent.num_threads() >= 3, "the kernel's threads did not start"
+        assert parent.children(recursive=True) == []  # no worker process
+        time.sleep(0.5)  # some games played
+        proc.send_signal(sig)
+        proc.send_signal(sig)  # a second signal changes nothing (it killed the process)
+        _assert_stopped(proc, sig, _wait_gone(proc, []))
+        assert list(out.iterdir()) == []  # no output file
+
+
 def test_the_first_compile_is_logged_and_cached_and_a_signal_stops_the_threads(
     kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]], tmp_path: Path
 ) -> None:
@@ -546,21 +567,7 @@ def test_the_first_compile_is_logged_and_cached_and_a_signal_stops_the_threads(
     assert first.stderr.count(f"cardshop.klunker.kernel:INFO:{COMPILING}") == 1, first.stderr
     assert "compiling" not in second.stderr  # read from the cache: no compile, no word
     assert "600 games of klunker-en" in second.stdout
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        out = tmp_path / sig.name
-        out.mkdir()
-        proc = _family_simulation(out, "klunker-en", 10_000_000, env=env, engine="kernel")
-        parent = psutil.Process(proc.pid)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
-            time.sleep(0.05)
-        assert parent.num_threads() >= 3, "the kernel's threads did not start"
-        assert parent.children(recursive=True) == []  # no worker process
-        time.sleep(0.5)  # some games played
-        proc.send_signal(sig)
-        proc.send_signal(sig)  # a second signal changes nothing (it killed the process)
-        _assert_stopped(proc, sig, _wait_gone(proc, []))
-        assert list(out.iterdir()) == []  # no output file
+    _signals_stop_the_kernel_threads("klunker-en", env, tmp_path)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -863,18 +870,4 @@ def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(tmp_path: Path)
         assert run.stdout.split() == ["kernel", "600"]
     assert runs[0].stderr.count(f"cardshop.wuhltisch.kernel:INFO:{COMPILING}") == 1
     assert "compiling" not in runs[1].stderr
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        out = tmp_path / sig.name
-        out.mkdir()
-        proc = _family_simulation(out, "wuhltisch", 10_000_000, env=env, engine="kernel")
-        parent = psutil.Process(proc.pid)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and parent.num_threads() < 3:
-            time.sleep(0.05)
-        assert parent.num_threads() >= 3, "the kernel's threads did not start"
-        assert parent.children(recursive=True) == []  # no worker process
-        time.sleep(0.5)
-        proc.send_signal(sig)
-        proc.send_signal(sig)
-        _assert_stopped(proc, sig, _wait_gone(proc, []))
-        assert list(out.iterdir()) == []
+    _signals_stop_the_kernel_threads("wuhltisch", env, tmp_path)

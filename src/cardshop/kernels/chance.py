@@ -275,7 +275,9 @@ def blake64_lanes(msgs, lengths, count, out, m):
     One loop over the messages whose body is the whole compression (the rounds of
     :func:`_compress`, written out), every word a local: the compiler runs it on
     several messages at once with vector instructions, faster than one message after
-    another when many seeds are needed together."""
+    another when many seeds are needed together. The rounds are written out here as in
+    :func:`_compress`: numba does not inline a function of 32 arguments (tried), and
+    called, the rounds run three times as slow, unvectorized."""
     for i in range(16):
         for c in range(count):
             m[i, c] = np.uint64(0)

@@ -51,12 +51,11 @@ RANDOM_BOT, BASELINE_BOT, GREEDY_BOT = range(3)
 
 
 @helper
-def _set_score(
-    cand, size, row, matches, price, luxury, set_size, budget, threshold, max_matches,
-    all_match_bonus, luxury_bonus,
-):  # fmt: skip
+def _set_score(cand, size, row, matches, price, luxury, sr):
     """What a set of the shirts ``cand[:size]`` with list row ``row`` scores (the rules'
-    ``set_score`` without score terms). [WT-SCORE-1..3]"""
+    ``set_score`` without score terms; ``sr``: the variant's scoring numbers, as
+    :func:`play` packs them). [WT-SCORE-1..3]"""
+    set_size, budget, threshold, max_matches, all_match_bonus, luxury_bonus, _, _ = sr
     if size != set_size:
         return 0
     spent = 0
@@ -81,9 +80,17 @@ def _set_score(
 
 
 @helper
-def _fits(cand, size, row, matches, price, luxury, list_size, set_size, budget, threshold,
-          max_matches, cheapest):  # fmt: skip
+def _hand_score(hand, s, cand, row, matches, price, luxury, sr):
+    """What seat ``s``'s full hand scores as a set with list row ``row``."""
+    for i in range(sr[0]):
+        cand[i] = hand[s, i]
+    return _set_score(cand, sr[0], row, matches, price, luxury, sr)
+
+
+@helper
+def _fits(cand, size, row, matches, price, luxury, sr):
     """The greedy bot's test: can a hand of ``cand[:size]`` still score?"""
+    set_size, budget, threshold, max_matches, _, _, list_size, cheapest = sr
     mismatches = 0
     spent = 0
     all_lux = True
@@ -98,6 +105,71 @@ def _fits(cand, size, row, matches, price, luxury, list_size, set_size, budget, 
     if all_lux:
         return True
     return spent + (set_size - size) * cheapest <= budget
+
+
+@helper
+def _greedy(hand, s, h, v, row, matches, price, luxury, sr, cand, slots, st, mpos, col):
+    """What the greedy bot (``cardshop.wuhltisch.bots``) of seat ``s`` wants, holding
+    ``h`` shirts with ``v`` in view (-1 none) and list row ``row`` face up (-1 none):
+    an action code, which :func:`_pick` replaces by the first legal one if it is not
+    legal. Its ties between swaps draw from its generator (column ``col``)."""
+    k = sr[0]
+    if row < 0:
+        return WAIT << 4
+    if v >= 0:
+        if h < k:
+            for i in range(h):
+                cand[i] = hand[s, i]
+            cand[h] = v
+            return (KEEP if _fits(cand, h + 1, row, matches, price, luxury, sr) else THROW) << 4
+        now = _hand_score(hand, s, cand, row, matches, price, luxury, sr)
+        best = now
+        ns = 0
+        for i in range(k):
+            p = 0
+            for j in range(k):
+                if j != i:
+                    cand[p] = hand[s, j]
+                    p += 1
+            cand[p] = v
+            sc = _set_score(cand, k, row, matches, price, luxury, sr)
+            if sc > best:
+                best = sc
+                slots[0] = i
+                ns = 1
+            elif sc == best and sc > now:
+                slots[ns] = i
+                ns += 1
+        if ns:
+            return (SWAP << 4) | slots[randbelow_col(st, mpos, col, ns)]
+        return THROW << 4
+    if h < k:
+        return LOOK << 4
+    if _hand_score(hand, s, cand, row, matches, price, luxury, sr) > 0:
+        return BUY << 4
+    worst = 0  # the first of the shirts with the most mismatches, then the dearest
+    wm = -1
+    wp = -1
+    list_size = sr[6]
+    for i in range(k):
+        c = hand[s, i]
+        mm = list_size - matches[row, c]
+        if mm > wm or (mm == wm and price[c] > wp):
+            worst = i
+            wm = mm
+            wp = price[c]
+    return (DROP << 4) | worst
+
+
+@helper
+def _lay_down(hand, s, cand, row, matches, price, luxury, sr, sets_n, sets_sum, sets_failed):
+    """Seat ``s`` lays its full hand down as a set with list row ``row``, scored now (a
+    set's score depends on nothing else). [WT-TICK-6, WT-END-2]"""
+    sc = _hand_score(hand, s, cand, row, matches, price, luxury, sr)
+    sets_n[s] += 1
+    sets_sum[s] += sc
+    if sc == 0:
+        sets_failed[s] += 1
 
 
 @helper
@@ -217,6 +289,10 @@ def play(
     ``hist`` was too small, else the total decisions played.
     """
     k = set_size
+    sr = (
+        set_size, budget, threshold, max_matches, all_match_bonus, luxury_bonus, list_size,
+        cheapest,
+    )  # fmt: skip
     heap = np.zeros(n_cards + 1, np.int64)
     lists = np.zeros(n_cards + 1, np.int64)
     stacks = np.zeros((n, per), np.int64)
@@ -354,76 +430,11 @@ def play(
                         at = group_start[vi, h, gi]
                         action = codes[at + randbelow_col(st, mpos, col, group_len[vi, h, gi])]
                     else:
-                        lst = active[s]
-                        if lst < 0:
-                            want = WAIT << 4
-                        else:
-                            row = lst - first_list
-                            if vi:
-                                v = view[s]
-                                if h < k:
-                                    for i in range(h):
-                                        cand[i] = hand[s, i]
-                                    cand[h] = v
-                                    fit = _fits(
-                                      cand, h + 1, row, matches, price, luxury, list_size, k,
-                                      budget, threshold, max_matches, cheapest,
-                                  )  # fmt: skip
-                                    want = (KEEP if fit else THROW) << 4
-                                else:
-                                    for i in range(k):
-                                        cand[i] = hand[s, i]
-                                    now = _set_score(
-                                      cand, k, row, matches, price, luxury, k, budget,
-                                      threshold, max_matches, all_match_bonus, luxury_bonus,
-                                  )  # fmt: skip
-                                    best = now
-                                    ns = 0
-                                    for i in range(k):
-                                        p = 0
-                                        for j in range(k):
-                                            if j != i:
-                                                cand[p] = hand[s, j]
-                                                p += 1
-                                        cand[p] = v
-                                        sc = _set_score(
-                                          cand, k, row, matches, price, luxury, k, budget,
-                                          threshold, max_matches, all_match_bonus, luxury_bonus,
-                                      )  # fmt: skip
-                                        if sc > best:
-                                            best = sc
-                                            slots[0] = i
-                                            ns = 1
-                                        elif sc == best and sc > now:
-                                            slots[ns] = i
-                                            ns += 1
-                                    if ns:
-                                        want = (SWAP << 4) | slots[randbelow_col(st, mpos, col, ns)]
-                                    else:
-                                        want = THROW << 4
-                            elif h == k:
-                                for i in range(k):
-                                    cand[i] = hand[s, i]
-                                sc = _set_score(
-                                  cand, k, row, matches, price, luxury, k, budget, threshold,
-                                  max_matches, all_match_bonus, luxury_bonus,
-                              )  # fmt: skip
-                                if sc > 0:
-                                    want = BUY << 4
-                                else:
-                                    worst = 0
-                                    wm = -1
-                                    wp = -1
-                                    for i in range(k):
-                                        c = hand[s, i]
-                                        mm = list_size - matches[row, c]
-                                        if mm > wm or (mm == wm and price[c] > wp):
-                                            worst = i
-                                            wm = mm
-                                            wp = price[c]
-                                    want = (DROP << 4) | worst
-                            else:
-                                want = LOOK << 4
+                        row = active[s] - first_list if active[s] >= 0 else -1
+                        want = _greedy(
+                            hand, s, h, view[s], row, matches, price, luxury, sr, cand, slots,
+                            st, mpos, col,
+                        )  # fmt: skip
                         action = _pick(want, codes, nl)
                     acts[s] = action
                     if record:
@@ -470,16 +481,10 @@ def play(
                         nb += 1
                         held[s] -= 1
                     elif verb == BUY:  # WT-TICK-6
-                        for i in range(k):
-                            cand[i] = hand[s, i]
-                        sc = _set_score(
-                          cand, k, active[s] - first_list, matches, price, luxury, k, budget,
-                          threshold, max_matches, all_match_bonus, luxury_bonus,
-                      )  # fmt: skip
-                        sets_n[s] += 1
-                        sets_sum[s] += sc
-                        if sc == 0:
-                            sets_failed[s] += 1
+                        _lay_down(
+                            hand, s, cand, active[s] - first_list, matches, price, luxury, sr,
+                            sets_n, sets_sum, sets_failed,
+                        )  # fmt: skip
                         held[s] = 0
                         if sl[s] > 0:
                             sl[s] -= 1
@@ -510,16 +515,10 @@ def play(
                         nb += 1
                         view[s] = -1
                     if held[s] == k and active[s] >= 0:
-                        for i in range(k):
-                            cand[i] = hand[s, i]
-                        sc = _set_score(
-                          cand, k, active[s] - first_list, matches, price, luxury, k, budget,
-                          threshold, max_matches, all_match_bonus, luxury_bonus,
-                      )  # fmt: skip
-                        sets_n[s] += 1
-                        sets_sum[s] += sc
-                        if sc == 0:
-                            sets_failed[s] += 1
+                        _lay_down(
+                            hand, s, cand, active[s] - first_list, matches, price, luxury, sr,
+                            sets_n, sets_sum, sets_failed,
+                        )  # fmt: skip
                         active[s] = -1
                     else:
                         nb += held[s]
