@@ -24,10 +24,11 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import MASTER_SEED_LIMIT, SetupError, check_seed
+from cardshop.core import MASTER_SEED_LIMIT, SetupError, VariantBase, check_seed
 
 __all__ = [
     "MAX_SEED_TEXT",
+    "TERMINATIONS",
     "OutcomeRow",
     "Outcomes",
     "available",
@@ -164,12 +165,16 @@ RowMaker = Callable[["Outcomes"], list[Any]]
 an :class:`Outcomes` (a module-level function, so that the outcomes pickle)."""
 
 
+TERMINATIONS = ("", "finished", "capped")
+"""A game's termination by the code of a kernel's table (1 finished, 2 capped)."""
+
+
 class Outcomes(Sequence[Any]):
     """Games' outcomes kept as a kernel's arrays; :class:`OutcomeRow` tuples are made
     (by the family's ``rows``) when the sequence is read. It pickles as the arrays (a
     few bytes per game), so a worker process sends its games back cheaply and the
-    caller makes the objects. ``info`` is a number the family's rows need (Klunker: the
-    games of a match)."""
+    caller makes the objects. ``match_games`` is the games of a match (0: none), which
+    a match's ``details`` count. Made by :meth:`of`."""
 
     def __init__(
         self,
@@ -180,7 +185,7 @@ class Outcomes(Sequence[Any]):
         table: Any,
         seeds: Any,
         rows: RowMaker,
-        info: int = 0,
+        match_games: int = 0,
     ) -> None:
         self.players = players
         self.bots = tuple(str(b).strip() for b in bots)
@@ -189,8 +194,26 @@ class Outcomes(Sequence[Any]):
         self.table = table
         self.seeds = seeds
         self.rows = rows
-        self.info = info
+        self.match_games = match_games
         self._made: list[Any] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        variant: VariantBase,
+        players: int,
+        bots: Sequence[object],
+        start: int,
+        rotate: bool,
+        table: Any,
+        seeds: Any,
+        rows: RowMaker,
+    ) -> Outcomes:
+        """The outcomes of games ``start, start + 1, ...`` of ``variant`` at ``players``
+        (a match's games counted from the variant's ``match``)."""
+        match = variant.match
+        games = players * match.games_per_player if match is not None else 0
+        return cls(players, bots, start, rotate, table, seeds, rows, games)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from cardshop.core import Action, SetupError, VariantBase, check_players
 from cardshop.kernels import (
     MAX_SEED_TEXT,
+    TERMINATIONS,
     OutcomeRow,
     Outcomes,
     available,
@@ -280,20 +281,19 @@ def play(
     rotate=rotate)`` as a sequence of :class:`OutcomeRow` (the fields of its
     ``GameOutcome`` objects; :class:`Outcomes`: compact arrays until read)."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
-    return _made(variant, players, bots, start, rotate, out, seeds)
+    return Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
 
 
 _new = tuple.__new__
 """Builds an :class:`OutcomeRow` from a tuple of its fields without the named tuple's
 Python-level ``__new__`` (a third of the time of making the rows)."""
-_TERMINATIONS = ("", "finished", "capped")
 
 
 def _outcomes(made: Outcomes) -> list[Any]:
     """The rows of the kernel's table: ``[first_player, rounds, decisions,
-    termination, scores..., ranks...]``; ``made.info`` is the games of a match."""
+    termination, scores..., ranks...]``."""
     players = made.players
-    details = {"games": made.info} if made.info else {}
+    details = {"games": made.match_games} if made.match_games else {}
     head = 4 + players
     tail = 4 + 2 * players
     result: list[Any] = []
@@ -313,22 +313,13 @@ def _outcomes(made: Outcomes) -> list[Any]:
                     tuple([s for s in range(players) if ranks[s] == 1]),
                     row[1],
                     row[2],
-                    _TERMINATIONS[row[3]],
+                    TERMINATIONS[row[3]],
                     row[2],
                     dict(details),
                 ),
             )
         )
     return result
-
-
-def _made(
-    variant: VariantBase, players: int, bots: Sequence[object], start: int, rotate: bool,
-    out: Any, seeds: Any,
-) -> Outcomes:  # fmt: skip
-    match = variant.match
-    games = players * match.games_per_player if match is not None else 0
-    return Outcomes(players, bots, start, rotate, out, seeds, _outcomes, games)
 
 
 def histories(
@@ -360,5 +351,5 @@ def histories(
                 actions.append(Action(verb))
         decoded.append(actions)
         pos += length
-    outcomes = _made(variant, players, bots, start, rotate, out, seeds)
+    outcomes = Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
     return list(zip(outcomes, decoded, strict=True))

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from cardshop.core import Action, SetupError, VariantBase, actions_by_verb, check_players
 from cardshop.kernels import (
+    TERMINATIONS,
     OutcomeRow,
     Outcomes,
     check_range,
@@ -282,10 +283,7 @@ def play_arrays(
     return out, seeds
 
 
-_TERMINATIONS = ("", "finished", "capped")
-
-
-def details(ticks: int, capped_rounds: int, games: int) -> dict[str, int]:
+def _details(ticks: int, capped_rounds: int, games: int) -> dict[str, int]:
     """A game's ``details`` (a match's: its games' summed, and how many games)."""
     if games:
         return {"ticks": ticks, "capped_rounds": capped_rounds, "games": games}
@@ -311,21 +309,12 @@ def _outcomes(made: Outcomes) -> list[Any]:
                 winners_of(ranks),
                 row[0],
                 row[1],
-                _TERMINATIONS[row[2]],
+                TERMINATIONS[row[2]],
                 row[3],
-                details(row[3], row[4], made.info),
+                _details(row[3], row[4], made.match_games),
             )
         )
     return result
-
-
-def _made(
-    variant: VariantBase, players: int, bots: Sequence[object], start: int, rotate: bool,
-    out: Any, seeds: Any,
-) -> Outcomes:  # fmt: skip
-    match = variant.match
-    games = players * match.games_per_player if match is not None else 0
-    return Outcomes(players, bots, start, rotate, out, seeds, _outcomes, games)
 
 
 def play(
@@ -343,7 +332,7 @@ def play(
     of its ``GameOutcome`` objects; :class:`~cardshop.kernels.Outcomes`: compact arrays
     until read)."""
     out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
-    return _made(variant, players, bots, start, rotate, out, seeds)
+    return Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
 
 
 def histories(
@@ -371,5 +360,5 @@ def histories(
             actions.append(by_text[f"{verb} {arg}" if verb in ("swap", "drop") else verb])
         decoded.append(actions)
         pos += length
-    outcomes = _made(variant, players, bots, start, rotate, out, seeds)
+    outcomes = Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
     return list(zip(outcomes, decoded, strict=True))
