@@ -749,3 +749,38 @@ def test_audit_precision_on_the_command_line(tmp_path: Path) -> None:
     bad = _cardshop(*args, "--precision", "0", cwd=tmp_path)
     assert bad.returncode == 2
     assert "precision must be a number above 0" in bad.stderr
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "tuning"
+
+
+def _first_player_advantage(variant: str | Path, games: int, seed: int) -> tuple[float, float]:
+    """The 95% interval of the first player's win share minus 1/3, three greedy players."""
+    result = cardshop.simulate(variant, 3, games, "greedy", seed=seed, workers=1)
+    wins = sum(1 / len(o.winners) for o in result if o.first_player in o.winners)
+    share = wins / games
+    half = 1.96 * (share * (1 - share) / games) ** 0.5
+    return share - 1 / 3 - half, share - 1 / 3 + half
+
+
+def test_the_reglamentacja_example_plants_an_advantage_its_tuned_knobs_take_away(
+    tmp_path: Path,
+) -> None:
+    """docs/tuning.md, step 5: the planted generous shop gives the first of three greedy
+    players a clear advantage, and the knobs its study found (a shop draw of 0, a hand
+    limit of 3) leave none that 600 games on other seeds can see."""
+    spec = load_spec(EXAMPLES / "reglamentacja-fpa.tune.yaml")
+    assert [k.label for k in spec.knobs] == ["shop_draw", "hand_limit"]
+    assert [k.base_value for k in spec.knobs] == [2, 12]  # the plant, not the edition
+    planted = EXAMPLES / "reglamentacja-generous.yaml"
+    low, _ = _first_player_advantage(planted, 600, seed=11)
+    assert low > 0.02
+    _write(tmp_path, planted.name, planted.read_text(encoding="utf-8"))
+    tuned = _write(
+        tmp_path,
+        "tuned.yaml",
+        f"extends: {planted.name}\nname: tuned\nshop_draw: 0\nhand_limit: 3\n",
+    )
+    low, high = _first_player_advantage(tuned, 600, seed=11)
+    assert low < 0.02
+    assert high > -0.02
