@@ -627,8 +627,8 @@ def test_the_ledger_follows_every_game_of_a_match() -> None:
 
 @pytest.mark.parametrize("name", ["klunker-en", "klunker-es"])
 def test_hidden_twins_from_one_read_of_the_state_are_those_read_one_by_one(name: str) -> None:
-    """check_hidden_information reads the bare state once for all seats' twins: the
-    twins are the same as those built one by one, and the read is left unchanged."""
+    """hidden_twin takes the bare state read once for all seats' twins: the twins are
+    the same as those built one by one, and the read is left unchanged."""
     game = cardshop.new_game(name, players=4, seed=3)
     rng = random.Random(3)
     for _ in range(40):
@@ -641,3 +641,39 @@ def test_hidden_twins_from_one_read_of_the_state_are_those_read_one_by_one(name:
         assert shared.to_json() == alone.to_json()
         assert shared.observation(seat) == game.observation(seat)
     assert json.dumps(bare, sort_keys=True) == before
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "klunker-es"])
+def test_a_quick_twin_is_the_twin_its_json_makes(name: str) -> None:
+    """The audit's hidden-information check builds its twins from a copy of the game
+    (quick_twin): at every step of whole games, from the setup to the end, each seat's
+    twin is the game the JSON reader makes of the same places (hidden_twin), plays
+    the same legal actions to the same states, and leaves the game unchanged."""
+    for players, seed in ((3, 1), (5, 2), (4, 9)):
+        game = cardshop.new_game(name, players=players, seed=seed)
+        rng = random.Random(seed)
+        states = 0
+        while True:
+            before = game.to_json()
+            for seat in range(players):
+                quick = klunker_invariants.quick_twin(game, seat, states)
+                slow = klunker_invariants.hidden_twin(game, seat, states)
+                assert quick._legal is None  # worked out anew, never the game's own
+                assert quick == slow
+                assert quick.to_json() == slow.to_json()
+                assert quick.legal_actions() == slow.legal_actions()
+                assert quick.observation(seat) == game.observation(seat)
+                if not quick.is_over and states % 7 == 0:  # the same futures
+                    play = random.Random(states)
+                    for _ in range(30):
+                        if quick.is_over:
+                            break
+                        action = play.choice(quick.legal_actions())
+                        assert quick.apply(action) == slow.apply(action)
+                    assert quick.to_json() == slow.to_json()
+            assert game.to_json() == before
+            states += 1
+            if game.is_over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        assert states > 50
