@@ -406,13 +406,13 @@ def test_a_match_checks_thoroughly_only_on_the_thorough_steps(
         if hasattr(one.check, "quick"):
             assert (match.check.quick is None) == (one.check.quick is None), one.name
     built: list[int] = []
-    twin = klunker_invariants.hidden_twin
+    twin = klunker_invariants.quick_twin
 
-    def counted(game: Any, seat: int, seed: int = 0, **read: Any) -> Any:
+    def counted(game: Any, seat: int, seed: int = 0) -> Any:
         built.append(seat)
-        return twin(game, seat, seed, **read)
+        return twin(game, seat, seed)
 
-    monkeypatch.setattr(klunker_invariants, "hidden_twin", counted)
+    monkeypatch.setattr(klunker_invariants, "quick_twin", counted)
     checked = CheckedGame(cardshop.new_game(variant, players=3, seed=4), every=10)
     built.clear()  # the setup's thorough check
     rng = random.Random(4)

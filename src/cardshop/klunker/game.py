@@ -376,13 +376,12 @@ class Game(Engine):
         return {name: c for name, c in zip(self.rules.kinds, row, strict=True) if c}
 
     def zone_names(self) -> list[str]:
-        names = [f"{z}:{s}" for s in range(self.n) for z in ("hand", "window", "safe")]
-        names += [f"bank:{s}" for s in range(self.n)]
-        return [*names, "deck", "discard"]
+        """Every zone's name, in the order of the zones' numbers (a new list)."""
+        return list(_zone_names(self.n))
 
     def _zone_index(self, zone: Checked[str]) -> int:
         try:
-            return self.zone_names().index(zone)
+            return _zone_names(self.n).index(zone)
         except ValueError:
             raise GameStateError(
                 f"unknown zone {zone!r}; zones are {', '.join(self.zone_names())}"
@@ -390,7 +389,7 @@ class Game(Engine):
 
     def zones(self) -> dict[str, tuple[int, ...]]:
         """Every zone's card ids. The deck is listed top card first; others by id. [CARD-1]"""
-        names = self.zone_names()
+        names = _zone_names(self.n)
         out: dict[str, list[int]] = {name: [] for name in names}
         deck_zone = 4 * self.n
         for card, z in enumerate(self._where):
@@ -1262,6 +1261,19 @@ class Game(Engine):
             totals[z] += 1
         self._counts = counts
         self._totals = totals
+
+
+_ZONE_NAMES: dict[int, tuple[str, ...]] = {}
+"""The zones' names by player count (:meth:`Game.zone_names`), made once per count."""
+
+
+def _zone_names(n: int) -> tuple[str, ...]:
+    names = _ZONE_NAMES.get(n)
+    if names is None:
+        hands = [f"{z}:{s}" for s in range(n) for z in ("hand", "window", "safe")]
+        banks = [f"bank:{s}" for s in range(n)]
+        names = _ZONE_NAMES[n] = (*hands, *banks, "deck", "discard")
+    return names
 
 
 _PURE: Final = isinstance(Game.clone, FunctionType)
