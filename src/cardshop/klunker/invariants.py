@@ -442,7 +442,8 @@ def _dealt_again(
     game: Game, seat: Seat, seed: int, where: list[int], deck: list[int]
 ) -> tuple[list[int], list[int], int]:
     """The twin's ``where``, deck and seed: the cards hidden from ``seat`` (in other
-    hands, the deck and every bank) dealt out again among the same places."""
+    hands, the deck and every bank) dealt out again among the same places (``where``
+    and ``deck`` are read, never changed)."""
     n = game.players
     where = list(where)
     hidden_zones = {3 * s for s in range(n) if s != seat} | {3 * n + s for s in range(n)}
@@ -488,7 +489,7 @@ def quick_twin(game: Game, seat: Seat, seed: int = 0) -> Game:
     twin per seat at each thorough step). The places are changed as the JSON reader
     changes them: the counts are rebuilt from ``where``, the history is left behind
     (what was played is public), and the legal actions are worked out anew."""
-    where, deck, twin_seed = _dealt_again(game, seat, seed, game._where, list(game._deck))
+    where, deck, twin_seed = _dealt_again(game, seat, seed, game._where, game._deck)
     twin = game.clone()
     twin.history = []
     twin._seats = []
