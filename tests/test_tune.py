@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cardshop
-from cardshop.measures import GameSummary, measure_all
+from cardshop.measures import GameSummary, measure_all, outcome_summaries
 from cardshop.tuning import TuneError, load_spec, to_dict, tune, tuned_yaml
 from cardshop.tuning.racing import Race, estimate, loss_lower_bound, report_measures, z_of
 from cardshop.tuning.spec import parse_path
@@ -755,12 +755,12 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "tuning"
 
 
 def _first_player_advantage(variant: str | Path, games: int, seed: int) -> tuple[float, float]:
-    """The 95% interval of the first player's win share minus 1/3, three greedy players."""
+    """The 95% interval of the first-player advantage of three greedy players."""
     result = cardshop.simulate(variant, 3, games, "greedy", seed=seed, workers=1)
-    wins = sum(1 / len(o.winners) for o in result if o.first_player in o.winners)
-    share = wins / games
-    half = 1.96 * (share * (1 - share) / games) ** 0.5
-    return share - 1 / 3 - half, share - 1 / 3 + half
+    found = measure_all(outcome_summaries(result))["first_player_advantage"]
+    assert found.low is not None
+    assert found.high is not None
+    return found.low, found.high
 
 
 def test_the_reglamentacja_example_plants_an_advantage_its_tuned_knobs_take_away(
