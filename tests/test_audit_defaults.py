@@ -38,12 +38,17 @@ def test_families_declare_audit_defaults() -> None:
     assert wuhltisch.bots == ("greedy",)
     assert wuhltisch.cap_policy == "report"
     assert get_family("reglamentacja").audit.bots == ("greedy",)
-    assert get_family("klunker").audit == AuditDefaults()  # random bots, caps fail
+    klunker = get_family("klunker").audit
+    assert (klunker.bots, klunker.games, klunker.cap_policy) == (("random",), 1000, "fail")
+    assert klunker.check_games == 100  # of each player count's games, in debug mode
+    assert "--check-games all" in klunker.note
+    assert wuhltisch.check_games is None  # every game
     for bad in (
         {"cap_policy": "ignore"},
         {"bots": ()},
         {"check_every": 0},
         {"max_cap_share": 2.0},
+        {"check_games": -1},
     ):
         with pytest.raises(SetupError):
             AuditDefaults(**bad)
@@ -55,14 +60,14 @@ def test_an_audit_without_options_takes_the_family_defaults_and_says_so() -> Non
     assert report.bots == ("greedy",)
     assert report.cap_policy == "report"
     assert report.check_every == get_family("wuhltisch").audit.check_every
-    assert report.defaults == ("bots", "check_every", "cap_policy")  # games was given
+    assert report.defaults == ("bots", "check_every", "cap_policy", "check_games")  # not games
     assert report.player_counts[0].summaries[0].bots == ("greedy", "greedy")
     text = report.to_text()
     assert "wuhltisch audit defaults used: bots greedy" in text
     assert "cap policy report" in text
     assert "wuhltisch audit defaults used" in report.to_markdown()
     data = report.to_dict()["variants"][0]
-    assert data["defaults"] == ["bots", "check_every", "cap_policy"]
+    assert data["defaults"] == ["bots", "check_every", "cap_policy", "check_games"]
     assert data["cap_policy"] == "report"
     assert report.command().endswith("--bots greedy --cap-policy report")
 
@@ -76,6 +81,7 @@ def test_explicit_options_override_the_defaults() -> None:
         bots="greedy,random",
         check_every=50,
         cap_policy="fail",
+        check_games="all",
     )
     assert report.defaults == ()
     assert report.bots == ("greedy", "random")
@@ -101,7 +107,7 @@ def test_the_command_uses_the_family_defaults() -> None:
     (variant,) = json.loads(proc.stdout)["variants"]
     assert variant["bots"] == ["greedy"]
     assert variant["cap_policy"] == "report"
-    assert variant["defaults"] == ["bots", "check_every", "cap_policy"]
+    assert variant["defaults"] == ["bots", "check_every", "cap_policy", "check_games"]
     assert variant["defaults_note"]
 
 

@@ -87,6 +87,7 @@ def run_audit(
     precision_measures: Sequence[str] | None = None,
     replays: int = 1,
     graded: str | Sequence[str] | None = None,
+    check_games: int | str | None = None,
 ) -> AuditReport:
     """Audit ``variant`` (a loaded variant of any family, a built-in name or YAML path).
 
@@ -94,14 +95,17 @@ def run_audit(
     the variant's whole range); ``examples`` is the number of state machine runs
     (0 skips it, and hypothesis is then not needed); ``check_every`` checks the
     costly invariants (copies, hidden information, every legal action's text, ...)
-    of simulated games after every ``check_every``-th step. ``cap_policy``
+    of simulated games after every ``check_every``-th step. ``check_games``: how many
+    of a player count's simulated games (the first ones) are played in debug mode,
+    every invariant checked (``"all"``: every game); the others are played and
+    measured only, and the report says how many were checked. ``cap_policy``
     ``"fail"``: games may be capped in at most ``max_cap_share`` of games before the
     audit fails; ``"report"``: capped games are reported, never a failure. ``bots``
     names the bots that play (a name, or one per seat in turn; any name
     :func:`cardshop.bots.make_bot` knows for the variant). ``games``, ``bots``,
-    ``check_every``, ``cap_policy`` and ``max_cap_share`` left at ``None`` take the
-    family's audit defaults (:class:`cardshop.core.AuditDefaults`); the report lists
-    those it took (``report.defaults``). ``workers`` processes play the simulated
+    ``check_every``, ``check_games``, ``cap_policy`` and ``max_cap_share`` left at
+    ``None`` take the family's audit defaults (:class:`cardshop.core.AuditDefaults`);
+    the report lists those it took (``report.defaults``). ``workers`` processes play the simulated
     games (1: this process; ``None``: one per CPU); the report is the same for any
     number of workers when every invariant holds (a violation found stops that
     invariant's checks only in the games not yet sent to a worker). ``progress``
@@ -147,6 +151,7 @@ def run_audit(
         workers=workers,
         replays=replays,
         graded=graded,
+        check_games=check_games,
     )
     if precision is not None:
         if plan.graded:

@@ -131,6 +131,9 @@ class GamesJob:
     names: tuple[str, ...]
     replays: int = 1
     """Game ``i`` of the job is replay ``i % replays`` of deal ``i // replays``."""
+    checked: int | None = None
+    """The deals played in debug mode (every replay of deals ``0 .. checked - 1``);
+    later ones are played and measured only (``None``: every deal is checked)."""
 
 
 Played = tuple[tuple[str, Counterexample | None] | None, GameSummary | None]
@@ -150,8 +153,9 @@ def _play_chunk(job: GamesJob, indices: range, checks: frozenset[str]) -> list[P
     with shared_memo(memo):
         for i in indices:
             deal, replay = divmod(i, job.replays)
+            wanted = checks if job.checked is None or deal < job.checked else frozenset()
             _game, violation, summary = audit_game(
-                job.subject, job.players, job.seed, deal, checks, job.every, job.names, replay
+                job.subject, job.players, job.seed, deal, wanted, job.every, job.names, replay
             )
             fault = None if violation is None else (violation.invariant, violation.counterexample)
             if fault is not None:

@@ -45,6 +45,10 @@ class AuditPlan:
     graded: tuple[str, ...] = ()
     """The rungs of the graded ladder played per player count, weakest first (empty:
     none; docs/auditing.md)."""
+    check_games: int | None = None
+    """How many of a player count's simulated games (the first ones) are played in
+    debug mode, every invariant checked; the others are played and measured only
+    (``None``: every game is checked)."""
 
     def with_games(self, games: int, examples: int | None = None) -> AuditPlan:
         """The same audit with another number of games (and state machine examples)."""
@@ -66,6 +70,7 @@ def plan_audit(
     workers: int | None = 1,
     replays: int = 1,
     graded: str | Sequence[str] | None = None,
+    check_games: int | str | None = None,
 ) -> AuditPlan:
     """The plan of :func:`run_audit` with these options (see there); options left at
     ``None`` take the family's audit defaults. Raises :class:`AuditError` (or the
@@ -80,6 +85,7 @@ def plan_audit(
             ("games", games),
             ("check_every", check_every),
             ("cap_policy", cap_policy),
+            ("check_games", check_games),
         )
         if value is None
     )
@@ -97,6 +103,7 @@ def plan_audit(
         taken=taken,
         replays=replays,
         graded=_graded_rungs(subject.variant, graded),
+        check_games=defaults.check_games if check_games is None else _checked(check_games),
     )
     _check(plan)
     return plan
@@ -111,6 +118,19 @@ def _graded_rungs(variant: VariantBase, graded: str | Sequence[str] | None) -> t
     if isinstance(graded, str) and graded.strip() == "default":
         graded = default_rungs(variant)
     return tuple(check_rungs(variant, graded))
+
+
+def _checked(check_games: int | str) -> int | None:
+    """The games of a player count to check: a whole number 0 or more, or ``"all"``
+    (every game: ``None``)."""
+    if isinstance(check_games, str) and check_games.strip().lower() == "all":
+        return None
+    if type(check_games) is not int or check_games < 0:
+        raise AuditError(
+            f"check_games is a whole number 0 or more, or 'all' (every game is "
+            f"checked), not {str(check_games)[:40]!r}"
+        )
+    return check_games
 
 
 def _bot_names(bots: str | Sequence[str]) -> tuple[str, ...]:

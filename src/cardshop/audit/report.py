@@ -216,9 +216,13 @@ class AuditReport:
     capped games are a statistic only (the rules allow them)."""
     check_every: int = 10
     """The thorough checks ran after every ``check_every``-th step of a simulated game."""
+    check_games: int | None = None
+    """The simulated games of each player count played in debug mode (the first
+    ones; the others were played and measured only); ``None``: every game."""
     defaults: tuple[str, ...] = ()
     """The options taken from the family's audit defaults (:class:`cardshop.core.AuditDefaults`),
-    not given by the caller: some of ``bots``, ``games``, ``check_every``, ``cap_policy``."""
+    not given by the caller: some of ``bots``, ``games``, ``check_every``,
+    ``check_games``, ``cap_policy``."""
     defaults_note: str = ""
     """The family's reason for its audit defaults."""
     length_unit: str = "round"
@@ -268,6 +272,11 @@ class AuditReport:
             "bots": f"bots {self.policy}",
             "games": f"{self.games} games per player count",
             "check_every": f"thorough checks every {self.check_every} steps",
+            "check_games": (
+                "every game checked"
+                if self.check_games is None
+                else f"the first {self.check_games} games of each player count checked"
+            ),
             "cap_policy": f"cap policy {self.cap_policy}",
         }
         used = ", ".join(values[name] for name in self.defaults if name in values)
@@ -293,7 +302,26 @@ class AuditReport:
             parts.append(f"--replays {self.replays}")
         if self.graded:
             parts.append(f"--graded {','.join(self.graded[0].rungs)}")
+        if "check_games" not in self.defaults and not self.source:  # given, not a default
+            checked = "all" if self.check_games is None else self.check_games
+            parts.append(f"--check-games {checked}")
         return " ".join(parts)
+
+    @property
+    def sampled(self) -> bool:
+        """Whether only some of the simulated games were played in debug mode."""
+        return not self.source and self.check_games is not None and self.check_games < self.games
+
+    def checked_text(self) -> str:
+        """Which simulated games were played in debug mode, in words."""
+        if not self.sampled:
+            return "every simulated game in debug mode"
+        checked = self.check_games
+        assert checked is not None
+        return (
+            f"the first {checked:,} simulated games of each player count in debug mode, "
+            f"the other {self.games - checked:,} played and measured only"
+        )
 
     def variant_dict(self) -> dict[str, Any]:
         """This variant's entry of the report's ``variants`` (docs/measures.md)."""
@@ -312,6 +340,7 @@ class AuditReport:
             "max_cap_share": self.max_cap_share,
             "cap_policy": self.cap_policy,
             "check_every": self.check_every,
+            "check_games": self.check_games,
             "replays": self.replays,
             "defaults": list(self.defaults),
             "defaults_note": self.defaults_note or None,
@@ -453,8 +482,7 @@ class AuditReport:
             )
         else:
             out.append(
-                "Invariants (state machine: "
-                f"{self.examples} examples; every simulated game in debug mode)"
+                f"Invariants (state machine: {self.examples} examples; {self.checked_text()})"
             )
         width = max(len(f.name) for f in self.invariants) if self.invariants else 0
         for f in self.invariants:
@@ -534,6 +562,7 @@ class AuditReport:
             ),
             "### Invariants",
             "",
+            *([self.checked_text().capitalize() + ".", ""] if self.sampled else []),
             "| Invariant | Clauses | Result |",
             "| --- | --- | --- |",
         ]

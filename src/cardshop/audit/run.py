@@ -146,7 +146,9 @@ def _play_count(
 ) -> None:
     findings.count, findings.summaries = n, []
     replays = plan.replays
-    job = GamesJob(plan.subject, n, plan.seed, plan.check_every, plan.bots, replays)
+    job = GamesJob(
+        plan.subject, n, plan.seed, plan.check_every, plan.bots, replays, plan.check_games
+    )
     total = plan.games * replays
     for i, (fault, summary) in enumerate(play_games(job, total, findings.holding(), pool)):
         if fault is not None and fault[0] not in findings.found:
@@ -201,6 +203,7 @@ def make_report(plan: AuditPlan, findings: _Findings, *, partial: bool) -> Audit
         partial=partial,
         cap_policy=plan.cap_policy,
         check_every=plan.check_every,
+        check_games=plan.check_games,
         defaults=plan.taken,
         defaults_note=plan.subject.family.audit.note if plan.taken else "",
         length_unit=unit,

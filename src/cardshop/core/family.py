@@ -176,8 +176,10 @@ class AuditDefaults:
     ``cap_policy``: ``"fail"``, the audit fails when more than ``max_cap_share`` of a
     player count's games reach the variant's cap (for rules where a capped game is a
     fault); ``"report"``, capped games are a statistic of the report and never fail it
-    (for rules that allow them, as Wühltisch's tick cap). ``note``: why these
-    defaults, in a sentence the report shows.
+    (for rules that allow them, as Wühltisch's tick cap). ``check_games``: how many
+    of a player count's simulated games (the first ones) are played in debug mode,
+    every invariant checked; the others are played and measured only (``None``: every
+    game is checked). ``note``: why these defaults, in a sentence the report shows.
     """
 
     bots: tuple[str, ...] = ("random",)
@@ -185,14 +187,18 @@ class AuditDefaults:
     check_every: int = 10
     cap_policy: str = "fail"
     max_cap_share: float = 0.0
+    check_games: int | None = None
     note: str = ""
 
     def __post_init__(self) -> None:
+        checked = self.check_games
         if not self.bots or self.games < 0 or self.check_every < 1:
             raise SetupError(
                 f"audit defaults need a bot, 0 or more games and check_every of 1 or more "
                 f"(got {self.bots}, {self.games}, {self.check_every})"
             )
+        if checked is not None and (type(checked) is not int or checked < 0):
+            raise SetupError(f"audit defaults: check_games is 0 or more, or None (got {checked!r})")
         if self.cap_policy not in CAP_POLICIES or not 0 <= self.max_cap_share <= 1:
             raise SetupError(
                 f"audit defaults: cap_policy must be one of {', '.join(CAP_POLICIES)} and "

@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from cardshop.core import Dynamics, Family, VariantBase
+from cardshop.core import AuditDefaults, Dynamics, Family, VariantBase
 from cardshop.klunker import spaces
 from cardshop.klunker.bots import make_greedy, make_thrifty
 from cardshop.klunker.events import CODEC
@@ -55,6 +55,12 @@ FAMILY = Family.for_engine(
     digest="rules.md",
     variant_strategy="cardshop.klunker.strategies:variants",
     kernel="cardshop.klunker.kernel",
+    audit=AuditDefaults(
+        check_games=100,
+        note="a game checked in debug mode costs some fifteen times one played and "
+        "measured only, so every invariant is checked in the first 100 games of each "
+        "player count and all are measured; --check-games all checks every one",
+    ),
     description="Shop window, safe and purchase: Klunker and its editions.",
     length_unit="round",  # a game is counted in rounds, capped by round_cap (ROUND-1)
 )

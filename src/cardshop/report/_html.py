@@ -294,7 +294,8 @@ def _invariants(report: Report, names: list[str]) -> str:
             f"{(': ' + _e(inv.detail)) if inv.detail else ''}</li>"
             for inv in v.invariants
         )
-        parts.append(f"<h3>{_e(name)}</h3><ul>{items}</ul>")
+        checked = f"<p>{_e(v.checked)}.</p>" if v.checked else ""
+        parts.append(f"<h3>{_e(name)}</h3>{checked}<ul>{items}</ul>")
     return "<section id=invariants><h2>Invariants</h2>" + "".join(parts) + "</section>"
 
 

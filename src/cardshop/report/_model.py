@@ -46,6 +46,7 @@ MAX_SEATS = 64
 MAX_BOTS = 64
 MAX_INVARIANTS = 1_000
 MAX_WARNINGS = 1_000
+MAX_CHECK_GAMES = 1_000_000  # a player count's games checked in debug mode
 MAX_BINS = 1_000
 MAX_ACTION_COUNTS = 100_000  # distinct numbers of legal actions in a branching histogram
 MAX_NUMBERS = 2_000_000  # numbers in all chart series of one report together
@@ -167,6 +168,9 @@ class VariantReport:
     measures); 1 in a report of an earlier version."""
     graded: tuple[Graded, ...] = ()
     """The graded ladder of each player count; () without ``--graded``."""
+    checked: str = ""
+    """Which simulated games were played in debug mode, in words (empty in a report
+    of an earlier version, and where every game was)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +350,9 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
             r.fail((*path, "player_counts", i, "players"), f"{count.players} players twice")
         seen.add(count.players)
     unit = v.get("length_unit", "round")  # a report of an earlier version has none
+    checked = v.get("check_games")  # None: every game (or an earlier version)
+    if checked is not None:
+        checked = r.integer(checked, (*path, "check_games"), 0, MAX_CHECK_GAMES)
     warnings = r.list(v.get("warnings", []), (*path, "warnings"), MAX_WARNINGS)
     return VariantReport(
         variant=text("variant"),
@@ -361,7 +368,15 @@ def _variant(r: _Reader, value: object, path: Path) -> VariantReport:
             _graded(r, g, (*path, "graded", i))
             for i, g in enumerate(r.list(v.get("graded", []), (*path, "graded"), MAX_PLAYER_COUNTS))
         ),
+        checked=_checked_words(checked, player_counts),
     )
+
+
+def _checked_words(checked: int | None, counts: tuple[PlayerCount, ...]) -> str:
+    """The report's words for which games were checked (empty: every one)."""
+    if checked is None or all(pc.games <= checked for pc in counts):
+        return ""
+    return f"invariants checked in the first {checked:,} games of each player count"
 
 
 def _graded(r: _Reader, value: object, path: Path) -> Graded:
