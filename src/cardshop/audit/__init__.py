@@ -105,10 +105,10 @@ def run_audit(
     :func:`cardshop.bots.make_bot` knows for the variant). ``games``, ``bots``,
     ``check_every``, ``check_games``, ``cap_policy`` and ``max_cap_share`` left at
     ``None`` take the family's audit defaults (:class:`cardshop.core.AuditDefaults`);
-    the report lists those it took (``report.defaults``). ``workers`` processes play the simulated
-    games (1: this process; ``None``: one per CPU); the report is the same for any
-    number of workers when every invariant holds (a violation found stops that
-    invariant's checks only in the games not yet sent to a worker). ``progress``
+    the report lists those it took (``report.defaults``). ``workers`` processes play
+    the simulated games (1: this process; ``None``: one per CPU); the report is the
+    same for any number of workers when every invariant holds (a violation found
+    stops that invariant's checks only in the games not yet sent to a worker). ``progress``
     receives a line of text as each part starts, and ``played(players, done)`` the
     number of games of a player count played so far, after each game.
 
