@@ -455,6 +455,37 @@ def test_a_stopped_audit_gives_what_it_had_as_a_partial_report() -> None:
     assert "PARTIAL REPORT" in report.to_markdown()
 
 
+def test_an_error_raised_while_a_stop_is_requested_stops_the_audit() -> None:
+    """A stop that lands in a library may come back wrapped in that library's error
+    (pydantic's serializers wrap any exception): while a stop is requested, the error
+    is the stop and the partial report is kept; otherwise it is an error."""
+    from cardshop.support.stopping import clear_stop, request_stop
+
+    def wrapped_at(game: int, *, stop: bool) -> Any:
+        def played(n: int, done: int) -> None:
+            if done == game:
+                if stop:
+                    request_stop(15)
+                raise RuntimeError("Error calling function `_dump`: Stopped: 15")
+
+        return played
+
+    with pytest.raises(RuntimeError):
+        run_audit("klunker-en", games=4, players=[3], examples=0, played=wrapped_at(2, stop=False))
+    try:
+        with pytest.raises(AuditInterrupted) as info:
+            run_audit(
+                "klunker-en", games=4, players=[3], examples=0, played=wrapped_at(2, stop=True)
+            )
+    finally:
+        clear_stop()
+    assert isinstance(info.value.__cause__, RuntimeError)
+    report = info.value.report
+    assert isinstance(report, AuditReport)
+    assert report.partial
+    assert [(pc.players, pc.games) for pc in report.player_counts] == [(3, 2)]
+
+
 def test_a_stopped_comparison_is_partial_where_it_stopped() -> None:
     from cardshop.audit import ComparisonReport, run_comparison
 

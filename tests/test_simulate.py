@@ -637,6 +637,39 @@ def test_a_process_forked_during_a_stoppable_command_acts_as_a_worker(sig: int) 
     assert run.stdout.split() == [str(-sig if sig == signal.SIGTERM else 0)]
 
 
+_STOP_REQUESTED = """
+import os, signal, time
+from cardshop.cli._stop import Stopped, signals_stop, stop_signal
+from cardshop.support.stopping import is_interruption, requested_stop
+
+print(requested_stop(), is_interruption(ValueError()))
+try:
+    with signals_stop():
+        print(requested_stop(), is_interruption(ValueError()))
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(60)
+        except Stopped:
+            print(requested_stop(), is_interruption(ValueError()))
+            raise
+except Stopped:
+    print(requested_stop(), is_interruption(ValueError()), stop_signal(ValueError()))
+"""
+
+
+def test_a_caught_signal_requests_a_stop_while_the_command_unwinds() -> None:
+    """While a stoppable command unwinds from a signal, the library's loops count any
+    error as the stop (a library it lands in may wrap it); once the block is left,
+    errors are errors again, while the command still knows which signal stopped it."""
+    run = subprocess.run(
+        [sys.executable, "-c", _STOP_REQUESTED],
+        capture_output=True, text=True, timeout=STOP_GUARD,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines == ["None False", "None False", "15 True", f"None False {int(signal.SIGTERM)}"]
+
+
 # ------------------------------------------------------------ any family
 
 

@@ -9,13 +9,14 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import cardshop
 from cardshop.measures import GameSummary, measure_all, outcome_summaries
-from cardshop.tuning import TuneError, load_spec, to_dict, tune, tuned_yaml
+from cardshop.tuning import TuneError, TuneInterrupted, load_spec, to_dict, tune, tuned_yaml
 from cardshop.tuning.racing import Race, estimate, loss_lower_bound, report_measures, z_of
 from cardshop.tuning.spec import parse_path
 
@@ -716,6 +717,63 @@ def test_ctrl_c_while_the_base_is_played_keeps_its_batches(tmp_path: Path) -> No
     assert r.base.games == 800
     assert played[0] == (800 - kept) + 800
     assert r.games == 1600
+
+
+class _Wrapped(RuntimeError):
+    """What a library makes of a stop raised inside it (pydantic's serializers wrap any
+    exception, a signal handler's included, in an error of their own)."""
+
+
+def test_an_error_raised_while_a_stop_is_requested_is_an_interruption(
+    tmp_path: Path,
+) -> None:
+    """While a stop is requested, an error is the stop: during the base, TuneInterrupted
+    with the finished batches kept (the same spec then plays only the rest); during the
+    search, ``stopped == "interrupted"``. With no stop requested, the error is raised."""
+    from cardshop.support.stopping import clear_stop, request_stop
+
+    _write(tmp_path, "planted.yaml", KLUNKER_PLANTED)
+    spec = _write(
+        tmp_path,
+        "spec.yaml",
+        "base: planted.yaml\n"
+        "knobs:\n  - {path: hand_size, choices: [1, 2]}\n"
+        "objectives:\n  - {measure: rounds, direction: minimize}\n"
+        "players: [4]\nbudget: {games: 100000, batch: 50, batches: 4, trials: 2}\nseed: 5\n"
+        "stop_when_met: false\n",
+    )
+    played = [0]
+
+    def fail_after(limit: int, *, stop: bool) -> Callable[[int], None]:
+        def games(n: int) -> None:
+            played[0] += n
+            if played[0] >= limit:
+                if stop:
+                    request_stop(2)
+                raise _Wrapped("Error calling function `_dump`: Stopped: 2")
+
+        return games
+
+    with pytest.raises(_Wrapped):
+        tune(spec, storage=None, workers=1, on_games=fail_after(100, stop=False))
+
+    db = tmp_path / "spec.tune.db"
+    played[0] = 0
+    try:
+        with pytest.raises(TuneInterrupted) as stopped:
+            tune(spec, storage=db, workers=1, on_games=fail_after(100, stop=True))
+    finally:
+        clear_stop()
+    assert isinstance(stopped.value.__cause__, _Wrapped)
+    assert _stored_base_batches(db) == 1  # the second was played, not yet kept
+    played[0] = 0
+    try:
+        r = tune(spec, storage=db, workers=1, on_games=fail_after(150 + 10, stop=True))
+    finally:
+        clear_stop()
+    assert r.stopped == "interrupted"
+    assert isinstance(r.interruption, _Wrapped)
+    assert r.base.games == 200
 
 
 # ---------------------------------------------------------------- precision

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cardshop.core.errors import CardshopError
+from cardshop.support import stopping
 
 if TYPE_CHECKING:
     from cardshop.audit.compare import ComparisonReport
@@ -29,5 +30,7 @@ class AuditInterrupted(KeyboardInterrupt):
 
 
 def is_interruption(exc: BaseException) -> bool:
-    """Whether ``exc`` stops an audit rather than fails it: not an error, not an exit."""
-    return not isinstance(exc, Exception | SystemExit | GeneratorExit | AuditInterrupted)
+    """Whether ``exc`` stops an audit rather than fails it: not an error, not an exit,
+    or any exception raised while a stop is requested
+    (:func:`cardshop.support.stopping.is_interruption`)."""
+    return not isinstance(exc, AuditInterrupted) and stopping.is_interruption(exc)

@@ -27,6 +27,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cardshop.cli._app import err_console
+from cardshop.support.stopping import clear_stop, request_stop
 
 __all__ = ["GamesBar", "Stopped", "games_bar", "raise_if_stopped", "signals_stop", "stop_signal"]
 
@@ -66,6 +67,7 @@ def signals_stop() -> Iterator[None]:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
         _caught.append(signum)
+        request_stop(signum)  # the library's loops: any error raised from now on is the stop
         raise Stopped(signum)
 
     def unraisable(info: Any) -> None:
@@ -81,6 +83,7 @@ def signals_stop() -> Iterator[None]:
         raise_if_stopped()
 
     _caught.clear()
+    clear_stop()
     owner = os.getpid()
     hook = sys.unraisablehook
     sys.unraisablehook = unraisable
@@ -89,6 +92,7 @@ def signals_stop() -> Iterator[None]:
     try:
         yield
     finally:
+        clear_stop()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, alarm)
         if not _caught:  # once stopped, the process only ends: a second signal is ignored

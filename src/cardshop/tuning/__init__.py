@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from cardshop.tuning.output import TUNE_SCHEMA, render_html, to_dict, tuned_yaml, write_html
 from cardshop.tuning.spec import Budget, Knob, Objective, TuneError, TuneSpec, load_spec
-from cardshop.tuning.study import Candidate, TuneResult, tune
+from cardshop.tuning.study import Candidate, TuneInterrupted, TuneResult, tune
 
 __all__ = [
     "TUNE_SCHEMA",
@@ -27,6 +27,7 @@ __all__ = [
     "Knob",
     "Objective",
     "TuneError",
+    "TuneInterrupted",
     "TuneResult",
     "TuneSpec",
     "load_spec",

@@ -77,6 +77,7 @@ from cardshop.measures import (
     outcome_summaries,
 )
 from cardshop.simulation import bot_seed, game_seed, simulate
+from cardshop.support.stopping import is_interruption
 from cardshop.tuning.matrix import (
     MATRIX,
     Lineup,
@@ -659,12 +660,6 @@ def _import_optuna() -> Any:
     return optuna
 
 
-def _interruption(exc: BaseException) -> bool:
-    """Whether ``exc`` stops a study rather than fails it: not an error, not an exit
-    (Ctrl-C, or a stop signal a program turned into an exception of its own)."""
-    return not isinstance(exc, Exception | SystemExit | GeneratorExit)
-
-
 _BLOCK = "base:{players}:{batch}"
 """The study's user attribute holding one batch of the base at one player count."""
 _LINEUP = "base:{players}:{batch}:matrix:{objective}:{i}:{j}"
@@ -720,7 +715,9 @@ def tune(
     confirmation on fresh seeds. Ctrl-C (``KeyboardInterrupt``, or any interruption that
     is not an error) during the search stops it with everything finished kept; the
     result then says ``stopped == "interrupted"``. Before the base is played in full it
-    raises :class:`TuneInterrupted`, having kept the base's finished batches.
+    raises :class:`TuneInterrupted`, having kept the base's finished batches. Any error
+    raised while a stop is requested (:mod:`cardshop.support.stopping`) is such an
+    interruption too: a library the stop lands in may wrap it in an error of its own.
     """
     optuna = _import_optuna()
     loaded = load_spec(spec)
@@ -877,7 +874,7 @@ def tune(
                 check(loaded.players)
                 begin()
     except BaseException as exc:
-        if not _interruption(exc):
+        if not is_interruption(exc):
             player.close()
             raise
         player.close()
@@ -1043,7 +1040,7 @@ def tune(
                         )
                         break
             except BaseException as exc:
-                if not _interruption(exc):
+                if not is_interruption(exc):
                     raise
                 # Played again first when the study resumes.
                 c.state, c.reason = "stopped", "interrupted"
@@ -1073,7 +1070,7 @@ def tune(
             if on_trial is not None:
                 on_trial(c)
     except BaseException as exc:
-        if not _interruption(exc):
+        if not is_interruption(exc):
             player.close()
             raise
         stopped, interruption = "interrupted", exc
@@ -1086,7 +1083,7 @@ def tune(
         if confirmation is None and interruption is None:
             confirmation = confirm(best)
     except BaseException as exc:
-        if not _interruption(exc):
+        if not is_interruption(exc):
             raise
         stopped, interruption = "interrupted", interruption or exc
     finally:
