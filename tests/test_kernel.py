@@ -5,8 +5,11 @@ games: the same chance (first player, deal, reshuffles, blind payments), the sam
 choices, so the same action history and the same outcome, game by game. Any
 disagreement is a bug in one of the two (docs/kernel.md).
 
-How many games: ``CARDSHOP_DIFF_GAMES`` games per built-in variant, player count and
-bot line-up (default 12; the deep run of docs/kernel.md uses 10000)::
+How many games (:mod:`diff_support`): per built-in variant and player count, 100 random
+games and 10 of each line-up with greedy players (about 1,200 games in all); 2,000 and
+200 in the slow lane (``CARDSHOP_SLOW_LANE=1``: about 24,000 games); in a deep run by
+hand, ``CARDSHOP_DIFF_GAMES`` random games and a tenth as many of the others
+(docs/kernel.md uses 10000)::
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_kernel.py -k builtin -p no:cacheprovider
 
@@ -15,7 +18,6 @@ Generated variants follow the hypothesis profile (``deep``: 2000 variants).
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -44,8 +46,10 @@ from cardshop.simulation import (
     simulate,
 )
 from cardshop.testing.strategies import variants
+from diff_support import diff_games
 
-GAMES = int(os.environ.get("CARDSHOP_DIFF_GAMES", "12"))
+RANDOM_GAMES = diff_games(100, 2000)
+GREEDY_GAMES = diff_games(10, 200, share=10)  # a greedy game costs the reference 10 random ones
 
 BUILTIN = [
     (name, n)
@@ -123,8 +127,7 @@ def check_same(
 def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: str) -> None:
     variant = load_variant(name)
     bots = _specs(LINEUPS[lineup], players)
-    # Greedy games cost the reference engine ten times a random one: a tenth as many.
-    games = GAMES if lineup == "random" else max(2, GAMES // 10)
+    games = RANDOM_GAMES if lineup == "random" else GREEDY_GAMES
     if variant.match is not None:  # a simulated game is a whole match of several games
         games = -(-games // (players * variant.match.games_per_player))
     assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0

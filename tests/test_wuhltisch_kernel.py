@@ -4,10 +4,13 @@ For the same simulation seed, the kernel and the reference engine must play the 
 games: the same shuffles and throw-backs, the same bot choices, so the same moves and
 the same outcome, game by game (docs/kernel.md).
 
-How many games: ``CARDSHOP_DIFF_GAMES`` greedy games per player count and line-up of
-the built-in variants (default 250, about 1,300 in all; random and baseline games run
-to the tick cap and cost the reference engine some fifty times a greedy one: a
-fortieth as many). The deep run of docs/kernel.md uses 10000::
+How many games (:mod:`diff_support`), per player count of the built-in variants: 250
+greedy games, 50 of greedy, random and baseline players by seat, 6 of each other
+line-up (about 1,550 in all: random and baseline players alone run the game to the tick
+cap, and such a game costs the reference engine some twenty greedy ones); 3,000, 1,000
+and 12 in the slow lane (``CARDSHOP_SLOW_LANE=1``: about 20,000 games); in a deep run
+by hand, ``CARDSHOP_DIFF_GAMES`` greedy games and a fortieth as many of the others
+(docs/kernel.md uses 10000)::
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_wuhltisch_kernel.py -k builtin
 
@@ -16,7 +19,6 @@ Generated variants follow the hypothesis profile.
 
 from __future__ import annotations
 
-import os
 import pickle
 from typing import Any
 
@@ -45,8 +47,11 @@ from cardshop.verify import mini_variants
 from cardshop.wuhltisch import kernel
 from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
+from diff_support import diff_games
 
-GAMES = int(os.environ.get("CARDSHOP_DIFF_GAMES", "250"))
+GREEDY_GAMES = diff_games(250, 3000)
+MIXED_GAMES = diff_games(50, 1000, share=40)
+CAPPED_GAMES = diff_games(6, 12, share=40)  # line-ups that play to the tick cap
 CHUNK = 100  # games a histories() call plays (its limit: kernel.MAX_HISTORY_GAMES)
 
 LINEUPS = {
@@ -131,7 +136,7 @@ BUILTIN = [("wuhltisch", n) for n in range(2, 6)] + [("wuhltisch-mini", 2)]
 @pytest.mark.parametrize(("name", "players"), BUILTIN)
 def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: str) -> None:
     variant = _load(name)
-    games = GAMES if lineup == "greedy" else max(2, GAMES // 40)
+    games = {"greedy": GREEDY_GAMES, "mixed": MIXED_GAMES}.get(lineup, CAPPED_GAMES)
     bots = _specs(LINEUPS[lineup], players)
     assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0
 
