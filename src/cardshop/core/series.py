@@ -173,6 +173,7 @@ class Series(Game):
         "_games",
         "_index",
         "_options",
+        "_over",
         "_players",
         "_results",
         "_takes_first",
@@ -206,6 +207,7 @@ class Series(Game):
         self._options = options
         self._index = 0
         self._results: tuple[Result, ...] = ()
+        self._over = False  # every game played: len(_results) == _games, kept (hot path)
         self._totals = (0,) * players
         self._finished: tuple[tuple[Move, ...], ...] = ()  # moves of replaced games
 
@@ -300,7 +302,7 @@ class Series(Game):
 
     @property
     def is_over(self) -> bool:
-        return len(self._results) == self._games
+        return self._over
 
     @property
     def moves(self) -> list[Move]:
@@ -322,7 +324,7 @@ class Series(Game):
     # ---------------------------------------------------------------- acting
 
     def legal_actions(self, seat: Seat | None = None) -> LegalActions:
-        if self.is_over:
+        if self._over:
             raise GameStateError("the series is over: no seat acts")
         return self._game.legal_actions(seat)
 
@@ -331,18 +333,20 @@ class Series(Game):
 
     def apply(self, action: Action | str, seat: Seat | None = None) -> list[Event]:
         """Apply to the current game; when it ends, the next one starts."""
-        if self.is_over:
+        if self._over:
             raise GameStateError("the series is over: no seat acts")
-        events = self._game.apply(action, seat)
-        if self._game.is_over:
+        game = self._game
+        events = game.apply(action, seat)
+        if game.is_over:
             events = [*events, self._game_ended()]
         return events
 
     def apply_joint(self, actions: Mapping[Seat, Action | str]) -> list[Event]:
-        if self.is_over:
+        if self._over:
             raise GameStateError("the series is over: no seat acts")
-        events = self._game.apply_joint(actions)
-        if self._game.is_over:
+        game = self._game
+        events = game.apply_joint(actions)
+        if game.is_over:
             events = [*events, self._game_ended()]
         return events
 
@@ -351,6 +355,7 @@ class Series(Game):
         game = self._game
         result = game.result()
         self._results = (*self._results, result)
+        self._over = len(self._results) == self._games
         self._totals = tuple(t + s for t, s in zip(self._totals, result.scores, strict=True))
         ended = self._index
         nxt = -1
@@ -411,6 +416,7 @@ class Series(Game):
         other._options = self._options
         other._index = self._index
         other._results = self._results
+        other._over = self._over
         other._totals = self._totals
         other._finished = self._finished
         other._game = self._game.clone()
