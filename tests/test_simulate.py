@@ -554,6 +554,7 @@ def _signals_stop_the_kernel_threads(variant: str, env: dict[str, str], tmp_path
         assert list(out.iterdir()) == []  # no output file
 
 
+@pytest.mark.build_independent
 def test_the_first_compile_is_logged_and_cached_and_a_signal_stops_the_threads(
     kernel_runs: tuple[dict[str, str], list[subprocess.CompletedProcess[str]]], tmp_path: Path
 ) -> None:
@@ -570,6 +571,7 @@ def test_the_first_compile_is_logged_and_cached_and_a_signal_stops_the_threads(
     _signals_stop_the_kernel_threads("klunker-en", env, tmp_path)
 
 
+@pytest.mark.build_independent
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_first_compile_stops_cleanly(
     sig: signal.Signals, tmp_path: Path
