@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardshop.core import SEED_LIMIT, derive_below, derive_rng, derive_shuffle
+from cardshop.core import SEED_LIMIT, derive_below, derive_rng, derive_seed, derive_shuffle
 
 seeds = st.integers(-SEED_LIMIT + 1, SEED_LIMIT - 1)
 labels = st.lists(st.one_of(st.integers(0, 10**6), st.text(max_size=8)), max_size=3)
+
+
+@given(seeds, labels)
+def test_derive_seed_is_the_blake2b_64_hash_of_the_labels_repr(
+    seed: int, words: list[int | str]
+) -> None:
+    """The chance model every record and kernel relies on: BLAKE2b-64 of the repr of
+    ``(seed, *labels)``, big-endian (each call from a fresh state, whatever came before)."""
+    text = repr((seed, *words)).encode()
+    expected = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+    assert derive_seed(seed, *words) == expected
+    assert derive_seed(seed, *words) == expected
 
 
 @given(seeds, labels, st.integers(1, 2**70))

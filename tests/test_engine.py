@@ -7,6 +7,7 @@ nothing; replay, clone and JSON reproduce the game exactly.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import itertools
 import json
@@ -454,3 +455,33 @@ def test_the_payment_draw_seed_is_derive_seed(seed: int, chance: int, draw: int)
     from cardshop.klunker.game import _pay_seed
 
     assert _pay_seed(seed, chance, draw) == cardshop.derive_seed(seed, "pay", chance, draw)
+
+
+def test_the_payment_draw_seed_hashes_the_repr_of_an_int_subclass() -> None:
+    """A seed of an int subclass is written as ``derive_seed`` writes it, by its repr."""
+    from cardshop.klunker.game import _pay_seed
+
+    class Named(int):
+        def __repr__(self) -> str:
+            return "Named(7)"
+
+    seed = Named(7)
+    assert _pay_seed(seed, 3, 1) == cardshop.derive_seed(seed, "pay", 3, 1)
+
+
+def test_a_seed_of_an_int_subclass_plays_the_game_of_its_value() -> None:
+    """A seed is read as a plain int: an IntEnum seed (whose repr is no number) deals
+    the game of its value, on either build (the compiled one keeps a plain int)."""
+
+    class Seeds(enum.IntEnum):
+        LUCKY = 7
+
+    for name in ("klunker-es", "klunker-zh"):
+        game = cardshop.new_game(name, 4, seed=Seeds.LUCKY)
+        plain = cardshop.new_game(name, 4, seed=7)
+        assert type(game.seed) is int
+        rng = random.Random(1)
+        while not plain.is_over:
+            action = rng.choice(plain.legal_actions())
+            assert game.apply(action) == plain.apply(action)
+        assert game.result() == plain.result()

@@ -55,7 +55,7 @@ def is_seed(seed: object) -> bool:
 
 
 def check_seed(seed: object, what: str = "seed", limit: int = SEED_LIMIT) -> int:
-    """``seed`` if it is an int with ``-limit < seed < limit``; else a
+    """``seed`` as a plain int if it is an int with ``-limit < seed < limit``; else a
     :class:`~cardshop.SetupError` naming ``what`` and the range.
 
     The one check of a seed that every setup makes: a game's (``limit`` is
@@ -66,7 +66,10 @@ def check_seed(seed: object, what: str = "seed", limit: int = SEED_LIMIT) -> int
     different games from it.
     """
     if isinstance(seed, int) and not isinstance(seed, bool) and -limit < seed < limit:
-        return seed
+        # An int subclass (an IntEnum) is read as its value: seeds are hashed by their
+        # repr (derive_seed), which for a subclass need not be its digits, and the
+        # compiled build keeps a game's seed as a plain int anyway.
+        return int(seed)
     bound = f"2**{limit.bit_length() - 1}" if limit & (limit - 1) == 0 else str(limit)
     why = " (true and false are not seeds)" if isinstance(seed, bool) else ""
     raise SetupError(
@@ -74,10 +77,16 @@ def check_seed(seed: object, what: str = "seed", limit: int = SEED_LIMIT) -> int
     )
 
 
+_BLAKE64 = hashlib.blake2b(digest_size=8)
+"""An empty BLAKE2b-64 state, which :func:`derive_seed` copies (cheaper than a new one)."""
+
+
 def derive_seed(seed: int, *labels: int | str) -> int:
-    """A 64-bit seed derived from ``seed`` and labels, stable across runs and machines."""
-    h = hashlib.blake2b(repr((seed, *labels)).encode(), digest_size=8)
-    return int.from_bytes(h.digest(), "big")
+    """A 64-bit seed derived from ``seed`` and labels, stable across runs and machines:
+    the BLAKE2b-64 hash of ``repr((seed, *labels))``, read as a big-endian int."""
+    hasher = _BLAKE64.copy()
+    hasher.update(repr((seed, *labels)).encode())
+    return int.from_bytes(hasher.digest(), "big")
 
 
 def derive_rng(seed: int, *labels: int | str) -> random.Random:

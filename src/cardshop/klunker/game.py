@@ -40,7 +40,6 @@ from cardshop.core import (
     StateField,
     Termination,
     chance_source,
-    derive_seed,
     format_value,
 )
 from cardshop.klunker.events import (
@@ -125,13 +124,34 @@ def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
     raise ValueError(f"no card of zone {zone} among {lo}..{hi - 1}")
 
 
+_BLAKE64: Final = blake2b(digest_size=8)
+"""An empty BLAKE2b-64 state, which the payments' hashes start from (a copy costs less
+than a new one)."""
+
+
+def _pay_hasher(seed: int, chance: int) -> blake2b:
+    """The BLAKE2b-64 state of the text every draw of payment ``chance`` begins with:
+    ``derive_seed(seed, "pay", chance, draw)`` hashes ``repr((seed, "pay", chance,
+    draw))``, written out here directly, and a draw (:func:`_pay_draw`) hashes only
+    the rest."""
+    # repr of an int is its digits (str, faster compiled), but not of every subclass
+    text = str(seed) if type(seed) is int else repr(seed)
+    hasher = _BLAKE64.copy()
+    hasher.update(f"({text}, 'pay', {chance}, ".encode())
+    return hasher
+
+
+def _pay_draw(prefix: blake2b, draw: int) -> int:
+    """``derive_seed(seed, "pay", chance, draw)`` from the state :func:`_pay_hasher`
+    made of ``seed`` and ``chance``."""
+    hasher = prefix.copy()
+    hasher.update(b"%d)" % draw)
+    return int.from_bytes(hasher.digest(), "big")
+
+
 def _pay_seed(seed: int, chance: int, draw: int) -> int:
-    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the text
-    hashed is the repr of that tuple of ints and a str, written out directly."""
-    if type(seed) is not int:  # an int subclass, whose repr may not be its digits
-        return derive_seed(seed, "pay", chance, draw)
-    text = f"({seed}, 'pay', {chance}, {draw})"
-    return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
+    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster."""
+    return _pay_draw(_pay_hasher(seed, chance), draw)
 
 
 def _keeps_extra(rules: Rules) -> bool:
@@ -782,10 +802,10 @@ class Game(Engine):
         base = src * k
         paid: list[int] = []
         source = chance_source()
-        seeded = source is SEEDED
+        prefix = _pay_hasher(seed, chance) if source is SEEDED else None
         for _ in range(count):
-            if seeded:
-                j = _pay_seed(seed, chance, len(paid)) % self._totals[src]
+            if prefix is not None:
+                j = _pay_draw(prefix, len(paid)) % self._totals[src]
             else:
                 j = source.pick(self._totals[src], seed, "pay", chance, len(paid))
             kind = 0
