@@ -47,6 +47,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 COMPILED = (
     "src/cardshop/core/actions.py",
     "src/cardshop/core/chance.py",
+    "src/cardshop/core/series.py",
     "src/cardshop/klunker/rules.py",
     "src/cardshop/klunker/game.py",
     "src/cardshop/wuhltisch/rules.py",
@@ -55,9 +56,9 @@ COMPILED = (
     "src/cardshop/reglamentacja/offers.py",
     "src/cardshop/reglamentacja/game.py",
 )
-"""The modules compiled: the engines' hot path (actions and chance, the three families'
-compiled rules and games, Reglamentacja's offer tables; docs/performance.md says why
-these)."""
+"""The modules compiled: the engines' hot path (actions and chance, matches, the three
+families' compiled rules and games, Reglamentacja's offer tables; docs/performance.md
+says why these)."""
 
 BUILD_REQUIRES = [
     "mypy>=1.10",

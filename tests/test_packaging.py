@@ -163,6 +163,7 @@ def test_only_a_compiled_wheel_build_asks_for_mypyc() -> None:
 
 COMPILED_MODULES = (
     "cardshop.core.actions",
+    "cardshop.core.series",
     "cardshop.klunker.rules",
     "cardshop.klunker.game",
     "cardshop.wuhltisch.game",

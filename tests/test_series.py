@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -249,11 +250,18 @@ def test_klunker_zh_json_and_clone_mid_match_and_the_core_reader() -> None:
     assert back.to_dict() == series.to_dict()
     assert back.moves == series.moves
     clone = series.clone()
+    pickled = pickle.loads(pickle.dumps(series))
+    assert type(pickled) is type(series)
+    assert pickled == series
+    assert pickled.moves == series.moves
+    assert pickled.zones() == series.zones()  # read through to the game being played
     rng = random.Random(0)
     while not series.is_over:
         action = rng.choice(series.legal_actions())
-        assert clone.apply(action) == back.apply(action) == series.apply(action)
-    assert clone.result() == back.result() == series.result()
+        events = series.apply(action)
+        assert clone.apply(action) == back.apply(action) == pickled.apply(action) == events
+    assert clone.result() == back.result() == pickled.result() == series.result()
+    assert clone.moves == back.moves == pickled.moves == series.moves
 
 
 def test_klunker_zh_moves_count_steps_across_the_games() -> None:

@@ -32,8 +32,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple, Self, cast
+from collections.abc import Callable, Mapping
+from operator import attrgetter
+from typing import Any, ClassVar, Self, TypeVar, cast
 
 from cardshop.core.actions import (
     Action,
@@ -47,7 +48,6 @@ from cardshop.core.errors import (
     PositionError,
     SetupError,
 )
-from cardshop.core.events import EventCodec
 from cardshop.core.family import (
     Family,
     Invariant,
@@ -69,7 +69,18 @@ from cardshop.core.game import (
 )
 from cardshop.core.loader import variant_from_data
 from cardshop.core.registry import get_family
+from cardshop.core.series_data import EVENTS, SeriesGameEnded, SeriesObservation
 from cardshop.core.variant import VariantBase
+
+_T = TypeVar("_T")
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # only mypyc reads the mark: without mypy_extensions, no mark
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_T], _T]:
+        return lambda cls: cls
+
 
 __all__ = [
     "SERIES_LABELS",
@@ -93,57 +104,10 @@ SERIES_LABELS = ("series.game", "series.games_left")
 """The first labels of a series' observation vector (then one ``series.totals[s]`` a seat)."""
 
 
-class SeriesObservation(NamedTuple):
-    """What a seat may know in a series: the counters and the current game's observation.
-
-    Attributes it does not have read through to ``current`` (the family's own
-    observation), so ``observation.seat`` or a Klunker bot's ``observation.hand``
-    work on a series as on a single game.
-    """
-
-    game_index: int
-    """The game being played (from 0)."""
-    games: int
-    """How many games the series has."""
-    totals: tuple[int, ...]
-    """Each seat's summed score over the finished games."""
-    current: Any
-    """The current game's observation (the family's type)."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.current, name)
-
-
-class SeriesGameEnded(NamedTuple):
-    """A game of a series ended; ``next_first`` starts the next one (-1: none or not chosen)."""
-
-    game: int
-    games: int
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]
-    next_first: int
-
-    def __str__(self) -> str:
-        text = (
-            f"game {self.game + 1} of {self.games} ends: scores {list(self.scores)}, "
-            f"totals {list(self.totals)}"
-        )
-        if self.game + 1 == self.games:
-            return f"{text}; the series is over"
-        starter = f", seat {self.next_first} starts" if self.next_first >= 0 else ""
-        return f"{text}; game {self.game + 2} begins{starter}"
-
-
-_EVENTS = EventCodec("series", (SeriesGameEnded,))
-"""The dict form of the series' own event; the games' events are their family's."""
-
-
 def event_to_dict(family: Family, event: Event) -> dict[str, Any]:
     """Plain data of an event of a series of ``family``: its own or the family's."""
     if isinstance(event, SeriesGameEnded):
-        return _EVENTS.to_dict(event)
+        return EVENTS.to_dict(event)
     return family.event_to_dict(event)
 
 
@@ -151,7 +115,7 @@ def event_from_dict(family: Family, data: Mapping[str, Any]) -> Event:
     """Inverse of :func:`event_to_dict`; malformed data raises
     :class:`~cardshop.RecordError`, as the family's own events do."""
     if isinstance(data, Mapping) and data.get("type") == "SeriesGameEnded":
-        return _EVENTS.from_dict(data)
+        return EVENTS.from_dict(data)
     return family.event_from_dict(data)
 
 
@@ -159,6 +123,7 @@ def _int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Series(Game):
     """A series of games of one variant played as one game (see the module docstring).
 
@@ -209,26 +174,17 @@ class Series(Game):
         self._results: tuple[Result, ...] = ()
         self._over = False  # every game played: len(_results) == _games, kept (hot path)
         self._totals = (0,) * players
-        self._finished: tuple[tuple[Move, ...], ...] = ()  # moves of replaced games
+        # The finished games themselves (over: nothing changes them again), whose
+        # moves are read only when asked for (moves, ==, to_dict): a game's moves cost
+        # more to list than a decision of a random playout.
+        self._finished: tuple[Game, ...] = ()
 
     def _first_of(self, index: int) -> Seat:
         return (self._first + index) % self._players
 
     def _new_game(self, index: int) -> Game:
-        options = dict(self._options)
-        if self._takes_first:
-            options["first_player"] = self._first_of(index)
-        family = get_family(self.family)
-        return family.new_game(
-            self.variant, self._players, derive_seed(self.seed, "game", index), **options
-        )
-
-    def __getattr__(self, name: str) -> Any:
-        """A match is a full game: any public member of its games (``zones()``, a
-        family's counters) is that of the game being played."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.current, name)
+        first = self._first_of(index) if self._takes_first else None
+        return _game_of(self.variant, self._players, self.seed, index, first, self._options)
 
     def scores(self) -> tuple[int, ...] | None:
         """Each seat's score over the series so far: the finished games' totals plus
@@ -308,7 +264,7 @@ class Series(Game):
     def moves(self) -> list[Move]:
         out: list[Move] = []
         offset = 0
-        for moves in (*self._finished, self._game.moves):
+        for moves in (*self._finished_moves(), self._game.moves):
             out.extend(Move(m.step + offset, m.seat, m.action) for m in moves)
             if moves:
                 offset += moves[-1].step + 1
@@ -350,6 +306,10 @@ class Series(Game):
             events = [*events, self._game_ended()]
         return events
 
+    def _finished_moves(self) -> tuple[tuple[Move, ...], ...]:
+        """The moves of each finished game, in order."""
+        return tuple(tuple(game.moves) for game in self._finished)
+
     def _game_ended(self) -> SeriesGameEnded:
         """Book the finished game's result; start the next game unless it was the last."""
         game = self._game
@@ -360,8 +320,7 @@ class Series(Game):
         ended = self._index
         nxt = -1
         if not self.is_over:
-            moves = tuple(game.moves)
-            self._finished = (*self._finished, moves)
+            self._finished = (*self._finished, game)
             self._index = ended + 1
             self._game = self._new_game(self._index)
             if self._takes_first:
@@ -402,11 +361,12 @@ class Series(Game):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle by the slots, restored into the family's series class (which a pickle
         cannot name: every family's is called ``Series``)."""
-        fields = {name: getattr(self, name) for name in Series.__slots__ if hasattr(self, name)}
+        fields = {name: getattr(self, name) for name in _SLOTS if hasattr(self, name)}
         return (_restore, (self.family, fields))
 
     def clone(self) -> Self:
-        other = object.__new__(type(self))
+        cls = type(self)
+        other = cls.__new__(cls)
         other.variant = self.variant
         other.seed = self.seed
         other._players = self._players
@@ -432,7 +392,7 @@ class Series(Game):
             self._index,
             self._results,
             self._totals,
-            self._finished,
+            self._finished_moves(),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -451,7 +411,7 @@ class Series(Game):
                 "moves": [[m.step, m.seat, str(m.action)] for m in moves],
                 "result": self._results[i].to_dict(),
             }
-            for i, moves in enumerate(self._finished)
+            for i, moves in enumerate(self._finished_moves())
         ]
         return {
             "family": self.family,
@@ -493,23 +453,51 @@ class Series(Game):
         return _from_dict(read_game_json(text), options)
 
 
-_CLASSES: dict[str, type[Series]] = {}
+_SLOTS = (
+    "_finished",
+    "_first",
+    "_game",
+    "_games",
+    "_index",
+    "_options",
+    "_over",
+    "_players",
+    "_results",
+    "_takes_first",
+    "_totals",
+    "seed",
+    "variant",
+)
+"""The fields of a series (:attr:`Series.__slots__`), which it pickles."""
+
+_CLASSES: dict[tuple[str, type[Game]], type[Series]] = {}
 
 
-def _series_class(family: str) -> type[Series]:
-    """The :class:`Series` subclass whose ``family`` is ``family`` (one per family)."""
-    found = _CLASSES.get(family)
+def _series_class(family: str, game: Game) -> type[Series]:
+    """The :class:`Series` subclass of ``family`` whose games are of ``game``'s type.
+
+    A match is a full game: every public member of its games that a series does not
+    have itself (``zones()``, a family's counters) is a property of this class that
+    reads the game being played. They are made once, from the members of ``game``
+    (its type's and its own), rather than looked up at every access by a
+    ``__getattr__``, which would slow every member of the series.
+    """
+    key = (family, type(game))
+    found = _CLASSES.get(key)
     if found is None:
-        made = type(
-            "Series", (Series,), {"__slots__": (), "family": family, "__module__": __name__}
-        )
-        found = _CLASSES[family] = cast("type[Series]", made)
+        members: dict[str, Any] = {"__slots__": (), "family": family, "__module__": __name__}
+        for name in dir(game):
+            if not name.startswith("_") and name not in _SLOTS and not hasattr(Series, name):
+                members[name] = property(attrgetter(f"current.{name}"))
+        made = type("Series", (Series,), members)
+        found = _CLASSES[key] = cast("type[Series]", made)
     return found
 
 
 def _restore(family: str, fields: dict[str, Any]) -> Series:
     """A pickled series back (:meth:`Series.__reduce__`)."""
-    game = object.__new__(_series_class(family))
+    cls = _series_class(family, fields["_game"])
+    game = cls.__new__(cls)
     for name, value in fields.items():
         setattr(game, name, value)
     return game
@@ -578,10 +566,30 @@ def new_series(
         if not takes_first:
             raise SetupError(f"a {family.name} game takes no option 'first_player'")
         check_seat("first_player", first_player, players)
-    series = object.__new__(_series_class(family.name))
-    series._setup(variant, players, seed, first_player or 0, takes_first, dict(options))
-    series._game = series._new_game(0)
+    first = first_player or 0
+    game = _game_of(variant, players, seed, 0, first if takes_first else None, options)
+    cls = _series_class(family.name, game)
+    series = cls.__new__(cls)
+    series._setup(variant, players, seed, first, takes_first, dict(options))
+    series._game = game
     return series
+
+
+def _game_of(
+    variant: VariantBase,
+    players: int,
+    seed: int,
+    index: int,
+    first_player: Seat | None,
+    options: Mapping[str, Any],
+) -> Game:
+    """Game ``index`` of a series: its own seed, ``derive_seed(seed, "game", index)``,
+    and ``first_player`` starting it (``None``: a family without that option)."""
+    given = dict(options)
+    if first_player is not None:
+        given["first_player"] = first_player
+    family = get_family(variant.family)
+    return family.new_game(variant, players, derive_seed(seed, "game", index), **given)
 
 
 # ---------------------------------------------------------------- reading JSON
