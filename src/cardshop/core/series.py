@@ -123,6 +123,24 @@ def _int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+_SLOTS = (
+    "_finished",
+    "_first",
+    "_game",
+    "_games",
+    "_index",
+    "_options",
+    "_over",
+    "_players",
+    "_results",
+    "_takes_first",
+    "_totals",
+    "seed",
+    "variant",
+)
+"""The fields of a series: its ``__slots__``, which it pickles (:meth:`Series.__reduce__`)."""
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Series(Game):
     """A series of games of one variant played as one game (see the module docstring).
@@ -131,21 +149,7 @@ class Series(Game):
     :func:`new_series`); read one back with :meth:`from_json`.
     """
 
-    __slots__ = (
-        "_finished",
-        "_first",
-        "_game",
-        "_games",
-        "_index",
-        "_options",
-        "_over",
-        "_players",
-        "_results",
-        "_takes_first",
-        "_totals",
-        "seed",
-        "variant",
-    )
+    __slots__ = _SLOTS
 
     family: ClassVar[str] = ""
 
@@ -452,23 +456,6 @@ class Series(Game):
         :class:`~cardshop.PositionError` otherwise."""
         return _from_dict(read_game_json(text), options)
 
-
-_SLOTS = (
-    "_finished",
-    "_first",
-    "_game",
-    "_games",
-    "_index",
-    "_options",
-    "_over",
-    "_players",
-    "_results",
-    "_takes_first",
-    "_totals",
-    "seed",
-    "variant",
-)
-"""The fields of a series (:attr:`Series.__slots__`), which it pickles."""
 
 _CLASSES: dict[tuple[str, type[Game]], type[Series]] = {}
 
