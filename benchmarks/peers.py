@@ -23,10 +23,11 @@ Subjects (those whose package is missing are reported as skipped):
   ``apply_action``; chance outcomes drawn by their probabilities), and whole random
   playouts of hearts inside C++ (``evaluate_bots`` with uniform random bots; its
   decisions per game are those of the Python-stepped hearts games);
-* cardshop's batch kernels (``cardshop.klunker.kernel`` and
-  ``cardshop.wuhltisch.kernel``, the ``kernel`` extra: numba), klunker-en and wuhltisch
-  at 4 players with random bots: ``kernel.play_arrays`` over batches of whole games
-  (2,000 of Klunker's, 20 of Wühltisch's; docs/kernel.md), against OpenSpiel's whole
+* cardshop's batch kernels (``cardshop.klunker.kernel``, ``cardshop.wuhltisch.kernel``
+  and ``cardshop.reglamentacja.kernel``, the ``kernel`` extra: numba), klunker-en,
+  wuhltisch and reglamentacja at 4 players with random bots: ``kernel.play_arrays``
+  over batches of whole games (2,000 of Klunker's, 20 of Wühltisch's, 500 of
+  Reglamentacja's; docs/kernel.md), against OpenSpiel's whole
   playouts;
 * RLCard's UNO (``rlcard``, the ``bench`` extra) through its game object
   (``get_legal_actions`` and ``step``, without the environment's feature encoding,
@@ -172,8 +173,11 @@ def kernel_player(name, players):
     kernel = importlib.import_module(get_family(variant.family).kernel)
     # Games per call (the kernel plays a batch, no Python object per game), and the
     # column of a game's decisions in the family's table (docs/kernel.md): a random
-    # Wühltisch game runs to the tick cap, some forty thousand decisions.
-    batch, column = {"klunker": (2000, 2), "wuhltisch": (20, 1)}[variant.family]
+    # Wühltisch game runs to the tick cap, some forty thousand decisions; a random
+    # Reglamentacja game some six hundred, nearly all offers and answers.
+    batch, column = {"klunker": (2000, 2), "wuhltisch": (20, 1), "reglamentacja": (500, 2)}[
+        variant.family
+    ]
 
     def play(seed):
         start = seed * batch
@@ -250,6 +254,7 @@ PEERS = {
 KERNELS = {  # the batch kernels (numba, the ``kernel`` extra): variant: players
     "klunker-en": 4,
     "wuhltisch": 4,
+    "reglamentacja": 4,
 }
 BOTS = ("baseline", "greedy")  # played through driver.play on every built-in variant
 

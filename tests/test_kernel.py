@@ -175,7 +175,7 @@ def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
     assert module is None
     assert "not 'thrifty'" in why
     assert kernel_note(wuhl, 2, ("random",), 0) == ("cardshop.wuhltisch.kernel", "")
-    assert kernel_note(rg, 3, ("random",), 0) == (None, "the reglamentacja family has no kernel")
+    assert kernel_note(rg, 3, ("random",), 0) == ("cardshop.reglamentacja.kernel", "")
     forced = simulate("klunker-en", 3, 4, workers=1, engine="reference")
     assert forced.engine == "reference"
 
@@ -185,7 +185,7 @@ def test_auto_uses_the_kernel_when_it_can_and_says_why_not_otherwise() -> None:
     [
         ("klunker-en", "ismcts:5", "ismcts:5"),
         ("klunker-en", "thrifty", "thrifty"),
-        ("reglamentacja", "random", "has no kernel"),
+        ("reglamentacja", "ismcts:5", "ismcts:5"),
         ("wuhltisch", "ismcts:5", "ismcts:5"),
     ],
 )
@@ -200,10 +200,10 @@ def test_engine_must_be_known() -> None:
         simulate("klunker-en", 3, 1, engine="fast")
 
 
-def test_the_family_names_its_kernel_and_others_have_none() -> None:
+def test_each_family_names_its_kernel() -> None:
     assert get_family("klunker").kernel == "cardshop.klunker.kernel"
     assert get_family("wuhltisch").kernel == "cardshop.wuhltisch.kernel"
-    assert get_family("reglamentacja").kernel is None
+    assert get_family("reglamentacja").kernel == "cardshop.reglamentacja.kernel"
 
 
 def test_play_arrays_agrees_with_play() -> None:

@@ -48,7 +48,7 @@ def test_auto_says_why_it_used_the_reference_engine() -> None:
     ("args", "fragment"),
     [
         (["klunker-en", "-b", "thrifty", "--engine", "kernel"], "not 'thrifty'"),
-        (["reglamentacja", "-p", "3", "--engine", "kernel"], "reglamentacja family has no kernel"),
+        (["reglamentacja", "-p", "3", "-b", "ismcts:5", "--engine", "kernel"], "not 'ismcts:5'"),
         (["wuhltisch", "-p", "2", "-b", "ismcts:5", "--engine", "kernel"], "not 'ismcts:5'"),
         (["klunker-en", "--engine", "turbo"], "--engine must be one of auto, kernel, reference"),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import importlib
 import json
 import math
 import multiprocessing
@@ -879,19 +880,20 @@ def test_every_builtin_family_simulates_anywhere(name: str) -> None:
 
 
 @pytest.mark.build_independent
-def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(tmp_path: Path) -> None:
-    """Wühltisch's kernel as Klunker's: its first compile logged once, then read from
-    the cache without a word; its workers threads of the process, which SIGTERM and
-    SIGINT stop, nothing written. One test, so that the kernel compiles once (about
-    30 s of CPU)."""
+@pytest.mark.parametrize("family", ["wuhltisch", "reglamentacja"])
+def test_the_other_kernels_say_they_compile_and_stop_cleanly(family: str, tmp_path: Path) -> None:
+    """Wühltisch's and Reglamentacja's kernels as Klunker's: the first compile logged
+    once, then read from the cache without a word; the workers threads of the process,
+    which SIGTERM and SIGINT stop, nothing written. One test a family, so that its
+    kernel compiles once (about 30 s of CPU)."""
     pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
-    from cardshop.wuhltisch.kernel import COMPILING
+    compiling = importlib.import_module(f"cardshop.{family}.kernel").COMPILING
 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     code = (
         "import logging, cardshop\n"
         "logging.basicConfig(format='%(name)s:%(levelname)s:%(message)s', level='INFO')\n"
-        "sim = cardshop.simulate('wuhltisch', 3, 600, 'greedy', workers=1, engine='kernel')\n"
+        f"sim = cardshop.simulate({family!r}, 3, 600, 'greedy', workers=1, engine='kernel')\n"
         "print(sim.engine, len(sim))\n"
     )
     runs = [
@@ -903,6 +905,6 @@ def test_the_wuhltisch_kernel_says_it_compiles_and_stops_cleanly(tmp_path: Path)
     for run in runs:
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["kernel", "600"]
-    assert runs[0].stderr.count(f"cardshop.wuhltisch.kernel:INFO:{COMPILING}") == 1
+    assert runs[0].stderr.count(f"cardshop.{family}.kernel:INFO:{compiling}") == 1
     assert "compiling" not in runs[1].stderr
-    _signals_stop_the_kernel_threads("wuhltisch", env, tmp_path)
+    _signals_stop_the_kernel_threads(family, env, tmp_path)

@@ -48,6 +48,7 @@ FAMILY = Family.for_engine(
     length_unit="turn",  # a game is counted in shopping turns (RG-END)
     factored=action_factors,  # offers part by part, for learning agents (docs/envs.md)
     verify=VERIFY,  # state key, clauses and shrinker for cardshop verify
+    kernel="cardshop.reglamentacja.kernel",
     audit=AuditDefaults(
         bots=("greedy",),
         games=100,

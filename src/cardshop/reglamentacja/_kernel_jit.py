@@ -1,0 +1,1063 @@
+# mypy: ignore-errors
+"""The numba-compiled part of the Reglamentacja batch kernel (see
+:mod:`cardshop.reglamentacja.kernel`).
+
+This module imports numba and is imported only by the kernel, never by ``import
+cardshop``. mypy does not check it: numba's types are not expressible in mypy's, and
+every function here is checked instead, game by game, against the reference engine
+(tests/test_reglamentacja_kernel.py).
+
+It plays whole games on plain integer arrays, move by move as
+:class:`cardshop.reglamentacja.game.ReglamentacjaGame` plays them, with the reference
+engine's chance (the compiled seeded chance of :mod:`cardshop.kernels.chance`): the
+shopping cards, the first player, the stamps and the visits shuffled from
+``(seed, 'cards')`` and so on, each spin of the top, roll of the speculator's die and
+reshuffle of the discarded stamps from ``(seed, label, n)``, ``n`` the game's count of
+chance events. Stamps keep their ids, as in the engine: which stamps a player hands
+over (the lowest ids of each kind it holds) decides the order of a later reshuffle.
+
+The bots are those of :mod:`cardshop.reglamentacja.bots` and ``cardshop.bots``
+(``random``: uniform over the listed actions, offers in the offer table's order;
+``baseline``: a verb, then an offer part by part; ``greedy``: by the value of its
+hand, in the same floating-point operations in the same order, so that it compares
+the same numbers).
+
+Clause IDs refer to docs/reglamentacja-rules.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardshop.kernels.chance import (
+    CHAINS,
+    L_BOT,
+    L_GAME,
+    N,
+    finish,
+    genrand_col,
+    helper,
+    label,
+    mt_seed,
+    put,
+    put_int,
+    put_uint,
+    randbelow,
+    randbelow_col,
+    seed_chains,
+    seed_head,
+    shuffle,
+)
+
+_L_CARDS = label("cards")
+_L_FIRST = label("first-player")
+_L_STAMPS = label("stamps")
+_L_VISITS = label("visits")
+_L_SPIN = label("spin")
+_L_DIE = label("die")
+_L_RESHUFFLE = label("reshuffle")
+
+# Phases and verbs, as cardshop.reglamentacja.game codes them.
+TRADE, DISCARD, SHOP, FINAL_TRADE, FINAL_SHOP, OVER = range(6)
+V_OFFER, V_ACCEPT, V_REJECT, V_DRAW, V_SWAP, V_STOP, V_PASS, V_DISCARD, V_BUY = range(9)
+RANDOM_BOT, BASELINE_BOT, GREEDY_BOT = range(3)
+SPECULATOR = -1
+N_STATS = 9
+(
+    ST_OFFERS, ST_TRADES, ST_PLACE, ST_DRAWS, ST_SWAPS, ST_PUSHBACKS, ST_SPEC_BUYS,
+    ST_RESHUFFLES, ST_LIMIT,
+) = range(N_STATS)  # fmt: skip
+HEAD = 4 + N_STATS
+"""Columns of a game's row before its scores: first player, turns, decisions,
+termination (1 finished, 2 capped), then the counters of ``game.stats``."""
+
+
+@helper
+def code_of(verb, a, give, take, place):
+    """An action as one int64: the verb, then its parts (the history's coding)."""
+    return verb | (a << 4) | (give << 16) | (take << 28) | (place << 40)
+
+
+# ------------------------------------------------------------------ chance
+
+
+@helper
+def _event(mt, gbuf, gt, gl, lab, n, work):
+    """Seed ``mt`` for the chance event ``(seed, lab)`` or, with ``n >= 0``,
+    ``(seed, lab, n)``; ``gt[:gl]`` is the game seed's text."""
+    pos = seed_head(gbuf, gt, gl)
+    pos = put(gbuf, pos, lab)
+    if n >= 0:
+        pos = put_int(gbuf, pos, n)
+    mt_seed(mt, finish(gbuf, pos, work))
+
+
+# ---------------------------------------------------------------- stamps
+
+
+@helper
+def _move(swhere, hand, hsize, dcount, kind_start, n, seat, dest, ms, k):
+    """Stamps of the kinds counted by ``ms`` from ``seat``'s hand (lowest ids first) to
+    ``dest``: a seat, or ``n + 1`` the discard pile."""
+    for kind in range(k):
+        count = ms[kind]
+        if count == 0:
+            continue
+        sid = kind_start[kind]
+        for _ in range(count):
+            while swhere[sid] != seat:
+                sid += 1
+            swhere[sid] = dest
+        hand[seat, kind] -= count
+        hsize[seat] -= count
+        if dest < n:
+            hand[dest, kind] += count
+            hsize[dest] += count
+        else:
+            dcount[kind] += count
+
+
+@helper
+def _holds(hand, seat, ms, k):
+    """Whether ``seat`` holds the stamps ``ms`` (counts per kind)."""
+    ok = True
+    for i in range(k):
+        if ms[i] > hand[seat, i]:
+            ok = False
+            break
+    return ok
+
+
+# ------------------------------------------------------------ the greedy bot
+
+
+@helper
+def _value(h, row, rl, mult, card_cost, card_need, card_cat, card_icons, k):
+    """``cardshop.reglamentacja.bots.hand_value`` of the hand ``h`` (counts per kind)
+    facing ``row[:rl]`` under the visit multipliers ``mult``: the same operations in
+    the same order."""
+    value = 0.0
+    for i in range(rl):
+        card = row[i]
+        have = 0
+        for kind in range(k):
+            count = card_cost[card, kind]
+            if count:
+                held = h[kind]
+                have += held if held < count else count
+        points = card_icons[card] * mult[card_cat[card]]
+        need = card_need[card]
+        share = have / need
+        value += points * share * share
+        if have == need:
+            value += points
+    total = 0
+    for kind in range(k):
+        total += h[kind]
+    return value + 0.01 * total
+
+
+@helper
+def _random01(st, mpos, col):
+    """``random.Random.random()`` of generator ``col``: 53 bits from two outputs."""
+    a = genrand_col(st, mpos, col) >> 5
+    b = genrand_col(st, mpos, col) >> 6
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def play(
+    k,
+    n_stamps,
+    stamp_kind,  # int64[n_stamps]
+    kind_start,  # int64[k + 1]
+    alpha,  # int64[k]: kinds in alphabetical order of their names
+    n_cards,
+    card_cost,  # int64[n_cards, k]
+    card_need,  # int64[n_cards]
+    card_cat,  # int64[n_cards]
+    card_icons,  # int64[n_cards]
+    visit_mult,  # int64[visits, categories]
+    visit_pool,  # int64[m]: the visits dealt at this player count, in the variant's order
+    row_size,
+    deal,
+    allocation,
+    shop_draw,
+    hand_limit,
+    spin_min,
+    spin_max,
+    has_spec,
+    die_sides,
+    final_stamps,
+    turn_cap,
+    queue_places,
+    ms,  # int64[multisets, k]: rules.multisets
+    n_offer,  # multisets that may be given or taken (the first n_offer)
+    price_sets,  # int64[prices]: the speculator's prices, as multiset indices
+    gives,  # int64[positions]: the offer table, in the order of its texts
+    takes,
+    places,
+    run_give,  # int64[runs]: the table's runs of one give
+    run_start,
+    run_len,
+    takes_of,  # int64[n_offer, most]: the takes a give may go with, ascending
+    takes_n,  # int64[n_offer]
+    others_text,  # int64[n, n - 1]: the seats a seat may offer to, in text order
+    match_games,  # games in a match (players x games per player), 0 for no match
+    n,
+    seed_text,
+    first_game,
+    count,
+    seat_bots,
+    rotate,
+    record,
+    # outputs
+    out,
+    seeds_out,
+    hist_len,
+    hist,
+):
+    """Play games ``first_game .. first_game+count-1`` of a simulation with master seed
+    ``seed_text`` (the bytes of ``repr(seed)``).
+
+    ``seat_bots[s]`` is the bot of seat ``s`` before rotation (0 random, 1 baseline,
+    2 greedy). ``out[g]`` receives the first player, the turns, the decisions, the
+    termination (1 finished, 2 capped), the counters of ``game.stats``, then the scores
+    and the ranks of the seats; for a match, of the whole match (every game with its
+    own seed and seat ``i mod n`` starting game ``i``, the same bots, the scores and
+    counters summed, ranked by the sums alone, as ``cardshop.core.series`` plays it).
+    With ``record``, every action is written into ``hist`` (:func:`code_of`), game
+    after game, and ``hist_len[g]`` is each game's count; the return value is -1 if
+    ``hist`` was too small, else the total decisions played.
+    """
+    n_prices = price_sets.shape[0]
+    n_runs = run_give.shape[0]
+    # The state of a game (cardshop.reglamentacja.game's fields).
+    swhere = np.zeros(n_stamps, np.int64)
+    stack = np.zeros(n_stamps, np.int64)
+    hand = np.zeros((n, k), np.int64)
+    hsize = np.zeros(n, np.int64)
+    dcount = np.zeros(k, np.int64)
+    row = np.zeros(row_size, np.int64)
+    cstack = np.zeros(n_cards, np.int64)
+    bought = np.zeros((n, n_cards), np.int64)
+    bn = np.zeros(n, np.int64)
+    visit = np.zeros(n, np.int64)
+    queue = np.zeros(n + 1, np.int64)
+    stats = np.zeros(N_STATS, np.int64)
+    # Per match: sums.
+    total = np.zeros(n, np.int64)
+    tstats = np.zeros(N_STATS, np.int64)
+    # Scratch.
+    ids = np.zeros(n_stamps, np.int64)
+    vis = np.zeros(visit_pool.shape[0], np.int64)
+    h2 = np.zeros(k, np.int64)
+    held_g = np.zeros(n_offer, np.bool_)
+    held_p = np.zeros(max(n_prices, 1), np.bool_)
+    tgt = np.zeros(max(n - 1, 1), np.int64)
+    glist = np.zeros(n_offer, np.int64)
+    opts = np.zeros(row_size + 1, np.int64)
+    keys = np.zeros((n, 3), np.int64)
+    bots = np.zeros(n, np.int64)
+    block = max(1, CHAINS // n)  # games whose bots' generators are seeded together
+    st = np.zeros((N, block * n), np.uint32)
+    mpos = np.zeros(block * n, np.int64)
+    cseeds = np.zeros(block * n, np.uint64)
+    lo = np.zeros(block * n, np.uint32)
+    hi1 = np.zeros(block * n, np.uint32)
+    mt = np.zeros(N + 1, np.int64)
+    buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
+    gbuf = np.zeros(128, np.uint8)
+    gt = np.zeros(24, np.uint8)
+    mt_text = np.zeros(24, np.uint8)
+    n_sub = match_games if match_games > 0 else 1
+    work = np.zeros(40, np.uint64)
+    hpos = 0
+    total_decisions = 0
+    overflow = False
+    pass_code = code_of(V_PASS, 0, 0, 0, 0)
+    stop_code = code_of(V_STOP, 0, 0, 0, 0)
+
+    for g in range(count):
+        b = g % block
+        if b == 0:
+            # ---- the seeds of the next block of games, and their bots' generators
+            nb = min(block, count - g)
+            for bb in range(nb):
+                game = first_game + g + bb
+                pos = seed_head(buf, seed_text, seed_text.shape[0])
+                pos = put(buf, pos, L_GAME)
+                pos = put_int(buf, pos, game)
+                seeds_out[g + bb] = finish(buf, pos, work)
+                for s in range(n):
+                    pos = seed_head(buf, seed_text, seed_text.shape[0])
+                    pos = put(buf, pos, L_BOT)
+                    pos = put_int(buf, pos, game)
+                    pos = put_int(buf, pos, s)
+                    cseeds[bb * n + s] = finish(buf, pos, work)
+            seed_chains(st, mpos, cseeds, lo, hi1, nb * n, mt)
+        game = first_game + g
+        mbase = b * n
+        shift = game % n if rotate else 0
+        for s in range(n):
+            bots[s] = seat_bots[(s - shift) % n]
+            total[s] = 0
+        for i in range(N_STATS):
+            tstats[i] = 0
+        game_start = hpos
+        decisions = 0
+        turns = 0
+        capped = False
+        first_out = 0
+        for sub in range(n_sub):
+            if match_games > 0:  # game ``sub`` of a match: its own seed
+                ml = put_uint(mt_text, 0, seeds_out[g])
+                pos = seed_head(gbuf, mt_text, ml)
+                pos = put(gbuf, pos, L_GAME)
+                pos = put_int(gbuf, pos, sub)
+                gl = put_uint(gt, 0, finish(gbuf, pos, work))
+            else:
+                gl = put_uint(gt, 0, seeds_out[g])
+            # ---- setup [RG-SETUP-1..4]
+            chance = 0
+            for i in range(N_STATS):
+                stats[i] = 0
+            for s in range(n):
+                hsize[s] = 0
+                bn[s] = 0
+                for i in range(k):
+                    hand[s, i] = 0
+            for i in range(k):
+                dcount[i] = 0
+            for c in range(n_cards):
+                cstack[c] = c
+            _event(mt, gbuf, gt, gl, _L_CARDS, -1, work)
+            shuffle(mt, cstack, n_cards)
+            cl = n_cards
+            rl = 0
+            for _ in range(row_size):
+                cl -= 1
+                row[rl] = cstack[cl]
+                rl += 1
+            if match_games > 0:
+                first = sub % n
+            else:
+                _event(mt, gbuf, gt, gl, _L_FIRST, -1, work)
+                first = randbelow(mt, n)
+                first_out = first
+            for i in range(n_stamps):
+                stack[i] = i
+                swhere[i] = n
+            _event(mt, gbuf, gt, gl, _L_STAMPS, -1, work)
+            shuffle(mt, stack, n_stamps)
+            sl = n_stamps
+            for i in range(n):
+                seat = (first + i) % n
+                for _ in range(deal):
+                    if sl == 0:
+                        break  # nothing discarded yet: nothing to reshuffle
+                    sl -= 1
+                    sid = stack[sl]
+                    swhere[sid] = seat
+                    hand[seat, stamp_kind[sid]] += 1
+                    hsize[seat] += 1
+            nv = visit_pool.shape[0]
+            for i in range(nv):
+                vis[i] = visit_pool[i]
+            _event(mt, gbuf, gt, gl, _L_VISITS, -1, work)
+            shuffle(mt, vis, nv)
+            for i in range(n):
+                nv -= 1
+                visit[(first + i) % n] = vis[nv]
+            ql = 0
+            for i in range(n):
+                queue[ql] = (first + i) % n
+                ql += 1
+            if has_spec:
+                queue[ql] = SPECULATOR
+                ql += 1
+            active = queue[2 if n > 2 else n - 1]
+            turn = 0
+            spin = 0
+            done = 0
+            pt = -1
+            pg = 0
+            pk = 0
+            pp = 0
+            fs = 0
+            termination = 0
+            phase = TRADE
+            # The flow's steps, as a small machine: each "go" names the engine's
+            # method to run next (1 _start_turn, 2 _end_trading, 3 _pass_top,
+            # 4 _shop_done of seat ``done_seat``, 5 _begin_final, 6 _spin_top,
+            # 7 _next_offer_turn, 8 the speculator shops then what ``after`` says).
+            go = 1
+            done_seat = 0
+            while True:
+                # ---------------------------------------------- the automatic steps
+                while go:
+                    step = go
+                    go = 0
+                    if step == 1:  # _start_turn [RG-TURN-1, RG-CAP-1]
+                        if turn >= turn_cap:
+                            termination = 2
+                            phase = OVER
+                            break
+                        turn += 1
+                        # allocation: drawn below, then the spin
+                        for _ in range(allocation):
+                            if sl == 0:
+                                anyd = False
+                                for i in range(k):
+                                    if dcount[i]:
+                                        anyd = True
+                                if not anyd:
+                                    break
+                                chance = _reshuffle(
+                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
+                                    gl, chance, work, stats,
+                                )  # fmt: skip
+                                sl = n_stamps - _outside(swhere, n, n_stamps)
+                            sl -= 1
+                            sid = stack[sl]
+                            swhere[sid] = active
+                            hand[active, stamp_kind[sid]] += 1
+                            hsize[active] += 1
+                        phase = TRADE
+                        go = 6
+                    elif step == 6:  # _spin_top
+                        chance += 1
+                        width = spin_max - spin_min + 1
+                        if width > 1:
+                            _event(mt, gbuf, gt, gl, _L_SPIN, chance, work)
+                            spin = spin_min + randbelow(mt, width)
+                        else:
+                            spin = spin_min  # a draw below 1 is 0, whatever the generator
+                        done = 0
+                    elif step == 7:  # _next_offer_turn [RG-TRADE-1]
+                        done += 1
+                        if done >= spin:
+                            go = 2
+                    elif step == 2:  # _end_trading
+                        if phase == FINAL_TRADE:  # RG-FINAL-4
+                            phase = FINAL_SHOP
+                            fs = 0
+                        elif hsize[active] > hand_limit:  # RG-LIMIT-1
+                            phase = DISCARD
+                        else:
+                            go = 3
+                    elif step == 3:  # _pass_top [RG-TURN-3, RG-SHOP-1]
+                        active = (active + 1) % n
+                        if queue[0] == SPECULATOR:
+                            rl, cl = _spec_shops(
+                                row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf,
+                                gt, gl, chance + 1, work, stats,
+                            )  # fmt: skip
+                            chance += 1
+                            if rl < row_size:
+                                go = 5
+                                continue
+                        phase = SHOP
+                    elif step == 4:  # _shop_done [RG-SHOP-3..5]
+                        seat = done_seat
+                        _to_back(queue, ql, seat)
+                        for _ in range(shop_draw):
+                            if sl == 0:
+                                anyd = False
+                                for i in range(k):
+                                    if dcount[i]:
+                                        anyd = True
+                                if not anyd:
+                                    break
+                                chance = _reshuffle(
+                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
+                                    gl, chance, work, stats,
+                                )  # fmt: skip
+                                sl = n_stamps - _outside(swhere, n, n_stamps)
+                            sl -= 1
+                            sid = stack[sl]
+                            swhere[sid] = seat
+                            hand[seat, stamp_kind[sid]] += 1
+                            hsize[seat] += 1
+                        while rl < row_size and cl > 0:  # RG-ROW-1
+                            cl -= 1
+                            row[rl] = cstack[cl]
+                            rl += 1
+                        if rl < row_size:
+                            go = 5
+                            continue
+                        if queue[0] == SPECULATOR:
+                            rl, cl = _spec_shops(
+                                row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf,
+                                gt, gl, chance + 1, work, stats,
+                            )  # fmt: skip
+                            chance += 1
+                            if rl < row_size:
+                                go = 5
+                                continue
+                        go = 1
+                    elif step == 5:  # _begin_final [RG-FINAL-1..3]
+                        for i in range(ql):
+                            if queue[i] == SPECULATOR:
+                                for j in range(i, ql - 1):
+                                    queue[j] = queue[j + 1]
+                                ql -= 1
+                                break
+                        turn += 1
+                        for _ in range(final_stamps):
+                            for i in range(n):
+                                seat = (active + i) % n
+                                if sl == 0:
+                                    anyd = False
+                                    for j in range(k):
+                                        if dcount[j]:
+                                            anyd = True
+                                    if not anyd:
+                                        continue
+                                    chance = _reshuffle(
+                                        swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf,
+                                        gt, gl, chance, work, stats,
+                                    )  # fmt: skip
+                                    sl = n_stamps - _outside(swhere, n, n_stamps)
+                                sl -= 1
+                                sid = stack[sl]
+                                swhere[sid] = seat
+                                hand[seat, stamp_kind[sid]] += 1
+                                hsize[seat] += 1
+                        phase = FINAL_TRADE
+                        go = 6
+                if phase == OVER:
+                    break
+
+                # ---------------------------------------------- who acts, and what
+                if phase in (TRADE, FINAL_TRADE):
+                    if pt >= 0:
+                        seat = pt
+                    elif phase == FINAL_TRADE:
+                        seat = (active + done) % n
+                    elif done % 2 == 0:
+                        seat = active
+                    else:
+                        seat = (active + 1 + (done // 2) % (n - 1)) % n
+                elif phase == DISCARD:
+                    seat = active
+                elif phase == SHOP:
+                    seat = queue[0]
+                else:
+                    seat = queue[fs]
+                col = mbase + seat
+                bot = bots[seat]
+                action = 0
+                if phase in (TRADE, FINAL_TRADE) and pt >= 0:
+                    # ---- an answer: accept and reject, or reject alone
+                    can = _holds(hand, seat, ms[pk], k)
+                    nl = 2 if can else 1
+                    if bot == RANDOM_BOT:
+                        i = randbelow_col(st, mpos, col, nl)
+                        accept = can and i == 0
+                    elif bot == BASELINE_BOT:
+                        i = randbelow_col(st, mpos, col, nl)
+                        randbelow_col(st, mpos, col, 1)
+                        accept = can and i == 0
+                    elif not can:
+                        accept = False
+                    else:
+                        # what I receive is the offer's give, what I hand over its take
+                        for i in range(k):
+                            h2[i] = hand[seat, i]
+                        mult = visit_mult[visit[seat]]
+                        v0 = _value(h2, row, rl, mult, card_cost, card_need, card_cat,
+                                    card_icons, k)  # fmt: skip
+                        for i in range(k):
+                            h2[i] = hand[seat, i] + ms[pg, i] - ms[pk, i]
+                        v1 = _value(h2, row, rl, mult, card_cost, card_need, card_cat,
+                                    card_icons, k)  # fmt: skip
+                        gain = v1 - v0
+                        if pp:
+                            if phase == FINAL_TRADE:
+                                offerer = (active + done) % n
+                            elif done % 2 == 0:
+                                offerer = active
+                            else:
+                                offerer = (active + 1 + (done // 2) % (n - 1)) % n
+                            mine = _index(queue, ql, seat)
+                            theirs = _index(queue, ql, offerer)
+                            gain += 0.3 * (mine - theirs)
+                        accept = gain > 0
+                    action = code_of(V_ACCEPT if accept else V_REJECT, 0, 0, 0, 0)
+                elif phase in (TRADE, FINAL_TRADE):
+                    # ---- an offer turn: the offers to the targets, then the tail
+                    if phase == TRADE and seat != active:
+                        tgt[0] = active
+                        nt = 1
+                    else:
+                        nt = n - 1
+                        for i in range(nt):
+                            tgt[i] = others_text[seat, i]
+                    ng = 0
+                    for gv in range(n_offer):
+                        ok = True
+                        for i in range(k):
+                            if ms[gv, i] > hand[seat, i]:
+                                ok = False
+                                break
+                        held_g[gv] = ok
+                        if ok:
+                            glist[ng] = gv
+                            ng += 1
+                    per = 0
+                    for r in range(n_runs):
+                        if held_g[run_give[r]]:
+                            per += run_len[r]
+                    full = phase == TRADE and seat == active  # RG-SPEC-1, RG-TRADE-6
+                    npr = 0
+                    if full:
+                        for q in range(n_prices):
+                            ok = True
+                            for i in range(k):
+                                if ms[price_sets[q], i] > hand[seat, i]:
+                                    ok = False
+                                    break
+                            held_p[q] = ok
+                            if ok:
+                                npr += 1
+                    n_tail = 2 + 2 * npr if full else 1
+                    n_offers = per * nt
+                    if bot == RANDOM_BOT:
+                        i = randbelow_col(st, mpos, col, n_offers + n_tail)
+                        if i < n_offers:
+                            action = _offer_at(
+                                i, per, tgt, held_g, run_give, run_start, run_len, gives,
+                                takes, places,
+                            )  # fmt: skip
+                        else:
+                            action = _tail_at(i - n_offers, full, npr, held_p, price_sets)
+                    elif bot == BASELINE_BOT:
+                        # a verb among offer, pass, speculate and stop, then its parts
+                        nverbs = 1 + (1 if npr else 0) + (1 if full else 0)
+                        if per:
+                            v = randbelow_col(st, mpos, col, nverbs + 1)
+                        else:  # no offer: choose_by_verb over the tail
+                            v = 1 + randbelow_col(st, mpos, col, nverbs)
+                        if v == 0:
+                            target = tgt[randbelow_col(st, mpos, col, nt)]
+                            gv = glist[randbelow_col(st, mpos, col, ng)]
+                            tv = takes_of[gv, randbelow_col(st, mpos, col, takes_n[gv])]
+                            if not queue_places:
+                                randbelow_col(st, mpos, col, 1)
+                                place = 0
+                            elif gv == 0 and tv == 0:
+                                randbelow_col(st, mpos, col, 1)
+                                place = 1
+                            else:
+                                place = randbelow_col(st, mpos, col, 2)
+                            action = code_of(V_OFFER, target, gv, tv, place)
+                        elif v == 1:
+                            randbelow_col(st, mpos, col, 1)
+                            action = pass_code
+                        elif v == 2 and npr:
+                            i = randbelow_col(st, mpos, col, 2 * npr)
+                            action = _tail_at(1 + i, full, npr, held_p, price_sets)
+                        else:
+                            randbelow_col(st, mpos, col, 1)
+                            action = stop_code
+                    else:
+                        action = _greedy_offer(
+                            hand, seat, active, phase, n, k, row, rl, visit_mult[visit[seat]],
+                            card_cost, card_need, card_cat, card_icons, h2, tgt, ms, n_offer,
+                            st, mpos, col, queue, ql, full, npr, held_p, price_sets,
+                        )  # fmt: skip
+                elif phase == DISCARD:
+                    # ---- the held kinds, in alphabetical order [RG-LIMIT-1]
+                    nl = 0
+                    for i in range(k):
+                        if hand[seat, alpha[i]]:
+                            opts[nl] = alpha[i]
+                            nl += 1
+                    if bot == RANDOM_BOT:
+                        kind = opts[randbelow_col(st, mpos, col, nl)]
+                    elif bot == BASELINE_BOT:
+                        randbelow_col(st, mpos, col, 1)
+                        kind = opts[randbelow_col(st, mpos, col, nl)]
+                    elif nl == 1:
+                        kind = opts[0]
+                    else:
+                        mult = visit_mult[visit[seat]]
+                        best = -np.inf
+                        kind = opts[0]
+                        for j in range(nl):
+                            for i in range(k):
+                                h2[i] = hand[seat, i]
+                            h2[opts[j]] -= 1
+                            value = _value(h2, row, rl, mult, card_cost, card_need, card_cat,
+                                           card_icons, k)  # fmt: skip
+                            if value > best:
+                                best = value
+                                kind = opts[j]
+                    action = code_of(V_DISCARD, kind, 0, 0, 0)
+                else:
+                    # ---- at the counter: the cards it can pay for, then pass
+                    nl = 0
+                    for p in range(rl):
+                        if _holds(hand, seat, card_cost[row[p]], k):
+                            opts[nl] = p + 1
+                            nl += 1
+                    buy = 0
+                    if bot == RANDOM_BOT:
+                        i = randbelow_col(st, mpos, col, nl + 1)
+                        if i < nl:
+                            buy = opts[i]
+                    elif bot == BASELINE_BOT:
+                        if nl:
+                            if randbelow_col(st, mpos, col, 2) == 0:
+                                buy = opts[randbelow_col(st, mpos, col, nl)]
+                            else:
+                                randbelow_col(st, mpos, col, 1)
+                        else:
+                            randbelow_col(st, mpos, col, 1)
+                            randbelow_col(st, mpos, col, 1)
+                    else:
+                        mult = visit_mult[visit[seat]]
+                        best_points = -1
+                        for i in range(nl):
+                            card = row[opts[i] - 1]
+                            points = card_icons[card] * mult[card_cat[card]]
+                            if points > best_points:
+                                best_points = points
+                                buy = opts[i]
+                    action = code_of(V_BUY, buy, 0, 0, 0) if buy else pass_code
+                decisions += 1
+                if record:
+                    if hpos < hist.shape[0]:
+                        hist[hpos] = action
+                        hpos += 1
+                    else:
+                        overflow = True
+
+                # ---------------------------------------------- the action played
+                verb = action & 15
+                a = (action >> 4) & 4095
+                if verb == V_OFFER:
+                    pt = a
+                    pg = (action >> 16) & 4095
+                    pk = (action >> 28) & 4095
+                    pp = (action >> 40) & 1
+                    stats[ST_OFFERS] += 1
+                elif verb in (V_ACCEPT, V_REJECT):
+                    if phase == FINAL_TRADE:
+                        offerer = (active + done) % n
+                    elif done % 2 == 0:
+                        offerer = active
+                    else:
+                        offerer = (active + 1 + (done // 2) % (n - 1)) % n
+                    if verb == V_ACCEPT:  # RG-TRADE-4
+                        _move(swhere, hand, hsize, dcount, kind_start, n, offerer, seat, ms[pg],
+                              k)  # fmt: skip
+                        _move(swhere, hand, hsize, dcount, kind_start, n, seat, offerer, ms[pk],
+                              k)  # fmt: skip
+                        if pp:
+                            _swap(queue, ql, seat, offerer)
+                            stats[ST_PLACE] += 1
+                        stats[ST_TRADES] += 1
+                    pt = -1
+                    pg = 0
+                    pk = 0
+                    pp = 0
+                    go = 7
+                elif verb == V_PASS:
+                    if phase == SHOP:
+                        done_seat = seat
+                        go = 4
+                    elif phase == FINAL_SHOP:
+                        fs += 1
+                        if fs >= n:  # RG-FINAL-4
+                            termination = 1
+                            phase = OVER
+                    else:
+                        go = 7
+                elif verb == V_STOP:  # RG-TRADE-6
+                    go = 2
+                elif verb in (V_DRAW, V_SWAP):  # RG-SPEC-1, RG-SPEC-2
+                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, ms[a], k)
+                    if verb == V_DRAW:
+                        stats[ST_DRAWS] += 1
+                        if sl == 0:
+                            anyd = False
+                            for i in range(k):
+                                if dcount[i]:
+                                    anyd = True
+                            if anyd:
+                                chance = _reshuffle(
+                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
+                                    gl, chance, work, stats,
+                                )  # fmt: skip
+                                sl = n_stamps - _outside(swhere, n, n_stamps)
+                        if sl > 0:
+                            sl -= 1
+                            sid = stack[sl]
+                            swhere[sid] = seat
+                            hand[seat, stamp_kind[sid]] += 1
+                            hsize[seat] += 1
+                    else:
+                        stats[ST_SWAPS] += 1
+                        if _index(queue, ql, SPECULATOR) < _index(queue, ql, seat):
+                            stats[ST_PUSHBACKS] += 1
+                        _swap(queue, ql, seat, SPECULATOR)
+                    go = 7
+                elif verb == V_DISCARD:  # RG-LIMIT-1
+                    h2[:] = 0
+                    h2[a] = 1
+                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, h2, k)
+                    stats[ST_LIMIT] += 1
+                    if hsize[seat] <= hand_limit:
+                        go = 3
+                else:  # V_BUY: RG-SHOP-2, RG-ROW-1 (the row closes up)
+                    card = row[a - 1]
+                    for i in range(a - 1, rl - 1):
+                        row[i] = row[i + 1]
+                    rl -= 1
+                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1,
+                          card_cost[card], k)  # fmt: skip
+                    bought[seat, bn[seat]] = card
+                    bn[seat] += 1
+                    if phase == SHOP:
+                        done_seat = seat
+                        go = 4
+                    else:
+                        fs += 1
+                        if fs >= n:  # RG-FINAL-4
+                            termination = 1
+                            phase = OVER
+                if phase == OVER:
+                    break
+
+            # ---- the game's result [RG-SCORE-1, RG-SCORE-2]
+            turns += turn
+            if termination == 2:
+                capped = True
+            for i in range(N_STATS):
+                tstats[i] += stats[i]
+            for s in range(n):
+                mult = visit_mult[visit[s]]
+                score = 0
+                for j in range(bn[s]):
+                    c = bought[s, j]
+                    score += card_icons[c] * mult[card_cat[c]]
+                total[s] += score
+                keys[s, 0] = score
+                keys[s, 1] = bn[s]
+                keys[s, 2] = hsize[s]
+
+        total_decisions += decisions
+        out[g, 0] = first_out
+        out[g, 1] = turns
+        out[g, 2] = decisions
+        out[g, 3] = 2 if capped else 1
+        for i in range(N_STATS):
+            out[g, 4 + i] = tstats[i]
+        for s in range(n):
+            out[g, HEAD + s] = total[s]
+            better = 0
+            for o in range(n):
+                if match_games > 0:  # a match ranks by the sums only
+                    if total[o] > total[s]:
+                        better += 1
+                elif (
+                    keys[o, 0] > keys[s, 0]
+                    or (keys[o, 0] == keys[s, 0] and keys[o, 1] > keys[s, 1])
+                    or (keys[o, 0] == keys[s, 0] and keys[o, 1] == keys[s, 1]
+                        and keys[o, 2] > keys[s, 2])
+                ):  # fmt: skip
+                    better += 1
+            out[g, HEAD + n + s] = 1 + better
+        if record:
+            hist_len[g] = hpos - game_start
+    if overflow:
+        return -1
+    return total_decisions
+
+
+@helper
+def _outside(swhere, n, n_stamps):
+    """Stamps not in the stack (zone ``n``): after a reshuffle, the stack is the rest."""
+    out = 0
+    for i in range(n_stamps):
+        if swhere[i] != n:
+            out += 1
+    return out
+
+
+@helper
+def _reshuffle(swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats):
+    """The discarded stamps, by id, shuffled into the (empty) stack from
+    ``(seed, 'reshuffle', chance + 1)``; returns the new chance count. [RG-STAMP-2]"""
+    m = 0
+    for sid in range(n_stamps):
+        if swhere[sid] == n + 1:
+            ids[m] = sid
+            swhere[sid] = n
+            m += 1
+    for i in range(k):
+        dcount[i] = 0
+    chance += 1
+    _event(mt, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
+    shuffle(mt, ids, m)
+    for i in range(m):
+        stack[i] = ids[i]
+    stats[ST_RESHUFFLES] += 1
+    return chance
+
+
+@helper
+def _spec_shops(
+    row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf, gt, gl, chance, work, stats
+):
+    """The die picks the card the speculator takes out of the game (chance event
+    ``chance``), his pawn goes to the back, the row is refilled; returns the row's and
+    the shopping stack's new lengths. [RG-SPEC-3]"""
+    if die_sides > 1:
+        _event(mt, gbuf, gt, gl, _L_DIE, chance, work)
+        roll = 1 + randbelow(mt, die_sides)
+    else:
+        roll = 1
+    for i in range(roll - 1, rl - 1):
+        row[i] = row[i + 1]
+    rl -= 1
+    stats[ST_SPEC_BUYS] += 1
+    _to_back(queue, ql, SPECULATOR)
+    while rl < row_size and cl > 0:
+        cl -= 1
+        row[rl] = cstack[cl]
+        rl += 1
+    return rl, cl
+
+
+@helper
+def _index(queue, ql, pawn):
+    for i in range(ql):
+        if queue[i] == pawn:
+            return i
+    return -1
+
+
+@helper
+def _to_back(queue, ql, pawn):
+    i = _index(queue, ql, pawn)
+    for j in range(i, ql - 1):
+        queue[j] = queue[j + 1]
+    queue[ql - 1] = pawn
+
+
+@helper
+def _swap(queue, ql, a, b):
+    i = _index(queue, ql, a)
+    j = _index(queue, ql, b)
+    queue[i] = b
+    queue[j] = a
+
+
+@helper
+def _offer_at(i, per, tgt, held_g, run_give, run_start, run_len, gives, takes, places):
+    """The ``i``-th listed offer of an offer turn (``per`` offers to each target)."""
+    t = i // per
+    j = i - t * per
+    r = 0
+    while True:
+        if held_g[run_give[r]]:
+            if j < run_len[r]:
+                break
+            j -= run_len[r]
+        r += 1
+    pos = run_start[r] + j
+    return code_of(V_OFFER, tgt[t], gives[pos], takes[pos], places[pos])
+
+
+@helper
+def _tail_at(i, full, npr, held_p, price_sets):
+    """The ``i``-th action of an offer turn's tail: ``pass``, then (the active seat)
+    the speculator draws and swaps it can pay, and ``stop``."""
+    if i == 0:
+        return code_of(V_PASS, 0, 0, 0, 0)
+    if i == 1 + 2 * npr:
+        return code_of(V_STOP, 0, 0, 0, 0)
+    j = (i - 1) % npr if npr else 0
+    verb = V_DRAW if i - 1 < npr else V_SWAP
+    for q in range(price_sets.shape[0]):
+        if held_p[q]:
+            if j == 0:
+                return code_of(verb, price_sets[q], 0, 0, 0)
+            j -= 1
+    return code_of(V_PASS, 0, 0, 0, 0)  # unreachable: i is below the tail's length
+
+
+@helper
+def _greedy_offer(
+    hand, seat, active, phase, n, k, row, rl, mult, card_cost, card_need, card_cat,
+    card_icons, h2, tgt, ms, n_offer, st, mpos, col, queue, ql, full, npr, held_p, price_sets,
+):  # fmt: skip
+    """The greedy bot's offer turn (``ReglamentacjaGreedyBot._offer_turn``): the best
+    one-for-one swap by value to a random target, else (the active seat, behind the
+    speculator) a cheap swap with him, else stop half the time, else pass."""
+    for i in range(k):
+        h2[i] = hand[seat, i]
+    base = _value(h2, row, rl, mult, card_cost, card_need, card_cat, card_icons, k)
+    best_gain = 0.05
+    bg = -1
+    bt = -1
+    for gk in range(k):
+        if not hand[seat, gk]:
+            continue
+        for tk in range(k):
+            if tk == gk:
+                continue
+            for i in range(k):
+                h2[i] = hand[seat, i]
+            h2[gk] -= 1
+            h2[tk] += 1
+            gain = _value(h2, row, rl, mult, card_cost, card_need, card_cat, card_icons, k) - base
+            if gain > best_gain:
+                best_gain = gain
+                bg = gk
+                bt = tk
+    if bg >= 0:
+        if phase == TRADE and seat != active:
+            target = active
+        else:  # the other seats in numeric order
+            target = randbelow_col(st, mpos, col, n - 1)
+            if target >= seat:
+                target += 1
+        if phase == TRADE and seat != active:
+            randbelow_col(st, mpos, col, 1)
+        # the unit multisets: give one of bg, take one of bt
+        gi = _unit_index(ms, n_offer, k, bg)
+        ti = _unit_index(ms, n_offer, k, bt)
+        return code_of(V_OFFER, target, gi, ti, 0)  # always legal: bg is held
+    if full:
+        if _index(queue, ql, SPECULATOR) >= 0 and _index(queue, ql, SPECULATOR) < _index(
+            queue, ql, seat
+        ):
+            for q in range(price_sets.shape[0]):
+                if held_p[q]:
+                    for i in range(k):
+                        h2[i] = hand[seat, i] - ms[price_sets[q], i]
+                    after = _value(h2, row, rl, mult, card_cost, card_need, card_cat,
+                                   card_icons, k)  # fmt: skip
+                    if base - after < 0.5:
+                        return code_of(V_SWAP, price_sets[q], 0, 0, 0)
+        if _random01(st, mpos, col) < 0.5:
+            return code_of(V_STOP, 0, 0, 0, 0)
+    return code_of(V_PASS, 0, 0, 0, 0)
+
+
+@helper
+def _unit_index(ms, n_offer, k, kind):
+    """The index of the multiset of one stamp of ``kind``."""
+    for m in range(n_offer):
+        if ms[m, kind] == 1:
+            total = 0
+            for i in range(k):
+                total += ms[m, i]
+            if total == 1:
+                return m
+    return -1

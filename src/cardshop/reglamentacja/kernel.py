@@ -1,0 +1,373 @@
+"""The Reglamentacja batch kernel: whole games of the random, baseline and greedy bots,
+compiled with numba.
+
+It plays exactly the games :func:`cardshop.simulate` plays on the reference engine
+(same seeds, same shuffles, spins, dice and reshuffles, same bot choices, same
+outcomes), and is what ``simulate(engine="auto")`` uses when it can (docs/kernel.md)::
+
+    from cardshop.reglamentacja import kernel
+    kernel.unavailable(variant, 4, ("greedy",))          # None: the kernel can play it
+    outcomes = kernel.play(variant, 4, ("greedy",), seed=7, start=0, stop=10_000)
+
+The variant's rules at a player count are passed as plain integer arrays
+(:class:`KernelRules`, made from :class:`~cardshop.reglamentacja.rules.Rules` and the
+variant's offer table). Every key of the variant format is played. numba is an
+optional extra (``python -m pip install ".[kernel]"``); it is imported only when a
+kernel runs, never by ``import cardshop``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from cardshop.core import Action, SetupError, VariantBase, check_players
+from cardshop.kernels import (
+    TERMINATIONS,
+    OutcomeRow,
+    Outcomes,
+    check_range,
+    run,
+    seat_bot_codes,
+    why_not,
+    winners_of,
+)
+from cardshop.reglamentacja.game import ACCEPT, PASS, REJECT, STATS, STOP
+from cardshop.reglamentacja.offers import offer_table
+from cardshop.reglamentacja.variant import ReglamentacjaVariant
+
+__all__ = [
+    "BOTS",
+    "COMPILING",
+    "MAX_GAMES",
+    "MAX_HISTORY_GAMES",
+    "RELEASES_GIL",
+    "KernelRules",
+    "chunk_games",
+    "compile_rules",
+    "histories",
+    "play",
+    "play_arrays",
+    "prepare",
+    "unavailable",
+]
+
+BOTS = ("random", "baseline", "greedy")
+"""The bots the kernel plays (their names as :func:`cardshop.bots.make_bot` takes them)."""
+
+RELEASES_GIL = True
+"""The compiled game loop runs without the GIL: ``simulate`` runs its workers as
+threads of the calling process."""
+
+COMPILING = "compiling the Reglamentacja batch kernel (first run only, about half a minute)..."
+"""The message logged (``INFO``, logger ``cardshop.reglamentacja.kernel``) when a run
+must compile the kernel (docs/kernel.md). The ``simulate`` command shows it."""
+
+MAX_GAMES = 1_000_000
+"""The most games one call plays (``stop - start``)."""
+MAX_HISTORY_GAMES = 1_000
+"""The most games one :func:`histories` call plays (every move is kept: a game of
+random players runs to the turn cap, some thousands of moves)."""
+
+_log = logging.getLogger(__name__)
+
+# The columns of the kernel's table before the scores (_kernel_jit.HEAD): first player,
+# turns, decisions, termination, then the counters of game.stats.
+_HEAD = 4 + len(STATS)
+
+
+def chunk_games(players: int, bots: Sequence[object]) -> int:
+    """The most games ``simulate`` gives the kernel in one task (a task runs without a
+    pause, so a stop or a progress report waits for it): a tenth of a second or so of
+    play. Random players offer on nearly every offer turn and play to the turn cap;
+    greedy ones end a game in a few dozen turns."""
+    names = {str(b).strip() for b in bots}
+    if "random" in names:
+        return 50
+    return 200 if "baseline" in names else 1000
+
+
+class KernelRules(NamedTuple):
+    """A variant's rules at a player count as the kernel's arguments, in the order
+    :func:`cardshop.reglamentacja._kernel_jit.play` takes them (ints and int64 arrays)."""
+
+    k: int
+    n_stamps: int
+    stamp_kind: Any  # int64[n_stamps]
+    kind_start: Any  # int64[k + 1]
+    alpha: Any  # int64[k]
+    n_cards: int
+    card_cost: Any  # int64[n_cards, k]
+    card_need: Any  # int64[n_cards]
+    card_cat: Any  # int64[n_cards]
+    card_icons: Any  # int64[n_cards]
+    visit_mult: Any  # int64[visits, categories]
+    visit_pool: Any  # int64[visits dealt at this player count]
+    row_size: int
+    deal: int
+    allocation: int
+    shop_draw: int
+    hand_limit: int
+    spin_min: int
+    spin_max: int
+    has_spec: bool
+    die_sides: int
+    final_stamps: int
+    turn_cap: int
+    queue_places: bool
+    ms: Any  # int64[multisets, k]
+    n_offer: int
+    price_sets: Any  # int64[prices]
+    gives: Any  # int64[positions]: the offer table
+    takes: Any
+    places: Any
+    run_give: Any  # int64[runs]
+    run_start: Any
+    run_len: Any
+    takes_of: Any  # int64[n_offer, most]
+    takes_n: Any  # int64[n_offer]
+    others_text: Any  # int64[players, players - 1]
+
+
+def unavailable(
+    variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
+) -> str | None:
+    """Why the kernel cannot play these games, or ``None`` when it can. Every key of a
+    Reglamentacja variant is played, so only the bots, the seed and numba decide."""
+    if not isinstance(variant, ReglamentacjaVariant):
+        return f"the kernel plays Reglamentacja variants, not the {variant.family!r} family"
+    return why_not(bots, BOTS, (), seed)
+
+
+_COMPILED: dict[tuple[str, int], KernelRules] = {}
+
+
+def compile_rules(variant: ReglamentacjaVariant, players: int) -> KernelRules:
+    """The kernel's arrays for ``variant`` at ``players`` players (made once, then
+    cached). Raises :class:`~cardshop.SetupError` for a variant of another family."""
+    if not isinstance(variant, ReglamentacjaVariant):
+        family = getattr(variant, "family", type(variant).__name__)
+        raise SetupError(f"the kernel compiles Reglamentacja variants, not the {family!r} family")
+    key = (variant.content_hash, players)
+    made = _COMPILED.get(key)
+    if made is not None:
+        return made
+    import numpy as np
+
+    def ints(values: Any) -> Any:
+        return np.array(values, dtype=np.int64)
+
+    rules = variant.rules_for(players)
+    table = offer_table(rules)
+    k = rules.k
+    pool = list(range(rules.n_visits))
+    if players == 3 and rules.without_meal_visits:
+        pool = [v for v in pool if v not in rules.meal_visits]
+    most = max(len(t) for t in table.takes_of)
+    takes_of = np.zeros((table.n_offer, most), dtype=np.int64)
+    for g, row in enumerate(table.takes_of):
+        takes_of[g, : len(row)] = row
+    others = [sorted((s for s in range(players) if s != seat), key=str) for seat in range(players)]
+    made = KernelRules(
+        k=k,
+        n_stamps=rules.n_stamps,
+        stamp_kind=ints(rules.stamp_kind),
+        kind_start=ints(rules.kind_start),
+        alpha=ints(rules.alpha),
+        n_cards=rules.n_cards,
+        card_cost=ints(rules.card_cost).reshape(rules.n_cards, k),
+        card_need=ints([sum(cost) for cost in rules.card_cost]),
+        card_cat=ints(rules.card_cat),
+        card_icons=ints(rules.card_icons),
+        visit_mult=ints(rules.visit_mult).reshape(rules.n_visits, len(rules.categories)),
+        visit_pool=ints(pool),
+        row_size=rules.row_size,
+        deal=rules.deal,
+        allocation=rules.allocation,
+        shop_draw=rules.shop_draw,
+        hand_limit=rules.hand_limit,
+        spin_min=rules.spin_min,
+        spin_max=rules.spin_max,
+        has_spec=rules.has_speculator,
+        die_sides=rules.die_sides,
+        final_stamps=rules.final_stamps,
+        turn_cap=rules.turn_cap,
+        queue_places=rules.queue_places,
+        ms=ints(rules.multisets).reshape(len(rules.multisets), k),
+        n_offer=table.n_offer,
+        price_sets=ints(rules.price_sets),
+        gives=ints(table.gives),
+        takes=ints(table.takes),
+        places=ints(table.places),
+        run_give=ints(table.run_give),
+        run_start=ints(table.run_start),
+        run_len=ints(table.run_len),
+        takes_of=takes_of,
+        takes_n=ints([len(t) for t in table.takes_of]),
+        others_text=ints(others).reshape(players, players - 1),
+    )
+    _COMPILED[key] = made
+    return made
+
+
+def _check(
+    variant: VariantBase, players: int, bots: Sequence[object], seed: int
+) -> ReglamentacjaVariant:
+    why = unavailable(variant, players, bots, seed)
+    if why is not None:
+        raise SetupError(f"the kernel cannot play these games: {why}")
+    assert isinstance(variant, ReglamentacjaVariant)
+    check_players(variant, players)
+    if len(bots) not in (1, players):
+        raise SetupError(
+            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
+        )
+    return variant
+
+
+def _run(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[object],
+    seed: int,
+    start: int,
+    stop: int,
+    rotate: bool,
+    record: bool,
+) -> tuple[Any, Any, Any, Any]:
+    check_range(start, stop, MAX_HISTORY_GAMES if record else MAX_GAMES)
+    import numpy as np
+
+    from cardshop.reglamentacja import _kernel_jit
+
+    rules = compile_rules(_check(variant, players, bots, seed), players)
+    count = stop - start
+    out = np.zeros((count, _HEAD + 2 * players), dtype=np.int64)
+    seeds = np.zeros(count, dtype=np.uint64)
+    lengths = np.zeros(count, dtype=np.int64)
+    text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
+    match = variant.match
+    games = players * match.games_per_player if match is not None else 0
+    args = (
+        *rules, games, players, text, start, count, seat_bot_codes(bots, players, BOTS),
+        rotate, record, out, seeds, lengths,
+    )  # fmt: skip
+    _, hist = run(_kernel_jit.play, args, 1024 * count if record else 1, _log, COMPILING)
+    return out, seeds, lengths, hist
+
+
+def prepare(variant: VariantBase, players: int) -> None:
+    """Load the kernel's compiled code into this process (the first time: numba's
+    import and the cached machine code; nothing after)."""
+    if unavailable(variant, players, ("random",)) is None:
+        _run(variant, players, ("greedy",), 0, 0, 1, False, False)
+
+
+def play_arrays(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> tuple[Any, Any]:
+    """Games ``start .. stop-1`` of a simulation as arrays, for many games at once.
+
+    Returns ``(table, seeds)``: ``table[i]`` is ``[first player, turns, decisions,
+    termination (1 finished, 2 capped), the counters of game.stats (in the order of
+    cardshop.reglamentacja.game.STATS)..., score of each seat..., rank of each
+    seat...]`` (int64) and ``seeds[i]`` the game's seed (uint64), for game
+    ``start + i``."""
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return out, seeds
+
+
+def _outcomes(made: Outcomes) -> list[Any]:
+    """The rows of the kernel's table (:func:`play_arrays`)."""
+    players = made.players
+    tail = _HEAD + 2 * players
+    result: list[Any] = []
+    for game, game_seed, row, seated in made.seated():
+        ranks = tuple(row[_HEAD + players : tail])
+        details = dict(zip(STATS, row[4:_HEAD], strict=True))
+        if made.match_games:
+            details["games"] = made.match_games
+        result.append(
+            OutcomeRow(
+                game,
+                game_seed,
+                row[0],
+                seated,
+                tuple(row[_HEAD : _HEAD + players]),
+                ranks,
+                winners_of(ranks),
+                row[1],
+                row[2],
+                TERMINATIONS[row[3]],
+                row[2],
+                details,
+            )
+        )
+    return result
+
+
+def play(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> Outcomes:
+    """Games ``start .. stop-1`` of ``simulate(variant, players, stop, bots, seed,
+    rotate=rotate)`` as a sequence of :class:`~cardshop.kernels.OutcomeRow` (the fields
+    of its ``GameOutcome`` objects; :class:`~cardshop.kernels.Outcomes`: compact arrays
+    until read)."""
+    out, seeds, _, _ = _run(variant, players, bots, seed, start, stop, rotate, False)
+    return Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
+
+
+def _action(variant: ReglamentacjaVariant, players: int, code: int) -> Action:
+    """An action of the kernel's history (``_kernel_jit.code_of``) as the game's."""
+    rules = variant.rules_for(players)
+    verb, a = code & 15, (code >> 4) & 4095
+    give, take, place = (code >> 16) & 4095, (code >> 28) & 4095, (code >> 40) & 1
+    if verb == 0:
+        return Action("offer", rules.offer_text(a, give, take, bool(place)))
+    if verb in (3, 4):
+        mode = "draw" if verb == 3 else "swap"
+        return Action("speculate", f"{mode} {rules.ms_text[a]}")
+    if verb == 7:
+        return rules.discard_actions[a]
+    if verb == 8:
+        return rules.buy_actions[a - 1]
+    return {1: ACCEPT, 2: REJECT, 5: STOP, 6: PASS}[verb]
+
+
+def histories(
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    start: int,
+    stop: int,
+    *,
+    rotate: bool = False,
+) -> list[tuple[Any, list[Action]]]:
+    """Like :func:`play`, with each game's moves in order (a match's: its games' in
+    turn), for differential tests."""
+    out, seeds, lengths, hist = _run(variant, players, bots, seed, start, stop, rotate, True)
+    assert isinstance(variant, ReglamentacjaVariant)
+    decoded: list[list[Action]] = []
+    pos = 0
+    flat = hist[: int(lengths.sum())].tolist()
+    for length in lengths.tolist():
+        decoded.append([_action(variant, players, code) for code in flat[pos : pos + length]])
+        pos += length
+    outcomes = Outcomes.of(variant, players, bots, start, rotate, out, seeds, _outcomes)
+    return list(zip(outcomes, decoded, strict=True))

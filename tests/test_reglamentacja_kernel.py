@@ -1,0 +1,240 @@
+"""Differential tests: the Reglamentacja batch kernel against the reference engine.
+
+For the same simulation seed, the kernel and the reference engine must play the same
+games: the same shuffles, spins, dice and reshuffles, the same bot choices, so the
+same moves and the same outcome (scores, ranks, turns, counters), game by game
+(docs/kernel.md).
+
+How many games (:mod:`diff_support`), per player count of the built-in variant and the
+mini variant: 200 greedy games, 100 of greedy, random and baseline players by seat, 50
+of random and 50 of baseline players (1,600 in all); 3,000, 1,000, 500 and 500 in the
+slow lane (``CARDSHOP_SLOW_LANE=1``: 20,000 games); in a deep run by hand,
+``CARDSHOP_DIFF_GAMES`` games of each line-up::
+
+    CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_reglamentacja_kernel.py -k builtin
+
+Generated variants (every key of the format drawn, matches included) follow the
+hypothesis profile.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba", reason="the kernel extra (numba) is not installed")
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cardshop import load_variant
+from cardshop.bots import make_bot
+from cardshop.core.actions import Action
+from cardshop.core.errors import SetupError
+from cardshop.core.variant import VariantBase
+from cardshop.reglamentacja import kernel
+from cardshop.reglamentacja.game import STATS
+from cardshop.reglamentacja.strategies import variants
+from cardshop.reglamentacja.variant import ReglamentacjaVariant
+from cardshop.simulation import (
+    GameOutcome,
+    bot_seed,
+    game_seed,
+    kernel_note,
+    play_game,
+    seat_specs,
+    simulate,
+)
+from cardshop.verify import mini_variants
+from diff_support import diff_games
+
+GAMES = {
+    "greedy": diff_games(200, 3000),
+    "mixed": diff_games(100, 1000),
+    "random": diff_games(50, 500),
+    "baseline": diff_games(50, 500),
+}
+CHUNK = 100  # games a histories() call plays (its limit: kernel.MAX_HISTORY_GAMES)
+
+LINEUPS = {
+    "greedy": ("greedy",),
+    "random": ("random",),
+    "baseline": ("baseline",),
+    "mixed": ("greedy", "random", "baseline"),  # by seat, turning with rotate
+}
+
+
+def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
+    if len(lineup) == 1:
+        return lineup
+    return tuple(lineup[s % len(lineup)] for s in range(players))
+
+
+def reference(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
+) -> tuple[GameOutcome, list[Action]]:
+    """Game ``game`` of a simulation, played by the reference engine and its bots."""
+    specs = seat_specs(bots, players, game, rotate)
+    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
+    steps: list[int] = []
+    played = play_game(
+        variant, players, seated, game_seed(seed, game), on_step=lambda g, s: steps.append(1)
+    )
+    result = played.result()
+    first = (played.setup_options() or {}).get("first_player")
+    outcome = GameOutcome(
+        game=game,
+        seed=played.seed,  # type: ignore[attr-defined]
+        first_player=first,
+        bots=tuple(b.name for b in seated),
+        scores=result.scores,
+        ranks=result.ranks,
+        winners=result.winners,
+        rounds=result.rounds,
+        decisions=len(played.moves),
+        termination=result.termination.value,
+        steps=len(steps),
+        details=dict(result.details),
+    )
+    return outcome, [m.action for m in played.moves]
+
+
+def check_same(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, games: int
+) -> int:
+    """Play ``games`` games both ways and compare them; return the moves compared."""
+    compared = 0
+    played = (
+        kernel.histories(
+            variant, players, bots, seed, start, min(start + CHUNK, games), rotate=True
+        )
+        for start in range(0, games, CHUNK)
+    )
+    for outcome, actions in (game for chunk in played for game in chunk):
+        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, True)
+        if actions != ref_actions:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
+                min(len(actions), len(ref_actions)),
+            )
+            pytest.fail(
+                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
+                f"moves differ at {at}: kernel {actions[at : at + 3]}, "
+                f"reference {ref_actions[at : at + 3]}"
+            )
+        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
+        compared += len(actions)
+    return compared
+
+
+def _load(name: str) -> VariantBase:
+    """A built-in variant, or a mini variant that ships with cardshop."""
+    return load_variant(mini_variants().get(name, name))
+
+
+BUILTIN = [("reglamentacja", n) for n in range(3, 6)] + [("reglamentacja-mini", 2)]
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize(("name", "players"), BUILTIN)
+def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: str) -> None:
+    variant = _load(name)
+    bots = _specs(LINEUPS[lineup], players)
+    assert check_same(variant, players, bots, players * 1000 + 7, GAMES[lineup]) > 0
+
+
+@given(variant=variants(match=None, three_players_option=None), data=st.data())
+def test_generated_variants_play_the_same_games(variant: ReglamentacjaVariant, data: Any) -> None:
+    players = data.draw(st.integers(variant.players.min, variant.players.max), label="players")
+    lineup = data.draw(st.sampled_from(sorted(LINEUPS)), label="lineup")
+    seed = data.draw(st.integers(-(2**70), 2**70), label="seed")
+    assert check_same(variant, players, _specs(LINEUPS[lineup], players), seed, games=3) > 0
+
+
+def test_a_match_plays_the_same_games() -> None:
+    data = load_variant("reglamentacja").to_data()
+    data["match"] = {"games_per_player": 2}
+    data["name"] = "reglamentacja-match"
+    variant = ReglamentacjaVariant.model_validate(data)
+    for lineup in ("greedy", "mixed"):
+        assert check_same(variant, 3, _specs(LINEUPS[lineup], 3), seed=5, games=6) > 0
+    (outcome, _), *_ = kernel.histories(variant, 3, ("greedy",), 5, 0, 1)
+    assert outcome.details["games"] == 6
+    assert outcome.first_player == 0
+
+
+def test_variants_without_speculator_or_place_trading_play_the_same_games() -> None:
+    data = load_variant("reglamentacja").to_data()
+    data.update(speculator=None, queue_trading=False, three_players_without_meal_visits=True)
+    data["name"] = "reglamentacja-plain"
+    variant = ReglamentacjaVariant.model_validate(data)
+    for lineup in ("greedy", "mixed", "baseline"):
+        assert check_same(variant, 3, _specs(LINEUPS[lineup], 3), seed=9, games=20) > 0
+
+
+def test_other_bots_and_families_are_refused() -> None:
+    variant = load_variant("reglamentacja")
+    assert "not 'ismcts:5'" in str(kernel.unavailable(variant, 3, ("ismcts:5",)))
+    assert "not the 'klunker' family" in str(
+        kernel.unavailable(load_variant("klunker-en"), 3, ("random",))
+    )
+    with pytest.raises(SetupError, match="not the 'klunker' family"):
+        kernel.compile_rules(load_variant("klunker-en"), 3)  # type: ignore[arg-type]
+    with pytest.raises(SetupError, match="one bot for every seat or one per seat"):
+        kernel.play(variant, 4, ("random", "greedy"), 0, 0, 1)
+    with pytest.raises(SetupError, match="players"):
+        kernel.play(variant, 9, ("random",), 0, 0, 1)
+    with pytest.raises(SetupError, match="start <= stop"):
+        kernel.play(variant, 3, ("random",), 0, 5, 1)
+    assert list(kernel.play(variant, 3, ("random",), 0, 5, 5)) == []
+    with pytest.raises(SetupError, match="at most 1,000 games in one call"):
+        kernel.histories(variant, 3, ("greedy",), 0, 0, kernel.MAX_HISTORY_GAMES + 1)
+    with pytest.raises(SetupError, match=r"engine 'kernel' cannot play .*ismcts:5"):
+        simulate(variant, 3, 2, bots="ismcts:5", engine="kernel")
+
+
+def test_simulate_gives_the_same_result_on_both_engines() -> None:
+    kwargs: dict[str, Any] = {"bots": "greedy,baseline,random", "seed": 3, "rotate": True}
+    fast = simulate("reglamentacja", 3, 24, workers=1, engine="kernel", **kwargs)
+    slow = simulate("reglamentacja", 3, 24, workers=1, engine="reference", **kwargs)
+    assert (fast.engine, slow.engine) == ("kernel", "reference")
+    assert fast == slow
+    assert [o.to_dict() for o in fast] == [o.to_dict() for o in slow]
+    assert fast.summary() == slow.summary()
+    threaded = simulate("reglamentacja", 3, 24, workers=2, chunk_size=5, engine="kernel", **kwargs)
+    assert [o.to_dict() for o in threaded] == [o.to_dict() for o in slow]
+    assert kernel_note(load_variant("reglamentacja"), 3, ("greedy",), 0) == (
+        "cardshop.reglamentacja.kernel",
+        "",
+    )
+
+
+def test_outcomes_pickle_as_arrays_and_agree_with_play_arrays() -> None:
+    variant = load_variant("reglamentacja")
+    outcomes = kernel.play(variant, 4, ("greedy",), 11, 3, 9)
+    again = pickle.loads(pickle.dumps(outcomes))
+    assert list(again) == list(outcomes)
+    table, seeds = kernel.play_arrays(variant, 4, ("greedy",), 11, 3, 9)
+    assert (
+        [int(s) for s in seeds]
+        == [o.seed for o in outcomes]
+        == [game_seed(11, i) for i in range(3, 9)]
+    )
+    for row, o in zip(table.tolist(), outcomes, strict=True):
+        head = 4 + len(STATS)
+        assert row[:head] == [
+            o.first_player,
+            o.rounds,
+            o.decisions,
+            1 if o.termination == "finished" else 2,
+            *(o.details[name] for name in STATS),
+        ]
+        assert row[head:] == [*o.scores, *o.ranks]
+
+
+def test_long_master_seeds_play_the_same_games() -> None:
+    variant = _load("reglamentacja")
+    for seed in (10**150, -(2**64)):
+        assert check_same(variant, 3, ("greedy",), seed, games=3) > 0
