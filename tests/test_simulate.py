@@ -43,6 +43,7 @@ from cardshop.simulation import (
     SimulationResult,
     WorkerLostError,
     game_seed,
+    kernel_note,
     play_game,
     seat_specs,
     simulate,
@@ -733,6 +734,19 @@ def test_a_family_no_tool_knows_simulates_in_process(tiny: None, path: Path) -> 
     summary = {b.bot: b for b in sim.summary()}
     assert summary["random"].seats == 30
     assert sum(b.win_share * b.seats for b in summary.values()) == pytest.approx(10)
+
+
+def test_a_family_without_a_kernel_plays_on_the_reference_engine(tiny: None) -> None:
+    """Every built-in family has a kernel; a family from elsewhere need not."""
+    path = TINY_VARIANTS[0]
+    assert kernel_note(load_variant(path), 3, ("random",), 0) == (
+        None,
+        "the tinymarket family has no kernel",
+    )
+    sim = simulate(path, 3, 600, "random", seed=5, workers=1)
+    assert (sim.engine, sim.engine_note) == ("reference", "the tinymarket family has no kernel")
+    with pytest.raises(SetupError, match=r"engine 'kernel' cannot play .*tinymarket family has no"):
+        simulate(path, 3, 2, "random", seed=5, workers=1, engine="kernel")
 
 
 def test_play_game_on_a_simultaneous_family_goes_tick_by_tick(tiny: None) -> None:

@@ -250,7 +250,6 @@ def play(
     total = np.zeros(n, np.int64)
     tstats = np.zeros(N_STATS, np.int64)
     # Scratch.
-    ids = np.zeros(n_stamps, np.int64)
     vis = np.zeros(visit_pool.shape[0], np.int64)
     h2 = np.zeros(k, np.int64)
     held_g = np.zeros(n_offer, np.bool_)
@@ -353,15 +352,10 @@ def play(
             shuffle(mt, stack, n_stamps)
             sl = n_stamps
             for i in range(n):
-                seat = (first + i) % n
-                for _ in range(deal):
-                    if sl == 0:
-                        break  # nothing discarded yet: nothing to reshuffle
-                    sl -= 1
-                    sid = stack[sl]
-                    swhere[sid] = seat
-                    hand[seat, stamp_kind[sid]] += 1
-                    hsize[seat] += 1
+                sl, chance = _draw(
+                    swhere, stack, sl, hand, hsize, dcount, stamp_kind, (first + i) % n, deal,
+                    n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                )  # fmt: skip
             nv = visit_pool.shape[0]
             for i in range(nv):
                 vis[i] = visit_pool[i]
@@ -405,25 +399,10 @@ def play(
                             phase = OVER
                             break
                         turn += 1
-                        # allocation: drawn below, then the spin
-                        for _ in range(allocation):
-                            if sl == 0:
-                                anyd = False
-                                for i in range(k):
-                                    if dcount[i]:
-                                        anyd = True
-                                if not anyd:
-                                    break
-                                chance = _reshuffle(
-                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
-                                    gl, chance, work, stats,
-                                )  # fmt: skip
-                                sl = n_stamps - _outside(swhere, n, n_stamps)
-                            sl -= 1
-                            sid = stack[sl]
-                            swhere[sid] = active
-                            hand[active, stamp_kind[sid]] += 1
-                            hsize[active] += 1
+                        sl, chance = _draw(
+                            swhere, stack, sl, hand, hsize, dcount, stamp_kind, active,
+                            allocation, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                        )  # fmt: skip
                         phase = TRADE
                         go = 6
                     elif step == 6:  # _spin_top
@@ -462,24 +441,10 @@ def play(
                     elif step == 4:  # _shop_done [RG-SHOP-3..5]
                         seat = done_seat
                         _to_back(queue, ql, seat)
-                        for _ in range(shop_draw):
-                            if sl == 0:
-                                anyd = False
-                                for i in range(k):
-                                    if dcount[i]:
-                                        anyd = True
-                                if not anyd:
-                                    break
-                                chance = _reshuffle(
-                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
-                                    gl, chance, work, stats,
-                                )  # fmt: skip
-                                sl = n_stamps - _outside(swhere, n, n_stamps)
-                            sl -= 1
-                            sid = stack[sl]
-                            swhere[sid] = seat
-                            hand[seat, stamp_kind[sid]] += 1
-                            hsize[seat] += 1
+                        sl, chance = _draw(
+                            swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
+                            shop_draw, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                        )  # fmt: skip
                         while rl < row_size and cl > 0:  # RG-ROW-1
                             cl -= 1
                             row[rl] = cstack[cl]
@@ -507,24 +472,11 @@ def play(
                         turn += 1
                         for _ in range(final_stamps):
                             for i in range(n):
-                                seat = (active + i) % n
-                                if sl == 0:
-                                    anyd = False
-                                    for j in range(k):
-                                        if dcount[j]:
-                                            anyd = True
-                                    if not anyd:
-                                        continue
-                                    chance = _reshuffle(
-                                        swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf,
-                                        gt, gl, chance, work, stats,
-                                    )  # fmt: skip
-                                    sl = n_stamps - _outside(swhere, n, n_stamps)
-                                sl -= 1
-                                sid = stack[sl]
-                                swhere[sid] = seat
-                                hand[seat, stamp_kind[sid]] += 1
-                                hsize[seat] += 1
+                                sl, chance = _draw(
+                                    swhere, stack, sl, hand, hsize, dcount, stamp_kind,
+                                    (active + i) % n, 1, n, n_stamps, k, mt, gbuf, gt, gl,
+                                    chance, work, stats,
+                                )  # fmt: skip
                         phase = FINAL_TRADE
                         go = 6
                 if phase == OVER:
@@ -532,14 +484,7 @@ def play(
 
                 # ---------------------------------------------- who acts, and what
                 if phase in (TRADE, FINAL_TRADE):
-                    if pt >= 0:
-                        seat = pt
-                    elif phase == FINAL_TRADE:
-                        seat = (active + done) % n
-                    elif done % 2 == 0:
-                        seat = active
-                    else:
-                        seat = (active + 1 + (done // 2) % (n - 1)) % n
+                    seat = pt if pt >= 0 else _offerer(phase, active, done, n)
                 elif phase == DISCARD:
                     seat = active
                 elif phase == SHOP:
@@ -575,12 +520,7 @@ def play(
                                     card_icons, k)  # fmt: skip
                         gain = v1 - v0
                         if pp:
-                            if phase == FINAL_TRADE:
-                                offerer = (active + done) % n
-                            elif done % 2 == 0:
-                                offerer = active
-                            else:
-                                offerer = (active + 1 + (done // 2) % (n - 1)) % n
+                            offerer = _offerer(phase, active, done, n)
                             mine = _index(queue, ql, seat)
                             theirs = _index(queue, ql, offerer)
                             gain += 0.3 * (mine - theirs)
@@ -745,12 +685,7 @@ def play(
                     pp = (action >> 40) & 1
                     stats[ST_OFFERS] += 1
                 elif verb in (V_ACCEPT, V_REJECT):
-                    if phase == FINAL_TRADE:
-                        offerer = (active + done) % n
-                    elif done % 2 == 0:
-                        offerer = active
-                    else:
-                        offerer = (active + 1 + (done // 2) % (n - 1)) % n
+                    offerer = _offerer(phase, active, done, n)
                     if verb == V_ACCEPT:  # RG-TRADE-4
                         _move(swhere, hand, hsize, dcount, kind_start, n, offerer, seat, ms[pg],
                               k)  # fmt: skip
@@ -782,23 +717,10 @@ def play(
                     _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, ms[a], k)
                     if verb == V_DRAW:
                         stats[ST_DRAWS] += 1
-                        if sl == 0:
-                            anyd = False
-                            for i in range(k):
-                                if dcount[i]:
-                                    anyd = True
-                            if anyd:
-                                chance = _reshuffle(
-                                    swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt,
-                                    gl, chance, work, stats,
-                                )  # fmt: skip
-                                sl = n_stamps - _outside(swhere, n, n_stamps)
-                        if sl > 0:
-                            sl -= 1
-                            sid = stack[sl]
-                            swhere[sid] = seat
-                            hand[seat, stamp_kind[sid]] += 1
-                            hsize[seat] += 1
+                        sl, chance = _draw(
+                            swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, 1, n,
+                            n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                        )  # fmt: skip
                     else:
                         stats[ST_SWAPS] += 1
                         if _index(queue, ql, SPECULATOR) < _index(queue, ql, seat):
@@ -879,34 +801,58 @@ def play(
 
 
 @helper
-def _outside(swhere, n, n_stamps):
-    """Stamps not in the stack (zone ``n``): after a reshuffle, the stack is the rest."""
-    out = 0
-    for i in range(n_stamps):
-        if swhere[i] != n:
-            out += 1
-    return out
+def _offerer(phase, active, done, n):
+    """The seat whose offer turn it is, ``done`` offer turns into the spin.
+    [RG-TRADE-2, RG-FINAL-3]"""
+    if phase == FINAL_TRADE:
+        return (active + done) % n
+    if done % 2 == 0:
+        return active
+    return (active + 1 + (done // 2) % (n - 1)) % n
 
 
 @helper
-def _reshuffle(swhere, stack, dcount, ids, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats):
-    """The discarded stamps, by id, shuffled into the (empty) stack from
-    ``(seed, 'reshuffle', chance + 1)``; returns the new chance count. [RG-STAMP-2]"""
+def _draw(
+    swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, count, n, n_stamps, k, mt, gbuf,
+    gt, gl, chance, work, stats,
+):  # fmt: skip
+    """``seat`` draws ``count`` stamps from the stack (``stack[:sl]``, top last),
+    reshuffling the discards when it runs out, drawing fewer when there are none;
+    returns the stack's size and the game's chance count. [RG-STAMP-2]"""
+    for _ in range(count):
+        if sl == 0:
+            discarded = 0
+            for i in range(k):
+                discarded += dcount[i]
+            if discarded == 0:
+                break
+            chance += 1
+            sl = _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance,
+                            work, stats)  # fmt: skip
+        sl -= 1
+        sid = stack[sl]
+        swhere[sid] = seat
+        hand[seat, stamp_kind[sid]] += 1
+        hsize[seat] += 1
+    return sl, chance
+
+
+@helper
+def _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats):
+    """The discarded stamps, by id, shuffled into the (empty) stack by chance event
+    ``(seed, 'reshuffle', chance)``; returns the stack's size. [RG-STAMP-2]"""
     m = 0
     for sid in range(n_stamps):
         if swhere[sid] == n + 1:
-            ids[m] = sid
+            stack[m] = sid
             swhere[sid] = n
             m += 1
     for i in range(k):
         dcount[i] = 0
-    chance += 1
     _event(mt, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
-    shuffle(mt, ids, m)
-    for i in range(m):
-        stack[i] = ids[i]
+    shuffle(mt, stack, m)
     stats[ST_RESHUFFLES] += 1
-    return chance
+    return m
 
 
 @helper
