@@ -24,7 +24,13 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import MASTER_SEED_LIMIT, SetupError, VariantBase, check_seed
+from cardshop.core import (
+    MASTER_SEED_LIMIT,
+    SetupError,
+    VariantBase,
+    check_players,
+    check_seed,
+)
 
 __all__ = [
     "MAX_SEED_TEXT",
@@ -32,6 +38,7 @@ __all__ = [
     "OutcomeRow",
     "Outcomes",
     "available",
+    "check_call",
     "check_range",
     "run",
     "seat_bot_codes",
@@ -80,6 +87,20 @@ def why_not(
     if not available():
         return 'numba is not installed: python -m pip install ".[kernel]" in a clone of cardshop'
     return None
+
+
+def check_call(variant: VariantBase, players: int, bots: Sequence[object], why: str | None) -> None:
+    """Raise :class:`~cardshop.SetupError` unless a kernel can play games of ``variant``
+    at ``players`` with ``bots``: ``why`` is what the kernel's ``unavailable`` said
+    (``None``: nothing against it), then the player count and the number of bots (one,
+    or one per seat) are checked."""
+    if why is not None:
+        raise SetupError(f"the kernel cannot play these games: {why}")
+    check_players(variant, players)
+    if len(bots) not in (1, players):
+        raise SetupError(
+            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
+        )
 
 
 def check_range(start: object, stop: object, most: int) -> None:

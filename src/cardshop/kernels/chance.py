@@ -43,6 +43,7 @@ __all__ = [
     "genrand_col",
     "helper",
     "label",
+    "match_game_text",
     "mt_seed",
     "mt_seed_block",
     "put",
@@ -51,6 +52,7 @@ __all__ = [
     "randbelow",
     "randbelow_col",
     "seed_chains",
+    "seed_games",
     "seed_head",
     "shuffle",
     "shuffle_col",
@@ -682,3 +684,43 @@ def shuffle(mt, deck, length):
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
+
+
+# ---------------------------------------------------------- a simulation's games
+
+
+@helper
+def seed_games(buf, seed_text, first, count, n, seeds, at, cseeds, st, pos, lo, hi1, one, work):
+    """Games ``first .. first+count-1`` of a simulation with master seed ``seed_text``
+    (the bytes of its ``repr``): each game's seed, ``derive_seed(seed, 'game', i)``,
+    into ``seeds[at + i]``, and the generators of its ``n`` seats' bots,
+    ``random.Random(derive_seed(seed, 'bot', i, s))``, seeded side by side into column
+    ``i * n + s`` of ``st`` (:func:`seed_chains`; ``cseeds``, ``lo``, ``hi1``, ``one``
+    and ``work``: scratch; ``buf``: room for the seed's text and 128 bytes)."""
+    length = seed_text.shape[0]
+    for i in range(count):
+        game = first + i
+        p = seed_head(buf, seed_text, length)
+        p = put(buf, p, L_GAME)
+        p = put_int(buf, p, game)
+        seeds[at + i] = finish(buf, p, work)
+        for s in range(n):
+            p = seed_head(buf, seed_text, length)
+            p = put(buf, p, L_BOT)
+            p = put_int(buf, p, game)
+            p = put_int(buf, p, s)
+            cseeds[i * n + s] = finish(buf, p, work)
+    seed_chains(st, pos, cseeds, lo, hi1, count * n, one)
+
+
+@helper
+def match_game_text(text, buf, scratch, match_seed, index, work):
+    """Write the text of the seed of game ``index`` of a match whose seed is
+    ``match_seed``, ``derive_seed(match_seed, 'game', index)``, into ``text`` (24 bytes;
+    ``buf`` 64 and ``scratch`` 24 bytes of room) and return its length (as
+    ``cardshop.core.series`` deals a match's games)."""
+    length = put_uint(scratch, 0, match_seed)
+    p = seed_head(buf, scratch, length)
+    p = put(buf, p, L_GAME)
+    p = put_int(buf, p, index)
+    return put_uint(text, 0, finish(buf, p, work))

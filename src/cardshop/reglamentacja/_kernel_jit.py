@@ -32,20 +32,19 @@ from numba import njit
 
 from cardshop.kernels.chance import (
     CHAINS,
-    L_BOT,
-    L_GAME,
     N,
     finish,
     genrand_col,
     helper,
     label,
+    match_game_text,
     mt_seed,
     put,
     put_int,
     put_uint,
     randbelow,
     randbelow_col,
-    seed_chains,
+    seed_games,
     seed_head,
     shuffle,
 )
@@ -283,19 +282,10 @@ def play(
         if b == 0:
             # ---- the seeds of the next block of games, and their bots' generators
             nb = min(block, count - g)
-            for bb in range(nb):
-                game = first_game + g + bb
-                pos = seed_head(buf, seed_text, seed_text.shape[0])
-                pos = put(buf, pos, L_GAME)
-                pos = put_int(buf, pos, game)
-                seeds_out[g + bb] = finish(buf, pos, work)
-                for s in range(n):
-                    pos = seed_head(buf, seed_text, seed_text.shape[0])
-                    pos = put(buf, pos, L_BOT)
-                    pos = put_int(buf, pos, game)
-                    pos = put_int(buf, pos, s)
-                    cseeds[bb * n + s] = finish(buf, pos, work)
-            seed_chains(st, mpos, cseeds, lo, hi1, nb * n, mt)
+            seed_games(
+                buf, seed_text, first_game + g, nb, n, seeds_out, g, cseeds, st, mpos, lo, hi1,
+                mt, work,
+            )  # fmt: skip
         game = first_game + g
         mbase = b * n
         shift = game % n if rotate else 0
@@ -311,11 +301,7 @@ def play(
         first_out = 0
         for sub in range(n_sub):
             if match_games > 0:  # game ``sub`` of a match: its own seed
-                ml = put_uint(mt_text, 0, seeds_out[g])
-                pos = seed_head(gbuf, mt_text, ml)
-                pos = put(gbuf, pos, L_GAME)
-                pos = put_int(gbuf, pos, sub)
-                gl = put_uint(gt, 0, finish(gbuf, pos, work))
+                gl = match_game_text(gt, gbuf, mt_text, seeds_out[g], sub, work)
             else:
                 gl = put_uint(gt, 0, seeds_out[g])
             # ---- setup [RG-SETUP-1..4]

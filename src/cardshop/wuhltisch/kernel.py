@@ -21,11 +21,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from cardshop.core import Action, SetupError, VariantBase, actions_by_verb, check_players
+from cardshop.core import Action, SetupError, VariantBase, actions_by_verb
 from cardshop.kernels import (
     TERMINATIONS,
     OutcomeRow,
     Outcomes,
+    check_call,
     check_range,
     run,
     seat_bot_codes,
@@ -213,15 +214,8 @@ def compile_rules(variant: WuhltischVariant) -> KernelRules:
 def _check(
     variant: VariantBase, players: int, bots: Sequence[object], seed: int
 ) -> WuhltischVariant:
-    why = unavailable(variant, players, bots, seed)
-    if why is not None:
-        raise SetupError(f"the kernel cannot play these games: {why}")
+    check_call(variant, players, bots, unavailable(variant, players, bots, seed))
     assert isinstance(variant, WuhltischVariant)
-    check_players(variant, players)
-    if len(bots) not in (1, players):
-        raise SetupError(
-            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
-        )
     return variant
 
 
