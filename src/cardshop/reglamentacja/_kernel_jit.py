@@ -414,15 +414,13 @@ def play(
                             go = 3
                     elif step == 3:  # _pass_top [RG-TURN-3, RG-SHOP-1]
                         active = (active + 1) % n
-                        if queue[0] == SPECULATOR:
-                            rl, cl = _spec_shops(
-                                row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf,
-                                gt, gl, chance + 1, work, stats,
-                            )  # fmt: skip
-                            chance += 1
-                            if rl < row_size:
-                                go = 5
-                                continue
+                        rl, cl, chance = _speculator_shops(
+                            row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf, gt,
+                            gl, chance, work, stats,
+                        )  # fmt: skip
+                        if rl < row_size:
+                            go = 5
+                            continue
                         phase = SHOP
                     elif step == 4:  # _shop_done [RG-SHOP-3..5]
                         seat = done_seat
@@ -435,19 +433,12 @@ def play(
                             cl -= 1
                             row[rl] = cstack[cl]
                             rl += 1
-                        if rl < row_size:
-                            go = 5
-                            continue
-                        if queue[0] == SPECULATOR:
-                            rl, cl = _spec_shops(
+                        if rl == row_size:
+                            rl, cl, chance = _speculator_shops(
                                 row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf,
-                                gt, gl, chance + 1, work, stats,
+                                gt, gl, chance, work, stats,
                             )  # fmt: skip
-                            chance += 1
-                            if rl < row_size:
-                                go = 5
-                                continue
-                        go = 1
+                        go = 1 if rl == row_size else 5
                     elif step == 5:  # _begin_final [RG-FINAL-1..3]
                         for i in range(ql):
                             if queue[i] == SPECULATOR:
@@ -842,17 +833,21 @@ def _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance, 
 
 
 @helper
-def _spec_shops(
+def _speculator_shops(
     row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf, gt, gl, chance, work, stats
 ):
-    """The die picks the card the speculator takes out of the game (chance event
-    ``chance``), his pawn goes to the back, the row is refilled; returns the row's and
-    the shopping stack's new lengths. [RG-SPEC-3]"""
+    """If the speculator heads the queue: the die picks the card he takes out of the
+    game (a chance event), his pawn goes to the back, the row is refilled. Returns the
+    row's and the shopping stack's lengths and the game's chance count (a row left
+    short begins the final turn). [RG-SPEC-3]"""
+    if queue[0] != SPECULATOR:
+        return rl, cl, chance
+    chance += 1
     if die_sides > 1:
         _event(mt, gbuf, gt, gl, _L_DIE, chance, work)
         roll = 1 + randbelow(mt, die_sides)
     else:
-        roll = 1
+        roll = 1  # a draw below 1 is 0, whatever the generator
     for i in range(roll - 1, rl - 1):
         row[i] = row[i + 1]
     rl -= 1
@@ -862,7 +857,7 @@ def _spec_shops(
         cl -= 1
         row[rl] = cstack[cl]
         rl += 1
-    return rl, cl
+    return rl, cl, chance
 
 
 @helper
