@@ -197,9 +197,13 @@ def play(
     gives,  # int64[positions]: the offer table, in the order of its texts
     takes,
     places,
-    run_give,  # int64[runs]: the table's runs of one give
-    run_start,
+    run_start,  # int64[runs]: the table's runs of one give
     run_len,
+    cap,  # rules.hand_cap: the most stamps of a kind that make a difference
+    give_level,  # int64[k, cap + 1, words]: bit g, give g needs no more of kind i than c
+    run_level,  # int64[k, cap + 1, words]: bit r, run r's give needs no more than c
+    price_level,  # int64[k, cap + 1, words]: bit q, price q needs no more than c
+    block_sums,  # int64[blocks, 256]: the offers in each block of 8 runs, by held runs
     takes_of,  # int64[n_offer, most]: the takes a give may go with, ascending
     takes_n,  # int64[n_offer]
     others_text,  # int64[n, n - 1]: the seats a seat may offer to, in text order
@@ -231,7 +235,6 @@ def play(
     ``hist`` was too small, else the total decisions played.
     """
     n_prices = price_sets.shape[0]
-    n_runs = run_give.shape[0]
     # The state of a game (cardshop.reglamentacja.game's fields).
     swhere = np.zeros(n_stamps, np.int64)
     stack = np.zeros(n_stamps, np.int64)
@@ -251,8 +254,10 @@ def play(
     # Scratch.
     vis = np.zeros(visit_pool.shape[0], np.int64)
     h2 = np.zeros(k, np.int64)
-    held_g = np.zeros(n_offer, np.bool_)
-    held_p = np.zeros(max(n_prices, 1), np.bool_)
+    gbits = np.zeros(give_level.shape[2], np.int64)
+    rbits = np.zeros(run_level.shape[2], np.int64)
+    pbits = np.zeros(price_level.shape[2], np.int64)
+    n_blocks = block_sums.shape[0]
     tgt = np.zeros(max(n - 1, 1), np.int64)
     glist = np.zeros(n_offer, np.int64)
     opts = np.zeros(row_size + 1, np.int64)
@@ -512,44 +517,28 @@ def play(
                         nt = n - 1
                         for i in range(nt):
                             tgt[i] = others_text[seat, i]
-                    ng = 0
-                    for gv in range(n_offer):
-                        ok = True
-                        for i in range(k):
-                            if ms[gv, i] > hand[seat, i]:
-                                ok = False
-                                break
-                        held_g[gv] = ok
-                        if ok:
-                            glist[ng] = gv
-                            ng += 1
-                    per = 0
-                    for r in range(n_runs):
-                        if held_g[run_give[r]]:
-                            per += run_len[r]
                     full = phase == TRADE and seat == active  # RG-SPEC-1, RG-TRADE-6
                     npr = 0
                     if full:
+                        _held(hand, seat, k, cap, price_level, pbits)
                         for q in range(n_prices):
-                            ok = True
-                            for i in range(k):
-                                if ms[price_sets[q], i] > hand[seat, i]:
-                                    ok = False
-                                    break
-                            held_p[q] = ok
-                            if ok:
-                                npr += 1
+                            npr += (pbits[q >> 6] >> (q & 63)) & 1
+                    per = 0
+                    if bot != GREEDY_BOT:  # the offers it holds, by runs of one give
+                        _held(hand, seat, k, cap, run_level, rbits)
+                        for b in range(n_blocks):
+                            per += block_sums[b, (rbits[b >> 3] >> ((b & 7) << 3)) & 255]
                     n_tail = 2 + 2 * npr if full else 1
                     n_offers = per * nt
                     if bot == RANDOM_BOT:
                         i = randbelow_col(st, mpos, col, n_offers + n_tail)
                         if i < n_offers:
                             action = _offer_at(
-                                i, per, tgt, held_g, run_give, run_start, run_len, gives,
-                                takes, places,
+                                i, per, tgt, rbits, block_sums, run_start, run_len, gives, takes,
+                                places,
                             )  # fmt: skip
                         else:
-                            action = _tail_at(i - n_offers, full, npr, held_p, price_sets)
+                            action = _tail_at(i - n_offers, full, npr, pbits, price_sets)
                     elif bot == BASELINE_BOT:
                         # a verb among offer, pass, speculate and stop, then its parts
                         nverbs = 1 + (1 if npr else 0) + (1 if full else 0)
@@ -559,6 +548,12 @@ def play(
                             v = 1 + randbelow_col(st, mpos, col, nverbs)
                         if v == 0:
                             target = tgt[randbelow_col(st, mpos, col, nt)]
+                            _held(hand, seat, k, cap, give_level, gbits)
+                            ng = 0
+                            for gv in range(n_offer):
+                                if (gbits[gv >> 6] >> (gv & 63)) & 1:
+                                    glist[ng] = gv
+                                    ng += 1
                             gv = glist[randbelow_col(st, mpos, col, ng)]
                             tv = takes_of[gv, randbelow_col(st, mpos, col, takes_n[gv])]
                             if not queue_places:
@@ -575,7 +570,7 @@ def play(
                             action = pass_code
                         elif v == 2 and npr:
                             i = randbelow_col(st, mpos, col, 2 * npr)
-                            action = _tail_at(1 + i, full, npr, held_p, price_sets)
+                            action = _tail_at(1 + i, full, npr, pbits, price_sets)
                         else:
                             randbelow_col(st, mpos, col, 1)
                             action = stop_code
@@ -583,7 +578,7 @@ def play(
                         action = _greedy_offer(
                             hand, seat, active, phase, n, k, row, rl, visit_mult[visit[seat]],
                             card_cost, card_need, card_cat, card_icons, h2, tgt, ms, n_offer,
-                            st, mpos, col, queue, ql, full, npr, held_p, price_sets,
+                            st, mpos, col, queue, ql, full, npr, pbits, price_sets,
                         )  # fmt: skip
                 elif phase == DISCARD:
                     # ---- the held kinds, in alphabetical order [RG-LIMIT-1]
@@ -885,23 +880,47 @@ def _swap(queue, ql, a, b):
 
 
 @helper
-def _offer_at(i, per, tgt, held_g, run_give, run_start, run_len, gives, takes, places):
-    """The ``i``-th listed offer of an offer turn (``per`` offers to each target)."""
+def _held(hand, seat, k, cap, level, bits):
+    """The bit set (int64 words) of what ``seat``'s hand holds: the ``and``, over the
+    kinds, of ``level[kind, count held (capped)]``."""
+    for w in range(bits.shape[0]):
+        bits[w] = -1
+    for i in range(k):
+        c = hand[seat, i]
+        if c > cap:
+            c = cap
+        for w in range(bits.shape[0]):
+            bits[w] &= level[i, c, w]
+
+
+@helper
+def _offer_at(i, per, tgt, rbits, block_sums, run_start, run_len, gives, takes, places):
+    """The ``i``-th listed offer of an offer turn (``per`` offers to each target, in the
+    held runs ``rbits``): the block of eight runs that holds it, then its run."""
     t = i // per
     j = i - t * per
-    r = 0
+    b = 0
     while True:
-        if held_g[run_give[r]]:
+        pattern = (rbits[b >> 3] >> ((b & 7) << 3)) & 255
+        here = block_sums[b, pattern]
+        if j < here:
+            break
+        j -= here
+        b += 1
+    r = 8 * b
+    while True:
+        if pattern & 1:
             if j < run_len[r]:
                 break
             j -= run_len[r]
+        pattern >>= 1
         r += 1
     pos = run_start[r] + j
     return code_of(V_OFFER, tgt[t], gives[pos], takes[pos], places[pos])
 
 
 @helper
-def _tail_at(i, full, npr, held_p, price_sets):
+def _tail_at(i, full, npr, pbits, price_sets):
     """The ``i``-th action of an offer turn's tail: ``pass``, then (the active seat)
     the speculator draws and swaps it can pay, and ``stop``."""
     if i == 0:
@@ -911,7 +930,7 @@ def _tail_at(i, full, npr, held_p, price_sets):
     j = (i - 1) % npr if npr else 0
     verb = V_DRAW if i - 1 < npr else V_SWAP
     for q in range(price_sets.shape[0]):
-        if held_p[q]:
+        if (pbits[q >> 6] >> (q & 63)) & 1:
             if j == 0:
                 return code_of(verb, price_sets[q], 0, 0, 0)
             j -= 1
@@ -921,7 +940,7 @@ def _tail_at(i, full, npr, held_p, price_sets):
 @helper
 def _greedy_offer(
     hand, seat, active, phase, n, k, row, rl, mult, card_cost, card_need, card_cat,
-    card_icons, h2, tgt, ms, n_offer, st, mpos, col, queue, ql, full, npr, held_p, price_sets,
+    card_icons, h2, tgt, ms, n_offer, st, mpos, col, queue, ql, full, npr, pbits, price_sets,
 ):  # fmt: skip
     """The greedy bot's offer turn (``ReglamentacjaGreedyBot._offer_turn``): the best
     one-for-one swap by value to a random target, else (the active seat, behind the
@@ -965,7 +984,7 @@ def _greedy_offer(
             queue, ql, seat
         ):
             for q in range(price_sets.shape[0]):
-                if held_p[q]:
+                if (pbits[q >> 6] >> (q & 63)) & 1:
                     for i in range(k):
                         h2[i] = hand[seat, i] - ms[price_sets[q], i]
                     after = _value(h2, row, rl, mult, card_cost, card_need, card_cat,

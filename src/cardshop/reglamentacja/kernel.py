@@ -123,9 +123,13 @@ class KernelRules(NamedTuple):
     gives: Any  # int64[positions]: the offer table
     takes: Any
     places: Any
-    run_give: Any  # int64[runs]
-    run_start: Any
+    run_start: Any  # int64[runs]
     run_len: Any
+    cap: int  # rules.hand_cap
+    give_level: Any  # int64[k, cap + 1, words]: bit sets of the gives a count allows
+    run_level: Any  # int64[k, cap + 1, words]: of the runs
+    price_level: Any  # int64[k, cap + 1, words]: of the speculator's prices
+    block_sums: Any  # int64[blocks, 256]: offers per block of 8 runs and held runs
     takes_of: Any  # int64[n_offer, most]
     takes_n: Any  # int64[n_offer]
     others_text: Any  # int64[players, players - 1]
@@ -170,6 +174,8 @@ def compile_rules(variant: ReglamentacjaVariant, players: int) -> KernelRules:
     for g, row in enumerate(table.takes_of):
         takes_of[g, : len(row)] = row
     others = [sorted((s for s in range(players) if s != seat), key=str) for seat in range(players)]
+    ms = rules.multisets
+    cap = rules.hand_cap
     made = KernelRules(
         k=k,
         n_stamps=rules.n_stamps,
@@ -201,15 +207,36 @@ def compile_rules(variant: ReglamentacjaVariant, players: int) -> KernelRules:
         gives=ints(table.gives),
         takes=ints(table.takes),
         places=ints(table.places),
-        run_give=ints(table.run_give),
         run_start=ints(table.run_start),
         run_len=ints(table.run_len),
+        cap=cap,
+        give_level=_levels(ms[: table.n_offer], k, cap),
+        run_level=_levels([ms[g] for g in table.run_give], k, cap),
+        price_level=_levels([ms[m] for m in rules.price_sets], k, cap),
+        block_sums=ints(table.block_sums).reshape(table.n_blocks, 256),
         takes_of=takes_of,
         takes_n=ints([len(t) for t in table.takes_of]),
         others_text=ints(others).reshape(players, players - 1),
     )
     _COMPILED[key] = made
     return made
+
+
+def _levels(needs: Sequence[Sequence[int]], k: int, cap: int) -> Any:
+    """Per kind and count held (capped at ``cap``): the bit set of the ``needs``
+    (multisets, counts per kind) that need no more of that kind, as int64 words (bit
+    ``j`` in word ``j // 64``); a hand holds a multiset when every kind's set has it."""
+    import numpy as np
+
+    words = max(1, (len(needs) + 63) // 64)
+    out = np.zeros((k, cap + 1, words), dtype=np.int64)
+    for i in range(k):
+        for c in range(cap + 1):
+            bits = sum(1 << j for j, need in enumerate(needs) if need[i] <= c)
+            for w in range(words):
+                word = bits >> (64 * w) & (2**64 - 1)
+                out[i, c, w] = word - 2**64 if word >= 2**63 else word
+    return out
 
 
 def _check(
