@@ -52,6 +52,7 @@ __all__ = [
     "randbelow",
     "randbelow_col",
     "seed_chains",
+    "seed_events",
     "seed_games",
     "seed_head",
     "shuffle",
@@ -724,3 +725,25 @@ def match_game_text(text, buf, scratch, match_seed, index, work):
     p = put(buf, p, L_GAME)
     p = put_int(buf, p, index)
     return put_uint(text, 0, finish(buf, p, work))
+
+
+@helper
+def seed_events(st, pos, seeds, lo, hi1, one, msgs, lengths, m, text, length, lab, first):
+    """Seed the generators of a game's chance events ``first .. first + count - 1``
+    of one kind, ``random.Random(derive_seed(seed, lab, n))`` into column ``n - first``
+    of ``st`` (``count`` its columns; ``text[:length]`` the game seed's text; ``lab`` the
+    label's bytes, :func:`label`), hashed and seeded side by side
+    (:func:`blake64_lanes`, :func:`seed_chains`): much cheaper per generator than
+    :func:`mt_seed` one at a time, where a game draws many events of the kind in a row.
+    ``seeds``, ``lo``, ``hi1``, ``one``, ``msgs`` (``count`` rows of 128 bytes),
+    ``lengths`` and ``m``: scratch."""
+    count = st.shape[1]
+    for i in range(count):
+        row = msgs[i]
+        p = seed_head(row, text, length)
+        p = put(row, p, lab)
+        p = put_int(row, p, first + i)
+        row[p] = 41  # )
+        lengths[i] = p + 1
+    blake64_lanes(msgs, lengths, count, seeds, m)
+    seed_chains(st, pos, seeds, lo, hi1, count, one)

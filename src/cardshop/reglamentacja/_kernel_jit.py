@@ -44,6 +44,7 @@ from cardshop.kernels.chance import (
     put_uint,
     randbelow,
     randbelow_col,
+    seed_events,
     seed_games,
     seed_head,
     shuffle,
@@ -70,6 +71,15 @@ N_STATS = 9
 HEAD = 4 + N_STATS
 """Columns of a game's row before its scores: first player, turns, decisions,
 termination (1 finished, 2 capped), then the counters of ``game.stats``."""
+
+
+_AHEAD = 48
+"""Spins of the top whose generators are seeded at once, ahead of their turns (one
+game's worth or so: a game's chance events are its spins, one a turn, and a few
+rolls of the die and reshuffles). Seeding a Mersenne Twister alone (about 1,250
+dependent steps) was most of a random game's time; seeded as a block, the steps of
+many generators run side by side (:func:`cardshop.kernels.chance.seed_events`). The
+block's generators for events that turn out to be rolls or reshuffles go unused."""
 
 
 @helper
@@ -276,6 +286,14 @@ def play(
     mt_text = np.zeros(24, np.uint8)
     n_sub = match_games if match_games > 0 else 1
     work = np.zeros(40, np.uint64)
+    sst = np.zeros((N, _AHEAD), np.uint32)  # the spins' generators, a block ahead
+    spos = np.zeros(_AHEAD, np.int64)
+    sseeds = np.zeros(_AHEAD, np.uint64)
+    slo = np.zeros(_AHEAD, np.uint32)
+    shi1 = np.zeros(_AHEAD, np.uint32)
+    smsgs = np.zeros((_AHEAD, 128), np.uint8)  # a game's seed and a label: one block
+    slengths = np.zeros(_AHEAD, np.int64)
+    sm = np.zeros((16, _AHEAD), np.uint64)
     hpos = 0
     total_decisions = 0
     overflow = False
@@ -311,6 +329,7 @@ def play(
                 gl = put_uint(gt, 0, seeds_out[g])
             # ---- setup [RG-SETUP-1..4]
             chance = 0
+            sfirst = -_AHEAD  # the chance event of the spins' block's first generator
             for i in range(N_STATS):
                 stats[i] = 0
             for s in range(n):
@@ -400,8 +419,13 @@ def play(
                         chance += 1
                         width = spin_max - spin_min + 1
                         if width > 1:
-                            _event(mt, gbuf, gt, gl, _L_SPIN, chance, work)
-                            spin = spin_min + randbelow(mt, width)
+                            if chance >= sfirst + _AHEAD:
+                                sfirst = chance
+                                seed_events(
+                                    sst, spos, sseeds, slo, shi1, mt, smsgs, slengths, sm, gt,
+                                    gl, _L_SPIN, sfirst,
+                                )  # fmt: skip
+                            spin = spin_min + randbelow_col(sst, spos, chance - sfirst, width)
                         else:
                             spin = spin_min  # a draw below 1 is 0, whatever the generator
                         done = 0

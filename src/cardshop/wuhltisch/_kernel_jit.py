@@ -26,7 +26,6 @@ from numba import njit
 from cardshop.kernels.chance import (
     CHAINS,
     N,
-    blake64_lanes,
     finish,
     helper,
     label,
@@ -36,7 +35,7 @@ from cardshop.kernels.chance import (
     put_int,
     put_uint,
     randbelow_col,
-    seed_chains,
+    seed_events,
     seed_games,
     seed_head,
     shuffle,
@@ -205,22 +204,6 @@ _AHEAD = 64
 every tick throws a card back, and seeding a Mersenne Twister for each (about 1,250
 dependent steps) would be most of a tick's time; seeded as a block, the steps of many
 generators run side by side (:func:`cardshop.kernels.chance.seed_chains`)."""
-
-
-@helper
-def _heap_block(hst, hpos, hseeds, lo, hi1, one, msgs, lengths, m, gt, gl, first):
-    """Seed the throw-back generators of chance events ``first .. first+_AHEAD-1``
-    (``(seed, 'heap', n)``, hashed side by side; an event that turns out to be a
-    round's shuffle leaves its generator unused)."""
-    for i in range(_AHEAD):
-        row = msgs[i]
-        pos = seed_head(row, gt, gl)
-        pos = put(row, pos, _L_HEAP)
-        pos = put_int(row, pos, first + i)
-        row[pos] = 41  # )
-        lengths[i] = pos + 1
-    blake64_lanes(msgs, lengths, _AHEAD, hseeds, m)
-    seed_chains(hst, hpos, hseeds, lo, hi1, _AHEAD, one)
 
 
 @helper
@@ -484,9 +467,10 @@ def play(
                     chance += 1
                     if chance >= hfirst + _AHEAD:
                         hfirst = chance
-                        _heap_block(
-                            hst, hmpos, hseeds, hlo, hhi1, mt, hmsgs, hlengths, hm, gt, gl, hfirst
-                        )
+                        seed_events(
+                            hst, hmpos, hseeds, hlo, hhi1, mt, hmsgs, hlengths, hm, gt, gl,
+                            _L_HEAP, hfirst,
+                        )  # fmt: skip
                     hl = _throw_back(heap, hl, back, nb, hst, hmpos, chance - hfirst)
                 tick += 1
                 ticks += 1
