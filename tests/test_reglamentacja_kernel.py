@@ -174,6 +174,26 @@ def test_variants_without_speculator_or_place_trading_play_the_same_games() -> N
         assert check_same(variant, 3, _specs(LINEUPS[lineup], 3), seed=9, games=20) > 0
 
 
+def test_eleven_and_twelve_players_offer_to_seats_in_the_order_of_their_texts() -> None:
+    """At 11 players and more, a seat's targets listed by text ("10" before "2") are not
+    in numeric order: the random and baseline bots index them as listed, the greedy bot
+    draws among them in numeric order."""
+    data = load_variant("reglamentacja").to_data()
+    data["visits"] += [dict(v, name=v["name"] + "-2") for v in data["visits"]]
+    data.update(
+        name="reglamentacja-twelve",
+        players={"min": 2, "max": 12},
+        deal=2,
+        max_trade=2,
+        stamps={kind: 10 for kind in data["stamps"]},
+    )
+    variant = ReglamentacjaVariant.model_validate(data)
+    for players in (11, 12):
+        for lineup in ("greedy", "mixed"):
+            bots = _specs(LINEUPS[lineup], players)
+            assert check_same(variant, players, bots, seed=players, games=10) > 0
+
+
 def test_other_bots_and_families_are_refused() -> None:
     variant = load_variant("reglamentacja")
     assert "not 'ismcts:5'" in str(kernel.unavailable(variant, 3, ("ismcts:5",)))
