@@ -20,6 +20,11 @@ reference engines.
 
 Every function compiles with numba's ``numpy`` error model (no checks for division by
 zero: no divisor here can be zero).
+
+The kernels pass a constant argument of a helper as ``np.int64(...)`` where it
+matters: numba compiles a function called with a literal constant (``Literal[int]``)
+once more for that constant, and for a large helper that is seconds of the first
+compile (12 s for :func:`blake64_lanes` alone); ``np.int64`` gives the one version.
 """
 
 from __future__ import annotations

@@ -188,7 +188,7 @@ def _buy_gain(counts, totals, n, k, buyer, owner, price_rule, size, paytab, tmp,
     price = 0 if owner == buyer else min(price_rule, totals[3 * n + buyer])
     safe = counts[(3 * buyer + 2) * k : (3 * buyer + 3) * k]
     window = counts[(3 * owner + 1) * k : (3 * owner + 2) * k]
-    value = _gain(safe, window, -1, size, paytab, tmp, after) - price
+    value = _gain(safe, window, np.int64(-1), size, paytab, tmp, after) - price
     if price and n > 1:
         value -= price / (n - 1)
     return value
@@ -212,7 +212,7 @@ def _greedy_score(
         for i in range(k):
             one[i] = 0
         one[arg] = 1
-        return _gain(safe, one, -1, size, paytab, tmp, after)
+        return _gain(safe, one, np.int64(-1), size, paytab, tmp, after)
     if verb == PASS:
         best = 0.0
         first = True
@@ -238,11 +238,12 @@ def _greedy_score(
     first = True
     for o in range(n):
         if o != me:
-            g = _gain(counts[(3 * o + 2) * k : (3 * o + 3) * k], one, -1, size, paytab, tmp, after)
+            theirs = counts[(3 * o + 2) * k : (3 * o + 3) * k]
+            g = _gain(theirs, one, np.int64(-1), size, paytab, tmp, after)
             if first or g > to_others:
                 to_others = g
                 first = False
-    g = _gain(safe, one, -1, size, paytab, tmp, after)
+    g = _gain(safe, one, np.int64(-1), size, paytab, tmp, after)
     to_me = g if g > 0.0 else 0.0
     return -(to_others + to_me)
 
@@ -411,7 +412,7 @@ def _block_seeds(
                     pos = put_int(row, pos, s)
                 _end(row, pos, lengths, i)
                 i += 1
-        blake64_lanes(msgs, lengths, i, hashed, m)
+        blake64_lanes(msgs, lengths, np.int64(i), hashed, m)
     else:
         for bb in range(nb):
             for s in range(-1, n):
@@ -442,7 +443,7 @@ def _block_seeds(
             row = msgs[i + 1]
             _end(row, put(row, seed_head(row, gtext, glen), _L_DEAL), lengths, i + 1)
             i += 2
-    blake64_lanes(msgs, lengths, i, hashed, m)
+    blake64_lanes(msgs, lengths, np.int64(i), hashed, m)
     if not match:
         for bb in range(nb):
             cseeds[bb * per_game + n] = hashed[2 * bb]
@@ -453,7 +454,7 @@ def _block_seeds(
         slen = put_uint(stext, 0, hashed[i])
         row = msgs[i]
         _end(row, put(row, seed_head(row, stext, slen), _L_DEAL), lengths, i)
-    blake64_lanes(msgs, lengths, nb * n_sub, hashed, m)
+    blake64_lanes(msgs, lengths, np.int64(nb * n_sub), hashed, m)
     for i in range(nb * n_sub):
         cseeds[(i // n_sub) * per_game + n + i % n_sub] = hashed[i]
 
@@ -585,7 +586,7 @@ def play(
                 first_player = randbelow_col(st, mpos, mbase + n, n)
                 start = first_player
                 deal_chain = mbase + n + 1
-            dlen = 0
+            dlen = np.int64(0)  # not a literal: one compiled version of its callees
             for kind in range(k):
                 for _ in range(kind_count[kind]):
                     deck[dlen] = kind

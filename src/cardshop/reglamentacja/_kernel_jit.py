@@ -328,7 +328,7 @@ def play(
             else:
                 gl = put_uint(gt, 0, seeds_out[g])
             # ---- setup [RG-SETUP-1..4]
-            chance = 0
+            chance = np.int64(0)  # not literals: one compiled version of the callees
             sfirst = -_AHEAD  # the chance event of the spins' block's first generator
             for i in range(N_STATS):
                 stats[i] = 0
@@ -344,7 +344,7 @@ def play(
             _event(mt, gbuf, gt, gl, _L_CARDS, -1, work)
             shuffle(mt, cstack, n_cards)
             cl = n_cards
-            rl = 0
+            rl = np.int64(0)
             for _ in range(row_size):
                 cl -= 1
                 row[rl] = cstack[cl]
@@ -480,7 +480,7 @@ def play(
                             for i in range(n):
                                 sl, chance = _draw(
                                     swhere, stack, sl, hand, hsize, dcount, stamp_kind,
-                                    (active + i) % n, 1, n, n_stamps, k, mt, gbuf, gt, gl,
+                                    (active + i) % n, np.int64(1), n, n_stamps, k, mt, gbuf, gt, gl,
                                     chance, work, stats,
                                 )  # fmt: skip
                         phase = FINAL_TRADE
@@ -542,12 +542,12 @@ def play(
                         for i in range(nt):
                             tgt[i] = others_text[seat, i]
                     full = phase == TRADE and seat == active  # RG-SPEC-1, RG-TRADE-6
-                    npr = 0
+                    npr = np.int64(0)
                     if full:
                         _held(hand, seat, k, cap, price_level, pbits)
                         for q in range(n_prices):
                             npr += (pbits[q >> 6] >> (q & 63)) & 1
-                    per = 0
+                    per = np.int64(0)
                     if bot != GREEDY_BOT:  # the offers it holds, by runs of one give
                         _held(hand, seat, k, cap, run_level, rbits)
                         for b in range(n_blocks):
@@ -714,8 +714,8 @@ def play(
                     if verb == V_DRAW:
                         stats[ST_DRAWS] += 1
                         sl, chance = _draw(
-                            swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, 1, n,
-                            n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                            swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
+                            np.int64(1), n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
                         )  # fmt: skip
                     else:
                         stats[ST_SWAPS] += 1
