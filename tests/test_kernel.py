@@ -18,6 +18,7 @@ Generated variants follow the hypothesis profile (``deep``: 2000 variants).
 
 from __future__ import annotations
 
+import importlib
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -31,10 +32,11 @@ from hypothesis import strategies as st
 from cardshop import load_variant
 from cardshop.bots import make_bot
 from cardshop.core.actions import Action
-from cardshop.core.errors import SetupError
+from cardshop.core.errors import SetupError, VariantError
 from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
 from cardshop.klunker import kernel
+from cardshop.reglamentacja.variant import ReglamentacjaVariant
 from cardshop.simulation import (
     AUTO_KERNEL_GAMES,
     GameOutcome,
@@ -193,6 +195,24 @@ def test_engine_kernel_refuses_what_it_cannot_play(variant: str, bots: str, why:
     with pytest.raises(SetupError, match="engine 'kernel' cannot play") as caught:
         simulate(variant, 3, 2, bots=bots, engine="kernel")
     assert why in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["klunker-en", "wuhltisch", "reglamentacja"])
+def test_a_variant_its_family_finds_invalid_is_refused_not_played(name: str) -> None:
+    """A variant built with model_validate has not been checked for its family's
+    semantic errors; the kernel's compiled code takes the rules on trust, so it checks
+    them first (a one-player Reglamentacja variant ran forever in the kernel)."""
+    data = load_variant(name).to_data()
+    data["players"] = {"min": 4, "max": 3}
+    variant = type(load_variant(name)).model_validate(data)
+    module = importlib.import_module(get_family(variant.family).kernel or "")
+    with pytest.raises(VariantError, match=r"players.*max is smaller than min"):
+        module.play(variant, 3, ("random",), 0, 0, 2)
+    one = load_variant("reglamentacja").to_data()
+    one["players"] = {"min": 1, "max": 3}
+    solo = ReglamentacjaVariant.model_validate(one)
+    with pytest.raises(VariantError, match="trading needs at least 2 players"):
+        simulate(solo, 1, AUTO_KERNEL_GAMES, workers=1)
 
 
 def test_engine_must_be_known() -> None:

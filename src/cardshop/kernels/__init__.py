@@ -28,6 +28,7 @@ from cardshop.core import (
     MASTER_SEED_LIMIT,
     SetupError,
     VariantBase,
+    VariantError,
     check_players,
     check_seed,
 )
@@ -89,13 +90,29 @@ def why_not(
     return None
 
 
+_CHECKED: set[str] = set()
+"""The content hashes of variants :func:`check_call` found valid (a few per process)."""
+
+
 def check_call(variant: VariantBase, players: int, bots: Sequence[object], why: str | None) -> None:
-    """Raise :class:`~cardshop.SetupError` unless a kernel can play games of ``variant``
-    at ``players`` with ``bots``: ``why`` is what the kernel's ``unavailable`` said
-    (``None``: nothing against it), then the player count and the number of bots (one,
-    or one per seat) are checked."""
+    """Raise unless a kernel can play games of ``variant`` at ``players`` with
+    ``bots``: :class:`~cardshop.SetupError` with ``why``, what the kernel's
+    ``unavailable`` said (``None``: nothing against it), or for a player count the
+    variant is not played by, or a number of bots that is neither one nor one per seat;
+    :class:`~cardshop.VariantError` for a variant its family finds invalid (its
+    ``semantic_errors``, which a variant built with ``model_validate`` has not been
+    checked for: the reference engine refuses it when it deals, and a kernel, whose
+    compiled code takes its rules on trust, must not play it)."""
     if why is not None:
         raise SetupError(f"the kernel cannot play these games: {why}")
+    if variant.content_hash not in _CHECKED:
+        problems = variant.semantic_errors()
+        if problems:
+            path, reason = problems[0]
+            raise VariantError(reason, source=f"<variant {variant.name}>", path=path)
+        if len(_CHECKED) >= 256:
+            _CHECKED.clear()
+        _CHECKED.add(variant.content_hash)
     check_players(variant, players)
     if len(bots) not in (1, players):
         raise SetupError(

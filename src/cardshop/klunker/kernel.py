@@ -27,6 +27,7 @@ from cardshop.kernels import (
     OutcomeRow,
     Outcomes,
     available,
+    check_call,
     check_range,
     run,
     seat_bot_codes,
@@ -188,19 +189,8 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
 
 
 def _check(variant: VariantBase, players: int, bots: Sequence[object], seed: int) -> Variant:
-    why = unavailable(variant, players, bots, seed)
-    if why is not None:
-        raise SetupError(f"the kernel cannot play these games: {why}")
+    check_call(variant, players, bots, unavailable(variant, players, bots, seed))
     assert isinstance(variant, Variant)
-    if not variant.players.min <= players <= variant.players.max:
-        raise SetupError(
-            f"{variant.name} is played by {variant.players.min} to {variant.players.max} "
-            f"players, not {players!r}"
-        )
-    if len(bots) not in (1, players):
-        raise SetupError(
-            f"give one bot for every seat or one per seat: {players} seats, {len(bots)} bots"
-        )
     return variant
 
 
