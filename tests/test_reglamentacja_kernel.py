@@ -174,6 +174,18 @@ def test_variants_without_speculator_or_place_trading_play_the_same_games() -> N
         assert check_same(variant, 3, _specs(LINEUPS[lineup], 3), seed=9, games=20) > 0
 
 
+def test_a_row_of_one_card_and_seven_kinds_plays_the_same_games() -> None:
+    """A hand over the limit holds more kinds than the row has cards: the kernel's list
+    of a decision's options has room for both (run with NUMBA_BOUNDSCHECK=1 and a fresh
+    NUMBA_CACHE_DIR, an array too small fails here)."""
+    data = load_variant("reglamentacja").to_data()
+    data.update(name="reglamentacja-one-card", row_size=1, hand_limit=3)
+    data["speculator"] = {"die_sides": 1, "price": 2}
+    variant = ReglamentacjaVariant.model_validate(data)
+    for lineup in ("greedy", "mixed", "random"):
+        assert check_same(variant, 4, _specs(LINEUPS[lineup], 4), seed=3, games=20) > 0
+
+
 def test_eleven_and_twelve_players_offer_to_seats_in_the_order_of_their_texts() -> None:
     """At 11 players and more, a seat's targets listed by text ("10" before "2") are not
     in numeric order: the random and baseline bots index them as listed, the greedy bot

@@ -270,7 +270,7 @@ def play(
     n_blocks = block_sums.shape[0]
     tgt = np.zeros(max(n - 1, 1), np.int64)
     glist = np.zeros(n_offer, np.int64)
-    opts = np.zeros(row_size + 1, np.int64)
+    opts = np.zeros(max(row_size, k) + 1, np.int64)  # the buys, or the kinds held
     keys = np.zeros((n, 3), np.int64)
     bots = np.zeros(n, np.int64)
     block = max(1, CHAINS // n)  # games whose bots' generators are seeded together
