@@ -5,13 +5,28 @@ engine, game by game) play, in each lane of the suite.
 * the slow lane (``CARDSHOP_SLOW_LANE=1``, which ``.ci/run`` sets for its compiled
   stage, where the reference engine is fastest): tens of thousands per family;
 * ``CARDSHOP_DIFF_GAMES=N`` overrides both, for a deep run by hand (docs/kernel.md).
+
+:func:`check_same` plays the games both ways and compares them; :func:`reference`
+plays one on the reference engine as ``simulate`` does.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
-__all__ = ["SLOW_LANE", "diff_games"]
+import pytest
+
+from cardshop.bots import make_bot
+from cardshop.core.actions import Action
+from cardshop.core.variant import VariantBase
+from cardshop.simulation import GameOutcome, bot_seed, game_seed, play_game, seat_specs
+
+__all__ = ["CHUNK", "SLOW_LANE", "check_same", "diff_games", "reference"]
+
+CHUNK = 100
+"""Games one ``histories`` call of :func:`check_same` plays (within every kernel's
+``MAX_HISTORY_GAMES``)."""
 
 SLOW_LANE = os.environ.get("CARDSHOP_SLOW_LANE", "") not in ("", "0")
 """Whether this run is the slow lane."""
@@ -26,3 +41,69 @@ def diff_games(default: int, slow: int, *, share: int = 1) -> int:
     if given:
         return max(2, int(given) // share)
     return slow if SLOW_LANE else default
+
+
+def reference(
+    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
+) -> tuple[GameOutcome, list[Action]]:
+    """Game ``game`` of a simulation, played by the reference engine and its bots: its
+    outcome as ``simulate`` reports it, and its moves."""
+    specs = seat_specs(bots, players, game, rotate)
+    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
+    steps: list[int] = []
+    played = play_game(
+        variant, players, seated, game_seed(seed, game), on_step=lambda g, s: steps.append(1)
+    )
+    result = played.result()
+    first = (played.setup_options() or {}).get("first_player")
+    outcome = GameOutcome(
+        game=game,
+        seed=played.seed,  # type: ignore[attr-defined]
+        first_player=first if isinstance(first, int) else None,
+        bots=tuple(b.name for b in seated),
+        scores=result.scores,
+        ranks=result.ranks,
+        winners=result.winners,
+        rounds=result.rounds,
+        decisions=len(played.moves),
+        termination=result.termination.value,
+        steps=len(steps),
+        details=dict(result.details),
+    )
+    return outcome, [m.action for m in played.moves]
+
+
+def check_same(
+    kernel: Any,
+    variant: VariantBase,
+    players: int,
+    bots: tuple[str, ...],
+    seed: int,
+    games: int,
+    rotate: bool = True,
+) -> int:
+    """Play ``games`` games of a simulation both on ``kernel`` (a family's kernel module)
+    and on the reference engine, and compare them game by game: every move, then the
+    outcome. Returns the moves compared."""
+    compared = 0
+    played = (
+        kernel.histories(
+            variant, players, bots, seed, start, min(start + CHUNK, games), rotate=rotate
+        )
+        for start in range(0, games, CHUNK)
+    )
+    for outcome, actions in (game for chunk in played for game in chunk):
+        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, rotate)
+        if actions != ref_actions:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
+                min(len(actions), len(ref_actions)),
+            )
+            pytest.fail(
+                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
+                f"moves differ at {at}: kernel {actions[at : at + 3]}, "
+                f"reference {ref_actions[at : at + 3]}"
+            )
+        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
+        compared += len(actions)
+    return compared

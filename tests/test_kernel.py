@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any
 
 import pytest
@@ -30,8 +31,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardshop import load_variant
-from cardshop.bots import make_bot
-from cardshop.core.actions import Action
 from cardshop.core.errors import SetupError, VariantError
 from cardshop.core.registry import get_family
 from cardshop.core.variant import VariantBase
@@ -39,16 +38,17 @@ from cardshop.klunker import kernel
 from cardshop.reglamentacja.variant import ReglamentacjaVariant
 from cardshop.simulation import (
     AUTO_KERNEL_GAMES,
-    GameOutcome,
-    bot_seed,
     game_seed,
     kernel_note,
-    play_game,
-    seat_specs,
     simulate,
 )
 from cardshop.testing.strategies import variants
+from diff_support import check_same as _check_same
 from diff_support import diff_games
+
+check_same = partial(_check_same, kernel)
+"""Games of a simulation played on this family's kernel and on the reference engine,
+compared game by game (:func:`diff_support.check_same`)."""
 
 RANDOM_GAMES = diff_games(100, 2000)
 GREEDY_GAMES = diff_games(10, 200, share=10)  # a greedy game costs the reference 10 random ones
@@ -69,59 +69,6 @@ def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
     if len(lineup) == 1:
         return lineup
     return (lineup[0],) + (lineup[1],) * (players - 1)
-
-
-def reference(
-    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
-) -> tuple[GameOutcome, list[Action]]:
-    """Game ``game`` of a simulation, played by the reference engine and its bots."""
-    specs = seat_specs(bots, players, game, rotate)
-    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
-    played = play_game(variant, players, seated, seed=game_seed(seed, game))
-    result = played.result()
-    first = getattr(played, "first_player", None)
-    outcome = GameOutcome(
-        game=game,
-        seed=played.seed,  # type: ignore[attr-defined]
-        first_player=first,
-        bots=tuple(b.name for b in seated),
-        scores=result.scores,
-        ranks=result.ranks,
-        winners=result.winners,
-        rounds=result.rounds,
-        decisions=len(played.moves),
-        termination=result.termination.value,
-        steps=len(played.moves),
-        details=dict(result.details),
-    )
-    return outcome, [m.action for m in played.moves]
-
-
-def check_same(
-    variant: VariantBase,
-    players: int,
-    bots: tuple[str, ...],
-    seed: int,
-    games: int,
-    rotate: bool = True,
-) -> int:
-    """Play ``games`` games both ways and compare them; return the decisions compared."""
-    compared = 0
-    for outcome, actions in kernel.histories(variant, players, bots, seed, 0, games, rotate=rotate):
-        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, rotate)
-        if actions != ref_actions:
-            at = next(
-                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
-                min(len(actions), len(ref_actions)),
-            )
-            pytest.fail(
-                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
-                f"histories differ at action {at}: kernel {actions[at : at + 3]}, "
-                f"reference {ref_actions[at : at + 3]}"
-            )
-        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
-        compared += len(actions)
-    return compared
 
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))

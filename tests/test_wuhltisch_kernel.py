@@ -20,6 +20,7 @@ Generated variants follow the hypothesis profile.
 from __future__ import annotations
 
 import pickle
+from functools import partial
 from typing import Any
 
 import pytest
@@ -30,29 +31,27 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardshop import load_variant
-from cardshop.bots import make_bot
-from cardshop.core.actions import Action
 from cardshop.core.errors import SetupError
 from cardshop.core.variant import VariantBase
 from cardshop.simulation import (
-    GameOutcome,
-    bot_seed,
     game_seed,
     kernel_note,
-    play_game,
-    seat_specs,
     simulate,
 )
 from cardshop.verify import mini_variants
 from cardshop.wuhltisch import kernel
 from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
+from diff_support import check_same as _check_same
 from diff_support import diff_games
+
+check_same = partial(_check_same, kernel)
+"""Games of a simulation played on this family's kernel and on the reference engine,
+compared game by game (:func:`diff_support.check_same`)."""
 
 GREEDY_GAMES = diff_games(250, 3000)
 MIXED_GAMES = diff_games(50, 1000, share=40)
 CAPPED_GAMES = diff_games(6, 12, share=40)  # line-ups that play to the tick cap
-CHUNK = 100  # games a histories() call plays (its limit: kernel.MAX_HISTORY_GAMES)
 
 LINEUPS = {
     "greedy": ("greedy",),
@@ -66,62 +65,6 @@ def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
     if len(lineup) == 1:
         return lineup
     return tuple(lineup[s % len(lineup)] for s in range(players))
-
-
-def reference(
-    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, game: int, rotate: bool
-) -> tuple[GameOutcome, list[Action]]:
-    """Game ``game`` of a simulation, played by the reference engine and its bots."""
-    specs = seat_specs(bots, players, game, rotate)
-    seated = [make_bot(str(s), variant, bot_seed(seed, game, i)) for i, s in enumerate(specs)]
-    steps: list[int] = []
-    played = play_game(
-        variant, players, seated, game_seed(seed, game), on_step=lambda g, s: steps.append(1)
-    )
-    result = played.result()
-    outcome = GameOutcome(
-        game=game,
-        seed=played.seed,  # type: ignore[attr-defined]
-        first_player=None,
-        bots=tuple(b.name for b in seated),
-        scores=result.scores,
-        ranks=result.ranks,
-        winners=result.winners,
-        rounds=result.rounds,
-        decisions=len(played.moves),
-        termination=result.termination.value,
-        steps=len(steps),
-        details=dict(result.details),
-    )
-    return outcome, [m.action for m in played.moves]
-
-
-def check_same(
-    variant: VariantBase, players: int, bots: tuple[str, ...], seed: int, games: int
-) -> int:
-    """Play ``games`` games both ways and compare them; return the moves compared."""
-    compared = 0
-    played = (
-        kernel.histories(
-            variant, players, bots, seed, start, min(start + CHUNK, games), rotate=True
-        )
-        for start in range(0, games, CHUNK)
-    )
-    for outcome, actions in (game for chunk in played for game in chunk):
-        ref_outcome, ref_actions = reference(variant, players, bots, seed, outcome.game, True)
-        if actions != ref_actions:
-            at = next(
-                (i for i, (a, b) in enumerate(zip(actions, ref_actions, strict=False)) if a != b),
-                min(len(actions), len(ref_actions)),
-            )
-            pytest.fail(
-                f"{variant.name} {players}p bots={bots} seed={seed} game {outcome.game}: "
-                f"moves differ at {at} (tick {at // players}): kernel {actions[at : at + 3]}, "
-                f"reference {ref_actions[at : at + 3]}"
-            )
-        assert GameOutcome(*outcome) == ref_outcome, (outcome, ref_outcome)
-        compared += len(actions)
-    return compared
 
 
 def _load(name: str) -> VariantBase:
