@@ -41,6 +41,7 @@ __all__ = [
     "available",
     "check_call",
     "check_range",
+    "play_games",
     "run",
     "seat_bot_codes",
     "seating",
@@ -169,6 +170,45 @@ def run(
         if done >= 0:
             return done, hist
         hist_size *= 4
+
+
+def play_games(
+    play: Any,
+    rules: Sequence[Any],
+    variant: VariantBase,
+    players: int,
+    bots: Sequence[object],
+    seed: int,
+    start: int,
+    stop: int,
+    rotate: bool,
+    record: bool,
+    layout: tuple[Sequence[str], int, int],
+    logger: logging.Logger,
+    message: str,
+) -> tuple[Any, Any, Any, Any]:
+    """Games ``start .. stop-1`` of a simulation on a kernel whose compiled ``play``
+    takes ``(*rules, games of a match (0: none), players, the bytes of repr(seed),
+    start, count, each seat's bot, rotate, record, table, seeds, history lengths,
+    history)`` (Wühltisch's and Reglamentacja's). ``layout`` is the kernel's bots,
+    its table's columns and the room for one game's history. Returns the table, the
+    games' seeds, their history lengths and the history, through :func:`run`."""
+    import numpy as np
+
+    playable, width, room = layout
+    count = stop - start
+    out = np.zeros((count, width), dtype=np.int64)
+    seeds = np.zeros(count, dtype=np.uint64)
+    lengths = np.zeros(count, dtype=np.int64)
+    text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
+    match = variant.match
+    games = players * match.games_per_player if match is not None else 0
+    args = (
+        *rules, games, players, text, start, count, seat_bot_codes(bots, players, playable),
+        rotate, record, out, seeds, lengths,
+    )  # fmt: skip
+    _, hist = run(play, args, room * count if record else 1, logger, message)
+    return out, seeds, lengths, hist
 
 
 def seating(bots: tuple[str, ...], players: int, game: int, rotate: bool) -> tuple[str, ...]:

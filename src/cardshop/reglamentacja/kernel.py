@@ -29,8 +29,7 @@ from cardshop.kernels import (
     Outcomes,
     check_call,
     check_range,
-    run,
-    seat_bot_codes,
+    play_games,
     why_not,
     winners_of,
 )
@@ -256,24 +255,14 @@ def _run(
     record: bool,
 ) -> tuple[Any, Any, Any, Any]:
     check_range(start, stop, MAX_HISTORY_GAMES if record else MAX_GAMES)
-    import numpy as np
-
     from cardshop.reglamentacja import _kernel_jit
 
     rules = compile_rules(_check(variant, players, bots, seed), players)
-    count = stop - start
-    out = np.zeros((count, _HEAD + 2 * players), dtype=np.int64)
-    seeds = np.zeros(count, dtype=np.uint64)
-    lengths = np.zeros(count, dtype=np.int64)
-    text = np.frombuffer(repr(seed).encode(), dtype=np.uint8).copy()
-    match = variant.match
-    games = players * match.games_per_player if match is not None else 0
-    args = (
-        *rules, games, players, text, start, count, seat_bot_codes(bots, players, BOTS),
-        rotate, record, out, seeds, lengths,
+    layout = (BOTS, _HEAD + 2 * players, 1024)  # bots, the table's columns, room for a game
+    return play_games(
+        _kernel_jit.play, rules, variant, players, bots, seed, start, stop, rotate, record,
+        layout, _log, COMPILING,
     )  # fmt: skip
-    _, hist = run(_kernel_jit.play, args, 1024 * count if record else 1, _log, COMPILING)
-    return out, seeds, lengths, hist
 
 
 def prepare(variant: VariantBase, players: int) -> None:
