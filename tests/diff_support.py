@@ -17,12 +17,23 @@ from typing import Any
 
 import pytest
 
+from cardshop import load_variant
 from cardshop.bots import make_bot
 from cardshop.core.actions import Action
 from cardshop.core.variant import VariantBase
 from cardshop.simulation import GameOutcome, bot_seed, game_seed, play_game, seat_specs
+from cardshop.verify import mini_variants
 
-__all__ = ["CHUNK", "SLOW_LANE", "check_same", "diff_games", "reference"]
+__all__ = [
+    "CHUNK",
+    "LINEUPS",
+    "SLOW_LANE",
+    "check_same",
+    "diff_games",
+    "load_builtin",
+    "reference",
+    "seat_specs_of",
+]
 
 CHUNK = 100
 """Games one ``histories`` call of :func:`check_same` plays (within every kernel's
@@ -41,6 +52,29 @@ def diff_games(default: int, slow: int, *, share: int = 1) -> int:
     if given:
         return max(2, int(given) // share)
     return slow if SLOW_LANE else default
+
+
+LINEUPS = {
+    "greedy": ("greedy",),
+    "random": ("random",),
+    "baseline": ("baseline",),
+    "mixed": ("greedy", "random", "baseline"),  # by seat, turning with rotate
+}
+"""The line-ups of the kernels that play the random, baseline and greedy bots
+(Wühltisch's and Reglamentacja's): one bot everywhere, or the three by seat."""
+
+
+def seat_specs_of(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
+    """The bots of a line-up as a simulation takes them: one for every seat, or the
+    line-up's bots seat by seat, repeated."""
+    if len(lineup) == 1:
+        return lineup
+    return tuple(lineup[s % len(lineup)] for s in range(players))
+
+
+def load_builtin(name: str) -> VariantBase:
+    """A built-in variant, or a mini variant that ships with cardshop."""
+    return load_variant(mini_variants().get(name, name))
 
 
 def reference(

@@ -32,7 +32,6 @@ from hypothesis import strategies as st
 
 from cardshop import load_variant
 from cardshop.core.errors import SetupError
-from cardshop.core.variant import VariantBase
 from cardshop.reglamentacja import kernel
 from cardshop.reglamentacja.game import STATS
 from cardshop.reglamentacja.strategies import variants
@@ -42,9 +41,10 @@ from cardshop.simulation import (
     kernel_note,
     simulate,
 )
-from cardshop.verify import mini_variants
+from diff_support import LINEUPS, diff_games
 from diff_support import check_same as _check_same
-from diff_support import diff_games
+from diff_support import load_builtin as _load
+from diff_support import seat_specs_of as _specs
 
 check_same = partial(_check_same, kernel)
 """Games of a simulation played on this family's kernel and on the reference engine,
@@ -56,25 +56,6 @@ GAMES = {
     "random": diff_games(50, 500),
     "baseline": diff_games(50, 500),
 }
-
-LINEUPS = {
-    "greedy": ("greedy",),
-    "random": ("random",),
-    "baseline": ("baseline",),
-    "mixed": ("greedy", "random", "baseline"),  # by seat, turning with rotate
-}
-
-
-def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
-    if len(lineup) == 1:
-        return lineup
-    return tuple(lineup[s % len(lineup)] for s in range(players))
-
-
-def _load(name: str) -> VariantBase:
-    """A built-in variant, or a mini variant that ships with cardshop."""
-    return load_variant(mini_variants().get(name, name))
-
 
 BUILTIN = [("reglamentacja", n) for n in range(3, 6)] + [("reglamentacja-mini", 2)]
 

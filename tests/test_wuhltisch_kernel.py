@@ -32,18 +32,18 @@ from hypothesis import strategies as st
 
 from cardshop import load_variant
 from cardshop.core.errors import SetupError
-from cardshop.core.variant import VariantBase
 from cardshop.simulation import (
     game_seed,
     kernel_note,
     simulate,
 )
-from cardshop.verify import mini_variants
 from cardshop.wuhltisch import kernel
 from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
+from diff_support import LINEUPS, diff_games
 from diff_support import check_same as _check_same
-from diff_support import diff_games
+from diff_support import load_builtin as _load
+from diff_support import seat_specs_of as _specs
 
 check_same = partial(_check_same, kernel)
 """Games of a simulation played on this family's kernel and on the reference engine,
@@ -52,25 +52,6 @@ compared game by game (:func:`diff_support.check_same`)."""
 GREEDY_GAMES = diff_games(250, 3000)
 MIXED_GAMES = diff_games(50, 1000, share=40)
 CAPPED_GAMES = diff_games(6, 12, share=40)  # line-ups that play to the tick cap
-
-LINEUPS = {
-    "greedy": ("greedy",),
-    "random": ("random",),
-    "baseline": ("baseline",),
-    "mixed": ("greedy", "random", "baseline"),  # by seat, turning with rotate
-}
-
-
-def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
-    if len(lineup) == 1:
-        return lineup
-    return tuple(lineup[s % len(lineup)] for s in range(players))
-
-
-def _load(name: str) -> VariantBase:
-    """A built-in variant, or a mini variant that ships with cardshop."""
-    return load_variant(mini_variants().get(name, name))
-
 
 BUILTIN = [("wuhltisch", n) for n in range(2, 6)] + [("wuhltisch-mini", 2)]
 
