@@ -8,7 +8,10 @@ the default when ``CI`` is set; ``dev`` (default elsewhere) is a little larger;
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -16,6 +19,7 @@ from hypothesis import HealthCheck, settings
 import cardshop
 from cardshop.klunker import Game
 from cardshop.klunker.events import Event, Sold
+from kernel_compiles import RESULTS, compile_kernels
 
 settings.register_profile(
     "ci",
@@ -37,6 +41,21 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("CARDSHOP_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
 )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A run of the whole suite compiles the batch kernels first, side by side, before
+    the workers start (:mod:`kernel_compiles`); a run of chosen tests does not."""
+    config = session.config
+    if hasattr(config, "workerinput") or config.args_source is not config.ArgsSource.TESTPATHS:
+        return
+    compile_kernels(Path(tempfile.mkdtemp(prefix="cardshop-first-compiles-")))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    given = os.environ.get(RESULTS)
+    if given and not hasattr(session.config, "workerinput"):
+        shutil.rmtree(Path(given).parent, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -53,6 +53,7 @@ from cardshop.support.stats import (
     wilson,
 )
 from dask_support import DASK, loopback_cluster
+from kernel_compiles import first_compile, first_run
 
 BOTS = ["greedy", "random", "random", "random"]
 
@@ -510,21 +511,14 @@ def test_a_signal_stops_long_games_and_their_workers_at_once(
 def kernel_runs(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[dict[str, str], list[subprocess.CompletedProcess[str]]]:
-    """An environment whose kernel cache (``NUMBA_CACHE_DIR``, empty at first) holds the
-    compiled kernel, and the two runs that filled and then read it: the library with
-    logging on, then the command line."""
+    """An environment whose kernel cache holds the compiled kernel, and the two runs
+    that filled and then read it: the library with logging on (the whole suite's first
+    compile, or one of its own in an empty cache: :mod:`kernel_compiles`), then the
+    command line."""
     pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path_factory.mktemp("numba-cache")))
-    code = (
-        "import logging, cardshop\n"
-        "logging.basicConfig(format='%(name)s:%(levelname)s:%(message)s', level='INFO')\n"
-        "sim = cardshop.simulate('klunker-en', 4, 600, 'random', workers=1, engine='kernel')\n"
-        "print(sim.engine, len(sim))\n"
-    )
-    # Hang guards: the compile takes about 40 s of CPU, a run from the cache 2 s.
-    first = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1200
-    )
+    from cardshop.klunker.kernel import COMPILING
+
+    env, first = first_compile("klunker", COMPILING, tmp_path_factory.mktemp("numba-cache"))
     assert first.returncode == 0, first.stderr
     second = subprocess.run(
         [sys.executable, "-m", "cardshop", "simulate", "klunker-en", "--games", "600",
@@ -899,23 +893,13 @@ def test_the_other_kernels_say_they_compile_and_stop_cleanly(family: str, tmp_pa
     """Wühltisch's and Reglamentacja's kernels as Klunker's: the first compile logged
     once, then read from the cache without a word; the workers threads of the process,
     which SIGTERM and SIGINT stop, nothing written. One test a family, so that its
-    kernel compiles once (about 30 s of CPU)."""
+    kernel compiles once (about 30 s of CPU), or not at all when the whole suite's
+    first compile logged it (:mod:`kernel_compiles`)."""
     pytest.importorskip("numba", reason="the kernel needs the kernel extra (numba)")
     compiling = importlib.import_module(f"cardshop.{family}.kernel").COMPILING
 
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    code = (
-        "import logging, cardshop\n"
-        "logging.basicConfig(format='%(name)s:%(levelname)s:%(message)s', level='INFO')\n"
-        f"sim = cardshop.simulate({family!r}, 3, 600, 'greedy', workers=1, engine='kernel')\n"
-        "print(sim.engine, len(sim))\n"
-    )
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1200
-        )
-        for _ in range(2)  # hang guards: the compile takes about 30 s of CPU
-    ]
+    env, first = first_compile(family, compiling, tmp_path / "cache")
+    runs = [first, first_run(family, env)]
     for run in runs:
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["kernel", "600"]
