@@ -89,6 +89,7 @@ def reference(
         variant, players, seated, game_seed(seed, game), on_step=lambda g, s: steps.append(1)
     )
     result = played.result()
+    moves = played.moves  # a new list at each reading
     first = (played.setup_options() or {}).get("first_player")
     outcome = GameOutcome(
         game=game,
@@ -99,12 +100,12 @@ def reference(
         ranks=result.ranks,
         winners=result.winners,
         rounds=result.rounds,
-        decisions=len(played.moves),
+        decisions=len(moves),
         termination=result.termination.value,
         steps=len(steps),
         details=dict(result.details),
     )
-    return outcome, [m.action for m in played.moves]
+    return outcome, [m.action for m in moves]
 
 
 def check_same(
