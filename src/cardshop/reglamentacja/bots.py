@@ -123,6 +123,10 @@ class ReglamentacjaBaselineBot:
         return "ReglamentacjaBaselineBot()"
 
 
+_REMEMBERED = 4096
+"""The hand values a greedy bot keeps at most (then it starts afresh)."""
+
+
 class ReglamentacjaGreedyBot:
     """Offers and accepts trades that raise its hand's value; buys the best card it can."""
 
@@ -131,9 +135,21 @@ class ReglamentacjaGreedyBot:
     def __init__(self, variant: VariantBase, seed: int = 0) -> None:
         self.rules = as_reglamentacja(variant).rules
         self.rng = random.Random(seed)
+        self._values: dict[tuple[int, ...], float] = {}
 
     def _value(self, o: Observation, hand: Sequence[int]) -> float:
-        return hand_value(self.rules, hand, o.row, o.visits[o.seat])
+        """:func:`hand_value` of ``hand`` facing the observed row and this seat's visit,
+        remembered: a decision values dozens of hands, and the next decisions the same
+        hands again while the row stays (about half of all valuations)."""
+        visit = o.visits[o.seat]
+        key = (visit, *hand, *o.row)  # the hand's length is the rules' kinds: unambiguous
+        values = self._values
+        value = values.get(key)
+        if value is None:
+            if len(values) >= _REMEMBERED:
+                values.clear()
+            value = values[key] = hand_value(self.rules, hand, o.row, visit)
+        return value
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         o: Observation = observation
