@@ -34,13 +34,16 @@ class WuhltischGreedyBot:
 
     def _fits(self, row: tuple[int, ...], shirts: list[int]) -> bool:
         rules = self.rules
-        mismatches = sum(rules.list_size - row[c] for c in shirts)
+        size, price, luxury = rules.list_size, rules.price, rules.luxury
+        mismatches = cost = 0
+        all_luxury = True
+        for c in shirts:  # one loop, not three generators: the bot's most frequent question
+            mismatches += size - row[c]
+            cost += price[c]
+            all_luxury = all_luxury and luxury[c]
         if mismatches > rules.max_matches - rules.threshold:
             return False
-        if all(rules.luxury[c] for c in shirts):
-            return True
-        free = rules.set_size - len(shirts)
-        return sum(rules.price[c] for c in shirts) + free * self.cheapest <= rules.budget
+        return all_luxury or cost + (rules.set_size - len(shirts)) * self.cheapest <= rules.budget
 
     def choose(self, observation: WuhltischObservation, legal_actions: Sequence[Action]) -> Action:
         o = observation
