@@ -8,10 +8,7 @@ the default when ``CI`` is set; ``dev`` (default elsewhere) is a little larger;
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,7 +16,7 @@ from hypothesis import HealthCheck, settings
 import cardshop
 from cardshop.klunker import Game
 from cardshop.klunker.events import Event, Sold
-from kernel_compiles import RESULTS, compile_kernels
+from kernel_compiles import compile_kernels, forget_compiles
 
 settings.register_profile(
     "ci",
@@ -49,13 +46,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput") or config.args_source is not config.ArgsSource.TESTPATHS:
         return
-    compile_kernels(Path(tempfile.mkdtemp(prefix="cardshop-first-compiles-")))
+    compile_kernels()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    given = os.environ.get(RESULTS)
-    if given and not hasattr(session.config, "workerinput"):
-        shutil.rmtree(Path(given).parent, ignore_errors=True)
+    if not hasattr(session.config, "workerinput"):
+        forget_compiles()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -21,12 +21,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["FIRST_RUNS", "compile_kernels", "first_compile", "first_run"]
+__all__ = ["FIRST_RUNS", "compile_kernels", "first_compile", "first_run", "forget_compiles"]
 
 FIRST_RUNS = {
     "klunker": ("klunker-en", 4, "random"),
@@ -60,19 +62,27 @@ def first_run(family: str, env: dict[str, str] | None = None) -> subprocess.Comp
     )
 
 
-def compile_kernels(directory: Path) -> None:
+def compile_kernels() -> None:
     """Run every family's :func:`first_run` side by side (numba installed), keep their
-    results in ``directory`` and name the file in :data:`RESULTS` for the workers."""
+    results in a new temporary folder and name its file in :data:`RESULTS` for the
+    workers (:func:`forget_compiles` removes it)."""
     if importlib.util.find_spec("numba") is None:
         return
     with ThreadPoolExecutor(len(FIRST_RUNS)) as pool:
         runs = dict(zip(FIRST_RUNS, pool.map(first_run, FIRST_RUNS), strict=True))
-    path = directory / "first-compiles.json"
+    path = Path(tempfile.mkdtemp(prefix="cardshop-first-compiles-")) / "first-compiles.json"
     path.write_text(
         json.dumps({f: [r.returncode, r.stdout, r.stderr] for f, r in runs.items()}),
         encoding="utf-8",
     )
     os.environ[RESULTS] = str(path)
+
+
+def forget_compiles() -> None:
+    """Remove what :func:`compile_kernels` kept, if anything."""
+    given = os.environ.pop(RESULTS, None)
+    if given:
+        shutil.rmtree(Path(given).parent, ignore_errors=True)
 
 
 def first_compile(

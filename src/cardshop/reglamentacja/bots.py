@@ -2,7 +2,8 @@
 
 The greedy bot values a hand by the row's cards it could complete (weighted by their
 points under its visit card) and takes only trades that raise that value. It keeps
-no memory between decisions and uses its own seeded generator.
+no memory of the game between decisions (only the hand values it computed, each a
+function of the hand, the row and its visit) and uses its own seeded generator.
 """
 
 from __future__ import annotations
