@@ -438,7 +438,7 @@ def test_determinism_catches_a_bad_clone_and_unseeded_chance(
             for group in groups:
                 random.shuffle(group)
 
-    monkeypatch.setattr(game_module, "chance_source", Unseeded)
+    monkeypatch.setattr(game_module, "chance_source", lambda model=1: Unseeded())
     unseeded = cardshop.new_game("klunker-es", 3, seed=8)
     play(unseeded, 8)
     found = violation(lambda: check_replay(unseeded))

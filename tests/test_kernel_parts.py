@@ -1,6 +1,7 @@
 """The kernel's chance, part by part, against the standard library it reproduces:
-BLAKE2b-64 (``derive_seed``) against :mod:`hashlib`, and the Mersenne Twisters seeded
-in one interleaved pass against :class:`random.Random` (docs/kernel.md)."""
+BLAKE2b-64 (``derive_seed``) against :mod:`hashlib`, the Mersenne Twisters seeded
+in one interleaved pass against :class:`random.Random` (docs/kernel.md), and the
+streams of chance model 2 against :data:`cardshop.core.STREAMED` (docs/chance.md)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,46 @@ def test_blake64_is_hashlib_blake2b_with_an_8_byte_digest() -> None:
         msg = np.frombuffer(data + b"\0", dtype=np.uint8).copy()
         want = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
         assert int(chance.blake64(msg, length, work)) == want, length
+
+
+def test_a_stream_block_is_hashlib_blake2b_512_salted_with_its_number() -> None:
+    rng = random.Random(5)
+    work = np.zeros(40, np.uint64)
+    out = np.zeros(64, np.uint8)
+    for length in [0, 1, 20, 127, 128, 129, 255, 256, 300]:
+        data = bytes(rng.randrange(256) for _ in range(length))
+        msg = np.frombuffer(data + b"\0", dtype=np.uint8).copy()
+        for index in (0, 1, 2, 255, 2**40):
+            chance.stream_block(msg, length, index, work, out)
+            salt = index.to_bytes(16, "little")
+            assert out.tobytes() == hashlib.blake2b(data, digest_size=64, salt=salt).digest()
+
+
+def test_stream_draws_and_shuffles_are_chance_model_2s() -> None:
+    """The kernel's reading of a stream draws what ``cardshop.core.STREAMED`` draws:
+    numbers below sizes of one to six bytes, across blocks, and shuffles of decks
+    shorter and longer than 256 cards."""
+    from cardshop.core import STREAMED
+
+    work = np.zeros(40, np.uint64)
+    sb = np.zeros(64, np.uint8)
+    ss = np.zeros(2, np.int64)
+    sizes = [1, 2, 3, 7, 8, 9, 200, 256, 257, 5000, 2**20 + 3, 2**40 + 1] * 9
+    for seed in (0, 7, 2**63 + 5):
+        text = repr((seed, "heap", 3)).encode()
+        msg = np.frombuffer(text, dtype=np.uint8).copy()
+        chance.stream_start(sb, ss, msg, len(text), work)
+        got = [int(chance.stream_below(sb, ss, n, msg, len(text), work)) for n in sizes]
+        assert got == STREAMED.places(sizes, seed, "heap", 3)
+        for length in (0, 1, 2, 94, 300):
+            text = repr((seed, "deal", length)).encode()
+            msg = np.frombuffer(text, dtype=np.uint8).copy()
+            deck = np.arange(length, dtype=np.int64)
+            chance.stream_start(sb, ss, msg, len(text), work)
+            chance.stream_shuffle(sb, ss, deck, length, msg, len(text), work)
+            want = list(range(length))
+            STREAMED.shuffle((want,), seed, "deal", length)
+            assert deck.tolist() == want
 
 
 @pytest.mark.parametrize("count", [1, 5, 64])

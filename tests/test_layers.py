@@ -292,12 +292,16 @@ API_ADDED: dict[str, dict[str, str]] = {
         "VerifyHooks": "class",
         "chance_source": "callable",
         "drawing_from": "callable",
+        "CHANCE_MODELS": "value",
+        "STREAMED": "value",
+        "StreamedChance": "class",
+        "stream_bytes": "callable",
     },
 }
 """Names added since, each with its kind: the variant language of expressions; the
 schema of one family, and the diff and comparison of two variants; the warnings of a
 variant and the edits of a file that extends another; the chance sources families draw
-through and what ``cardshop verify`` needs of a family."""
+through (and the second chance model's) and what ``cardshop verify`` needs of a family."""
 
 
 @pytest.mark.parametrize("module", ["cardshop", "cardshop.core"])

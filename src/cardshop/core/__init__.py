@@ -24,10 +24,13 @@ What is here, by concern:
   :func:`check_seed` (the one check of a seed: an int, never a bool, within
   :data:`SEED_LIMIT`, or :data:`MASTER_SEED_LIMIT` for a simulation's or an audit's
   master seed). A game never touches the global ``random``. A family draws each
-  chance event through :func:`chance_source`, a :class:`ChanceSource`: the seeded
-  :data:`SEEDED` unless :func:`drawing_from` sets another, such as a
-  :class:`ScriptedChance` that takes every outcome from a list of choices (how
-  ``cardshop verify`` enumerates them; :class:`ChanceScriptError` when they do not fit).
+  chance event through :func:`chance_source` of its variant's ``chance``, a
+  :class:`ChanceSource`: the seeded source of that chance model
+  (:data:`CHANCE_MODELS`: :data:`SEEDED` for model 1, :data:`STREAMED`, a
+  :class:`StreamedChance` reading :func:`stream_bytes`, for model 2) unless
+  :func:`drawing_from` sets another, such as a :class:`ScriptedChance` that takes
+  every outcome from a list of choices (how ``cardshop verify`` enumerates them;
+  :class:`ChanceScriptError` when they do not fit).
 * **Errors**: :class:`CardshopError` and one subclass per kind of failure, among them
   :class:`InvariantViolation`, which a family's own checks raise; :func:`format_path`
   writes a key path and :func:`format_value` a hostile value in a message.
@@ -92,12 +95,15 @@ from cardshop.core.actions import (
     choose_by_verb,
 )
 from cardshop.core.chance import (
+    CHANCE_MODELS,
     MASTER_SEED_LIMIT,
     SEED_LIMIT,
     SEEDED,
+    STREAMED,
     ChanceScriptError,
     ChanceSource,
     ScriptedChance,
+    StreamedChance,
     chance_source,
     check_seed,
     derive_below,
@@ -107,6 +113,7 @@ from cardshop.core.chance import (
     drawing_from,
     is_seed,
     shuffle,
+    stream_bytes,
 )
 from cardshop.core.checked import (
     Checked,
@@ -217,6 +224,7 @@ from cardshop.core.variant import (
 )
 
 __all__ = [
+    "CHANCE_MODELS",
     "MASTER_SEED_LIMIT",
     "MAX_ACTION_TEXT",
     "MAX_COUNTER",
@@ -233,6 +241,7 @@ __all__ = [
     "SEEDED",
     "SEED_LIMIT",
     "SLUG_PATTERN",
+    "STREAMED",
     "Action",
     "ActionError",
     "ActionFactors",
@@ -283,6 +292,7 @@ __all__ = [
     "Slug",
     "SourceLocation",
     "StateField",
+    "StreamedChance",
     "Termination",
     "VariantBase",
     "VariantError",
@@ -326,6 +336,7 @@ __all__ = [
     "read_position",
     "register_family",
     "shuffle",
+    "stream_bytes",
     "variant_from_data",
     "variant_warnings",
     "verify_history",

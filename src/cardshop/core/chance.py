@@ -5,11 +5,27 @@ A family draws each chance event through the source in effect
 functions below draw; a :class:`ScriptedChance` takes every outcome from a list of
 choices instead, which lets ``cardshop verify`` enumerate all of them.
 
-A game keeps only its seed and a count of chance events; each event gets its own
-generator derived from the two (:func:`derive_rng`), so a game's chance is two ints,
-cheap to clone and serialise, and the global ``random`` module is never touched.
-:func:`derive_below` and :func:`derive_shuffle` draw exactly what ``derive_rng``'s
-``randrange`` and ``shuffle`` would, faster.
+A game keeps only its seed and a count of chance events; each event draws from its
+own source of randomness derived from the two, so a game's chance is two ints, cheap
+to clone and serialise, and the global ``random`` module is never touched. A variant's
+``chance`` key names the model by which a seeded event draws (:data:`CHANCE_MODELS`):
+
+* **model 1** (the default): the event's generator is a Mersenne Twister seeded with
+  :func:`derive_seed` of its labels (:func:`derive_rng`); :func:`derive_below` and
+  :func:`derive_shuffle` draw exactly what its ``randrange`` and ``shuffle`` would,
+  faster. Seeding a Mersenne Twister is a chain of about 1,250 dependent steps, which
+  dominates a compiled game that draws many small events.
+* **model 2** (:data:`STREAMED`): the event reads a stream of bytes, the BLAKE2b-512
+  digests of the event's text (the text :func:`derive_seed` hashes) with salt 0, 1,
+  2 and so on (the salt a 16-byte little-endian number), one after another
+  (:func:`stream_bytes`). A number below ``n >= 2`` takes the next ``ceil(k / 8)``
+  bytes, ``k = (n - 1).bit_length()``, as a little-endian number and keeps its top
+  ``k`` bits, again until the number is below ``n``; a number below 1 is 0 and reads
+  nothing. A shuffle is the same Fisher-Yates walk as model 1's, each place a number
+  below the places left. An event of a few draws costs one hash.
+
+Both models draw a :meth:`ChanceSource.pick` the same way. Game records and game JSON
+carry the variant and so its model: a record written under model 1 replays under it.
 """
 
 from __future__ import annotations
@@ -17,16 +33,18 @@ from __future__ import annotations
 import _random
 import hashlib
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 from cardshop.core.errors import CardshopError, SetupError, format_value
 
 __all__ = [
+    "CHANCE_MODELS",
     "MASTER_SEED_LIMIT",
     "SEEDED",
     "SEED_LIMIT",
+    "STREAMED",
     "ChanceScriptError",
     "ChanceSource",
     "ScriptedChance",
@@ -39,6 +57,7 @@ __all__ = [
     "drawing_from",
     "is_seed",
     "shuffle",
+    "stream_bytes",
 ]
 
 SEED_LIMIT = 2**64
@@ -160,6 +179,11 @@ class ChanceSource:
     __slots__ = ()
 
     name = "seeded"
+    model = 1
+    """The chance model this source draws by (:data:`CHANCE_MODELS`)."""
+    seeded = True
+    """Whether every outcome comes from the game's seed (so that the seed repeats the
+    game): true of :data:`SEEDED` and :data:`STREAMED`, false of a script."""
 
     def below(self, n: int, seed: int, *labels: int | str) -> int:
         """A number in ``0..n-1``, uniform: :func:`derive_below`."""
@@ -201,15 +225,151 @@ class ChanceSource:
 
 
 SEEDED = ChanceSource()
-"""The seeded chance source: every outcome from the game's seed and the event's labels."""
+"""The seeded chance source of model 1: every outcome from the game's seed and the
+event's labels, by a Mersenne Twister seeded for each event."""
 
-_SOURCE: ContextVar[ChanceSource] = ContextVar("cardshop_chance_source", default=SEEDED)
+
+_blake2b = hashlib.blake2b
+_BLOCK = 64
+"""Bytes of one block of an event's stream (a BLAKE2b-512 digest)."""
+_SALTS = tuple(j.to_bytes(16, "little") for j in range(64))
 
 
-def chance_source() -> ChanceSource:
-    """The chance source in effect in this thread or task (:data:`SEEDED` unless a
-    :func:`drawing_from` block has set another)."""
-    return _SOURCE.get()
+def _block(text: bytes, index: int) -> bytes:
+    salt = _SALTS[index] if index < 64 else index.to_bytes(16, "little")
+    return _blake2b(text, digest_size=_BLOCK, salt=salt).digest()
+
+
+def stream_bytes(count: int, seed: int, *labels: int | str) -> bytes:
+    """The first ``count`` bytes of the stream that chance model 2 reads for the event
+    ``(seed, *labels)``: the BLAKE2b-512 digests of ``repr((seed, *labels))`` with salt
+    0, 1, 2 and so on, one after another (the salt a 16-byte little-endian number)."""
+    text = repr((seed, *labels)).encode()
+    blocks = -(-count // _BLOCK)
+    return b"".join(_block(text, j) for j in range(blocks))[:count]
+
+
+class _Stream:
+    """The bytes of one event's stream, read in order (chance model 2)."""
+
+    __slots__ = ("at", "data", "text")
+
+    def __init__(self, seed: int, labels: tuple[int | str, ...], ahead: int) -> None:
+        self.text = repr((seed, *labels)).encode()
+        self.data = b""
+        self.at = 0
+        self.need(ahead)
+
+    def need(self, count: int) -> None:
+        """Make sure ``count`` bytes are left to read."""
+        data = self.data
+        while len(data) - self.at < count:
+            data += _block(self.text, len(data) // _BLOCK)
+        self.data = data
+
+    def below(self, n: int) -> int:
+        """A number in ``0..n-1`` (``n >= 1``), uniform, read from the stream."""
+        if n <= 1:
+            if n < 1:
+                raise ValueError(f"empty range for a chance draw: {n}")
+            return 0
+        k = (n - 1).bit_length()
+        size = (k + 7) >> 3
+        shift = 8 * size - k
+        while True:
+            self.need(size)
+            at = self.at
+            self.at = at + size
+            r = (
+                self.data[at] if size == 1 else int.from_bytes(self.data[at : at + size], "little")
+            ) >> shift
+            if r < n:
+                return r
+
+    def shuffle(self, cards: list[int]) -> None:
+        """Fisher-Yates: each place from the last, a number below the places left."""
+        i = len(cards) - 1
+        while i >= 256:  # places of a deck of more than 256: several bytes a number
+            j = self.below(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+            i -= 1
+        if i < 1:
+            return
+        self.need(i)  # a byte a place from here on (a rejection reads one more)
+        data = self.data
+        at = self.at
+        shifts = _SHIFTS
+        while i > 0:
+            n = i + 1
+            shift = shifts[n]
+            j = data[at] >> shift
+            at += 1
+            while j >= n:
+                if len(data) - at < i:
+                    self.at = at
+                    self.need(i)
+                    data = self.data
+                j = data[at] >> shift
+                at += 1
+            cards[i], cards[j] = cards[j], cards[i]
+            i -= 1
+        self.at = at
+
+
+_SHIFTS = (8, *(8 - (n - 1).bit_length() for n in range(1, 257)))
+"""For a number below ``n <= 256``, read from one byte: how far to shift the byte."""
+
+
+class StreamedChance(ChanceSource):
+    """The seeded chance source of model 2: each event reads its own stream of bytes,
+    hashed from the game's seed and the event's labels (:func:`stream_bytes`)."""
+
+    __slots__ = ()
+
+    model = 2
+
+    def below(self, n: int, seed: int, *labels: int | str) -> int:
+        """A number in ``0..n-1``, uniform, from the event's stream."""
+        if n == 1:
+            return 0
+        return _Stream(seed, labels, 1).below(n)
+
+    def places(self, sizes: Sequence[int], seed: int, *labels: int | str) -> list[int]:
+        """One number below each of ``sizes``, in turn, from the event's stream."""
+        stream = _Stream(seed, labels, len(sizes))
+        return [stream.below(n) for n in sizes]
+
+    def shuffle(
+        self,
+        groups: Sequence[list[int]],
+        seed: int,
+        *labels: int | str,
+        kinds: Sequence[int] | None = None,
+    ) -> None:
+        """Shuffle each list of ``groups`` in place, in turn, from the event's stream."""
+        stream = _Stream(seed, labels, max(0, len(groups[0]) - 1) if groups else 0)
+        for group in groups:
+            stream.shuffle(group)
+
+
+STREAMED = StreamedChance()
+"""The seeded chance source of model 2: every outcome from the game's seed and the
+event's labels, read from a stream of BLAKE2b-512 digests of them."""
+
+CHANCE_MODELS: Mapping[int, ChanceSource] = {1: SEEDED, 2: STREAMED}
+"""The seeded chance source of each chance model, by its number (a variant's
+``chance`` key)."""
+
+_SOURCE: ContextVar[ChanceSource | None] = ContextVar("cardshop_chance_source", default=None)
+
+
+def chance_source(model: int = 1) -> ChanceSource:
+    """The chance source in effect in this thread or task: the one a
+    :func:`drawing_from` block has set, or else the seeded source of chance model
+    ``model`` (a game passes its variant's ``chance``: :data:`SEEDED` for 1,
+    :data:`STREAMED` for 2)."""
+    source = _SOURCE.get()
+    return CHANCE_MODELS[model] if source is None else source
 
 
 @contextmanager
@@ -247,6 +407,7 @@ class ScriptedChance(ChanceSource):
     __slots__ = ("arities", "chosen", "probability", "script", "strict")
 
     name = "scripted"
+    seeded = False
 
     def __init__(self, script: Sequence[int] = (), *, strict: bool = False) -> None:
         self.script = list(script)

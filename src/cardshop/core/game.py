@@ -37,7 +37,7 @@ from cardshop.core.actions import (
     LegalActions,
     Seat,
 )
-from cardshop.core.chance import SEEDED, chance_source, check_seed
+from cardshop.core.chance import chance_source, check_seed
 from cardshop.core.checked import (
     Checked,
     own_abc_caches,
@@ -852,7 +852,7 @@ class Engine(Game):
         fields: Any = game  # the family's, not declared here (mypyc: a subclass's own)
         # Dealt by new_game: its moves replay from its setup, unless its chance came from
         # another source than the seed (cardshop verify's), which its seed cannot repeat.
-        fields._from_setup = chance_source() is SEEDED
+        fields._from_setup = chance_source().seeded
         game._setup(first_player)
         return game
 

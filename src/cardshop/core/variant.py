@@ -25,6 +25,7 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     WithJsonSchema,
+    field_validator,
     model_serializer,
 )
 from pydantic.json_schema import models_json_schema
@@ -284,20 +285,48 @@ class VariantBase(BaseModel):
         ),
     )
 
+    chance: int = Field(
+        1,
+        json_schema_extra={"enum": [1, 2]},
+        description=(
+            "The chance model by which a seeded game draws its shuffles and draws: 1, a "
+            "Mersenne Twister seeded for each chance event; 2, a stream of BLAKE2b-512 "
+            "digests for each event, much cheaper where a game draws many small events "
+            "(docs/chance.md). The same seed plays other games under each."
+        ),
+    )
+
     OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset()
     """Keys that :meth:`to_data` leaves out while they hold their default: keys added
     to a family's format after its variants were recorded, so that a recorded
-    variant's data and content hash stay what they were."""
+    variant's data and content hash stay what they were (the core's ``chance`` is
+    left out at its default, 1, whatever the family)."""
+
+    CHANCE_MODELS: ClassVar[frozenset[int]] = frozenset({1})
+    """The chance models the family's engine draws by (the values of ``chance`` it
+    takes): an engine that passes its variant's ``chance`` to
+    :func:`~cardshop.core.chance_source` at every draw adds 2."""
 
     LIST_KEYS: ClassVar[Mapping[str, str]] = {}
     """How ``extends`` matches the items of a list of mappings with the base's: by the
     item key named here, per list (a dotted key path such as ``"cards"``); the items
     of a list not named here are matched by their whole value."""
 
+    @field_validator("chance")
+    @classmethod
+    def _chance_model(cls, value: int) -> int:
+        if value not in (1, 2):
+            raise ValueError(f"{value} is not a chance model (the models: 1, 2)")
+        return value
+
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
-        return data if _all_keys(info) else _omit_defaults(self, data)
+        if _all_keys(info):
+            return data
+        if isinstance(data, dict) and data.get("chance") == 1:
+            del data["chance"]
+        return _omit_defaults(self, data)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(_restore(self, state))
@@ -321,9 +350,20 @@ class VariantBase(BaseModel):
 
         A family that overrides this calls ``super().semantic_errors()`` first.
         """
+        errors: list[tuple[KeyPath, str]] = []
         if self.players.max < self.players.min:
-            return [(("players", "max"), "max is smaller than min")]
-        return []
+            errors.append((("players", "max"), "max is smaller than min"))
+        models = type(self).CHANCE_MODELS
+        if self.chance not in models:
+            takes = " and ".join(str(m) for m in sorted(models))
+            errors.append(
+                (
+                    ("chance",),
+                    f"the {self.family} family draws its chance by model {takes} only, not "
+                    f"{self.chance}",
+                )
+            )
+        return errors
 
     def semantic_warnings(self) -> list[tuple[KeyPath, str]]:
         """Settings that cannot matter as the variant stands, as (key path, reason):

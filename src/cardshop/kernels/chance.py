@@ -62,6 +62,10 @@ __all__ = [
     "seed_head",
     "shuffle",
     "shuffle_col",
+    "stream_below",
+    "stream_block",
+    "stream_shuffle",
+    "stream_start",
 ]
 
 helper = njit(cache=True, error_model="numpy", _nrt=False)
@@ -416,6 +420,81 @@ def blake64_lanes(msgs, lengths, count, out, m):
         for i in range(8):
             r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
         out[c] = r
+
+
+# ------------------------------------------------------ chance model 2: streams
+
+
+@helper
+def stream_block(msg, length, index, work, out):
+    """Block ``index`` of the stream of chance model 2 for the text ``msg[:length]``
+    (:func:`cardshop.core.stream_bytes`): ``blake2b(text, digest_size=64,
+    salt=index.to_bytes(16, "little")).digest()`` into ``out[:64]`` (uint8).
+    ``work``: a uint64 scratch array of at least 24 entries."""
+    for i in range(8):
+        work[i] = _IV[i]
+    work[0] = work[0] ^ np.uint64(0x01010040)  # digest length 64, no key, fanout and depth 1
+    work[4] = work[4] ^ np.uint64(index)  # the salt's first 8 bytes (the other 8 are 0)
+    blocks = max(1, (length + 127) // 128)
+    for b in range(blocks):
+        for i in range(8, 24):
+            work[i] = np.uint64(0)
+        end = min(length - b * 128, 128)
+        for i in range(end):
+            work[8 + (i >> 3)] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
+        last = b == blocks - 1
+        t = length if last else (b + 1) * 128
+        _compress(work, t, last)
+    for i in range(8):
+        x = work[i]
+        for j in range(8):
+            out[8 * i + j] = np.uint8((x >> np.uint64(8 * j)) & np.uint64(0xFF))
+
+
+@helper
+def stream_start(sb, ss, msg, length, work):
+    """Start reading the stream of the event whose text is ``msg[:length]``: its block
+    0 into ``sb`` (uint8[64]), and ``ss`` (int64[2]: the next byte in the block, the
+    block's number) at its start."""
+    stream_block(msg, length, np.int64(0), work, sb)
+    ss[0] = 0
+    ss[1] = 0
+
+
+@helper
+def stream_below(sb, ss, n, msg, length, work):
+    """A number below ``n`` (``n >= 1``) read from the stream as chance model 2 reads
+    one: ``ceil(k / 8)`` bytes little-endian, their top ``k`` bits (``k`` the bits of
+    ``n - 1``), again until below ``n``; nothing read for ``n == 1``. Reading past the
+    block in ``sb`` hashes the next (``msg[:length]``: the event's text)."""
+    if n <= 1:
+        return np.int64(0)
+    k = _BITS[n - 1] if n <= 1024 else _bit_length(n - 1)
+    size = (k + 7) >> 3
+    shift = 8 * size - k
+    while True:
+        x = np.int64(0)
+        for b in range(size):
+            at = ss[0]
+            if at == 64:
+                ss[1] += 1
+                stream_block(msg, length, ss[1], work, sb)
+                at = 0
+            ss[0] = at + 1
+            x |= np.int64(sb[at]) << (8 * b)
+        r = x >> shift
+        if r < n:
+            return r
+
+
+@helper
+def stream_shuffle(sb, ss, deck, count, msg, length, work):
+    """Shuffle ``deck[:count]`` as chance model 2 does, reading the stream in ``sb``."""
+    for i in range(count - 1, 0, -1):
+        j = stream_below(sb, ss, i + 1, msg, length, work)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
 
 
 # Labels, as the bytes of their repr inside a tuple: ", 'game'" and so on.

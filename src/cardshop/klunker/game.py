@@ -23,7 +23,6 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from cardshop.core import (
-    SEEDED,
     Action,
     ActionError,
     ActionParseError,
@@ -285,7 +284,7 @@ class Game(Engine):
         seed = self.seed
         # Two separate chance events, so that naming the first player does not change
         # the shuffle: the same seed deals the same cards whoever starts.
-        source = chance_source()
+        source = chance_source(self.variant.chance)
         if first_player is None:
             first_player = source.below(players, seed, "first-player")  # SETUP-2
         self.first_player = first_player
@@ -801,8 +800,8 @@ class Game(Engine):
         start = rules.kind_start
         base = src * k
         paid: list[int] = []
-        source = chance_source()
-        prefix = _pay_hasher(seed, chance) if source is SEEDED else None
+        source = chance_source(self.variant.chance)
+        prefix = _pay_hasher(seed, chance) if source.seeded else None
         for _ in range(count):
             if prefix is not None:
                 j = _pay_draw(prefix, len(paid)) % self._totals[src]
@@ -1040,7 +1039,7 @@ class Game(Engine):
         for card in [c for c, z in enumerate(self._where) if z == discard_zone]:
             self._to_deck(card, discard_zone)
         self._chance += 1
-        chance_source().shuffle(
+        chance_source(self.variant.chance).shuffle(
             (self._deck,), self.seed, "reshuffle", self._chance, kinds=self.rules.kind_of
         )
         events.append(_new(Reshuffled, (len(self._deck),)))

@@ -27,6 +27,7 @@ from cardshop.kernels import (
     OutcomeRow,
     Outcomes,
     available,
+    chance_keys,
     check_call,
     check_range,
     run,
@@ -119,7 +120,7 @@ def house_rules(variant: Variant) -> list[str]:
     if any(rule not in _KERNEL_TIEBREAKS for rule in variant.tiebreak):
         other = ", ".join(r for r in variant.tiebreak if r not in _KERNEL_TIEBREAKS)
         keys.append(f"tiebreak ({other})")
-    return keys
+    return keys + chance_keys(variant)
 
 
 _KERNEL_TIEBREAKS = frozenset({"fewest_safe_and_window", "fewest_safe", "fewest_window"})

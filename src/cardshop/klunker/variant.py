@@ -316,6 +316,7 @@ class Variant(VariantBase):
     OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset(
         {"window_cap", "starting_cash_by_seat", "score", "rounds"}
     )
+    CHANCE_MODELS: ClassVar[frozenset[int]] = frozenset({1, 2})
 
     @classmethod
     def limits(cls) -> dict[str, int]:

@@ -338,7 +338,7 @@ class ReglamentacjaGame(Engine):
         seed = self.seed
         events: list[Event] = []
         # RG-SETUP-1: the shopping cards are shuffled and the row laid out.
-        source = chance_source()
+        source = chance_source(self.variant.chance)
         cards = list(range(rules.n_cards))
         source.shuffle((cards,), seed, "cards")
         self._cstack = cards
@@ -1052,7 +1052,7 @@ class ReglamentacjaGame(Engine):
         rules = self.rules
         self._chance += 1
         low = rules.spin_min  # randint(spin_min, spin_max) of the spin's generator
-        self._spin = low + chance_source().below(
+        self._spin = low + chance_source(self.variant.chance).below(
             rules.spin_max - low + 1, self.seed, "spin", self._chance
         )
         self._done = 0
@@ -1101,7 +1101,9 @@ class ReglamentacjaGame(Engine):
         Returns False if the row could not be refilled (the final turn began).
         """
         self._chance += 1
-        roll = 1 + chance_source().below(self.rules.die_sides, self.seed, "die", self._chance)
+        roll = 1 + chance_source(self.variant.chance).below(
+            self.rules.die_sides, self.seed, "die", self._chance
+        )
         card = self._row.pop(roll - 1)
         self._removed.append(card)
         self._stats[ST_SPEC_BUYS] += 1
@@ -1234,7 +1236,7 @@ class ReglamentacjaGame(Engine):
             self._swhere[sid] = stack_zone
         self._dcount = [0] * self.rules.k
         self._chance += 1
-        chance_source().shuffle(
+        chance_source(self.variant.chance).shuffle(
             (ids,), self.seed, "reshuffle", self._chance, kinds=self.rules.stamp_kind
         )
         self._stack = ids + self._stack

@@ -27,6 +27,7 @@ from cardshop.kernels import (
     TERMINATIONS,
     OutcomeRow,
     Outcomes,
+    chance_keys,
     check_call,
     check_range,
     play_games,
@@ -136,10 +137,11 @@ def unavailable(
     variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
 ) -> str | None:
     """Why the kernel cannot play these games, or ``None`` when it can. Every key of a
-    Reglamentacja variant is played, so only the bots, the seed and numba decide."""
+    Reglamentacja variant is played but ``chance`` other than 1, so otherwise only the
+    bots, the seed and numba decide."""
     if not isinstance(variant, ReglamentacjaVariant):
         return f"the kernel plays Reglamentacja variants, not the {variant.family!r} family"
-    return why_not(bots, BOTS, (), seed)
+    return why_not(bots, BOTS, chance_keys(variant), seed)
 
 
 _COMPILED: dict[tuple[str, int], KernelRules] = {}

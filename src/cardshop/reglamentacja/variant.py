@@ -274,6 +274,7 @@ class ReglamentacjaVariant(VariantBase):
     )
 
     OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"queue_trading", "speculator"})
+    CHANCE_MODELS: ClassVar[frozenset[int]] = frozenset({1, 2})
     LIST_KEYS: ClassVar[Mapping[str, str]] = {"cards": "name", "visits": "name"}
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:

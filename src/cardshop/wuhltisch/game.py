@@ -493,7 +493,7 @@ class WuhltischGame(Engine):
         self._chance += 1
         heap = self._heap
         size = len(heap)
-        places = chance_source().places(
+        places = chance_source(self.variant.chance).places(
             range(size + 1, size + 1 + len(cards)), self.seed, "heap", self._chance
         )
         for card, place in zip(cards, places, strict=True):
@@ -510,7 +510,7 @@ class WuhltischGame(Engine):
         lists = list(range(rules.first_list, rules.n_cards))
         # Cards of one kind are interchangeable: a source that enumerates outcomes
         # lists each arrangement of kinds once (the seeded one ignores the kinds).
-        chance_source().shuffle(
+        chance_source(self.variant.chance).shuffle(
             (heap, lists), self.seed, "round", self._chance, kinds=card_kinds(rules)
         )
         per = rules.lists_per_player

@@ -26,6 +26,7 @@ from cardshop.kernels import (
     TERMINATIONS,
     OutcomeRow,
     Outcomes,
+    chance_keys,
     check_call,
     check_range,
     play_games,
@@ -118,10 +119,11 @@ class KernelRules(NamedTuple):
 def house_rules(variant: WuhltischVariant) -> list[str]:
     """The keys of ``variant`` that the kernel does not play (docs/kernel.md): its score
     terms, which are expressions (WT-SCORE-6/7). Every other key is played."""
-    return [
+    keys = [
         f"score.{'per_set' if level == 'set' else 'per_round'}.{name} (a score term)"
         for level, name, _ in variant.score.sources()
     ]
+    return keys + chance_keys(variant)
 
 
 def unavailable(

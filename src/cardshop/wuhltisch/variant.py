@@ -276,6 +276,7 @@ class WuhltischVariant(VariantBase):
     )
 
     OMIT_AT_DEFAULT: ClassVar[frozenset[str]] = frozenset({"score"})
+    CHANCE_MODELS: ClassVar[frozenset[int]] = frozenset({1, 2})
 
     @model_validator(mode="before")
     @classmethod
@@ -373,9 +374,7 @@ class WuhltischVariant(VariantBase):
 
     def semantic_errors(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Consistency problems a schema alone cannot see, as (key path, reason)."""
-        errs: list[tuple[tuple[str | int, ...], str]] = []
-        if self.players.max < self.players.min:
-            errs.append((("players", "max"), "max is smaller than min"))
+        errs = super().semantic_errors()
         for attr, values in self.attributes.items():
             if not 2 <= len(values) <= 3:
                 errs.append((("attributes", attr), "an attribute has 2 or 3 values"))

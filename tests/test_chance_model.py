@@ -1,0 +1,168 @@
+"""Chance model 2 (a variant's ``chance: 2``) in every built-in family: the conformance
+battery on its games, records and game JSON that carry it, and what refuses it.
+
+The draws themselves are checked against the model's definition in tests/test_chance.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardshop import driver, load_variant, new_game, simulate
+from cardshop.core import (
+    CHANCE_MODELS,
+    Game,
+    RecordError,
+    SetupError,
+    VariantError,
+    variant_from_data,
+)
+from cardshop.records import GameRecord, record_game, replay_record
+from cardshop.simulation import kernel_note
+from cardshop.testing import FamilyTests
+
+STREAMED = Path(__file__).parent / "fixtures" / "chance2"
+TINY = Path(__file__).parent / "tinyfamily"
+BUILT_IN = ("klunker-en", "klunker-es", "klunker-zh", "wuhltisch", "reglamentacja")
+
+
+def streamed(name: str) -> str:
+    return str(STREAMED / f"{name}-streamed.yaml")
+
+
+class TestKlunkerStreamed(FamilyTests):
+    variants = (streamed("klunker-es"), streamed("klunker-zh"))
+    seeds = (0, 1)
+
+
+class TestWuhltischStreamed(FamilyTests):
+    variants = (streamed("wuhltisch"),)
+    players = (3,)
+    seeds = (0,)
+    check_every = 500  # as tests/test_conformance.py: random searchers play long games
+    positions_keep_observations = False
+
+
+class TestReglamentacjaStreamed(FamilyTests):
+    variants = (streamed("reglamentacja"),)
+    seeds = (0, 1)
+
+
+def _play_out(game: Game, seed: int) -> Game:
+    """Play ``game`` to its end (at most 3,000 steps), every seat taking the
+    ``seed``-th legal action modulo their number, as a record's bots would."""
+    step = 0
+    while not game.is_over and step < 3_000:
+        choices = {}
+        for seat in game.acting:
+            actions = game.legal_actions(seat)
+            choices[seat] = actions[(seed + step + seat) % len(actions)]
+        driver.apply(game, choices)
+        step += 1
+    return game
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_the_model_is_the_variants_and_changes_the_games_of_a_seed(name: str) -> None:
+    """One seed, two models, other games; one model, one seed, the same game."""
+    ones = load_variant(name)
+    twos = load_variant(streamed(name))
+    assert (ones.chance, twos.chance) == (1, 2)
+    players = ones.players.min
+    differ = 0
+    for seed in range(4):
+        first = new_game(twos, players, seed)
+        again = new_game(twos, players, seed)
+        assert first.to_json() == again.to_json()
+        differ += first.to_json() != new_game(ones, players, seed).to_json()
+    assert differ >= 3
+
+
+@pytest.mark.parametrize("name", ["klunker-es", "wuhltisch", "reglamentacja"])
+def test_a_record_of_model_2_carries_it_and_replays(name: str, tmp_path: Path) -> None:
+    variant = load_variant(streamed(name))
+    game = _play_out(new_game(variant, variant.players.min, 11), 3)
+    record = record_game(game)
+    path = tmp_path / "game.jsonl"
+    record.write(path)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["variant_data"]["chance"] == 2
+    replayed = replay_record(path)
+    assert replayed.to_json() == game.to_json()
+    # the same moves do not fit the same seed under model 1 (another deal), or cause
+    # other events: the record's model decides its replay
+    data = dict(header["variant_data"], chance=1)
+    ones = variant_from_data(data)
+    with pytest.raises(RecordError):
+        GameRecord.read(path).replay(ones)
+
+
+def test_a_model_1_variant_keeps_its_data_and_hash() -> None:
+    """``chance: 1`` is the default and left out of a variant's data, so every record
+    and content hash of today stays as it was."""
+    for name in BUILT_IN:
+        variant = load_variant(name)
+        data = variant.to_data()
+        assert "chance" not in data
+        assert variant_from_data({**data, "chance": 1}).content_hash == variant.content_hash
+        assert variant.to_data(all_keys=True)["chance"] == 1
+
+
+def test_game_json_carries_the_model() -> None:
+    variant = load_variant(streamed("reglamentacja"))
+    game = _play_out(new_game(variant, 3, 5), 1)
+    again = Game.from_json(game.to_json())
+    assert again.variant.chance == 2
+    assert again.to_json() == game.to_json()
+
+
+def test_a_model_that_is_not_one_is_refused_with_the_models() -> None:
+    data = load_variant("wuhltisch").to_data()
+    for value in (0, 3, -1):
+        with pytest.raises(VariantError, match=r"at chance: .* \(the models: 1, 2\)"):
+            variant_from_data({**data, "chance": value})
+    for value in ("2", 2.0, True):  # true is no 1, as for a seed
+        with pytest.raises(VariantError, match="at chance: chance must be a whole number"):
+            variant_from_data({**data, "chance": value})
+    assert sorted(CHANCE_MODELS) == [1, 2]
+
+
+def test_a_family_that_draws_by_model_1_only_refuses_model_2(tmp_path: Path) -> None:
+    """The tiny family (written from the docs) passes no model to chance_source, so it
+    declares no other: its variant with ``chance: 2`` is refused, not played by model 1."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tinyfamily; "
+        "tinyfamily.register(); from cardshop.core import load_variant; "
+        "from cardshop import CardshopError\n"
+        "try:\n    load_variant(sys.argv[2])\n"
+        "except CardshopError as exc:\n    print(exc)"
+    )
+    variant = tmp_path / "tiny-chance-2.yaml"
+    variant.write_text((TINY / "tiny-seq.yaml").read_text() + "chance: 2\n")
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(TINY.parent), str(variant)],
+        capture_output=True,
+        text=True,
+        timeout=900,  # a hang guard: the script takes about a second
+        check=True,
+    ).stdout
+    assert "chance" in out
+    assert "by model 1 only, not 2" in out
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_the_kernels_refuse_model_2_and_auto_plays_the_reference_engine(name: str) -> None:
+    variant = load_variant(streamed(name))
+    players = variant.players.min
+    module, why = kernel_note(variant, players, ("random",), 4)
+    assert module is None
+    assert "chance: 2 (the kernel draws by chance model 1)" in why
+    with pytest.raises(SetupError, match="chance: 2"):
+        simulate(variant, players, games=2, bots=["random"], seed=4, engine="kernel")
+    result = simulate(variant, players, games=2, bots=["random"], seed=4)
+    assert result.engine == "reference"
