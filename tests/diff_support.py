@@ -13,6 +13,7 @@ plays one on the reference engine as ``simulate`` does.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,6 +76,12 @@ def seat_specs_of(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
 def load_builtin(name: str) -> VariantBase:
     """A built-in variant, or a mini variant that ships with cardshop."""
     return load_variant(mini_variants().get(name, name))
+
+
+def load_streamed(name: str) -> VariantBase:
+    """A built-in variant whose chance is drawn by model 2 (docs/chance.md):
+    tests/fixtures/chance2/NAME-streamed.yaml."""
+    return load_variant(Path(__file__).parent / "fixtures" / "chance2" / f"{name}-streamed.yaml")
 
 
 def reference(

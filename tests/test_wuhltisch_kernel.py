@@ -40,7 +40,7 @@ from cardshop.simulation import (
 from cardshop.wuhltisch import kernel
 from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
-from diff_support import LINEUPS, diff_games
+from diff_support import LINEUPS, diff_games, load_streamed
 from diff_support import check_same as _check_same
 from diff_support import load_builtin as _load
 from diff_support import seat_specs_of as _specs
@@ -55,6 +55,13 @@ CAPPED_GAMES = diff_games(6, 12, share=40)  # line-ups that play to the tick cap
 
 BUILTIN = [("wuhltisch", n) for n in range(2, 6)] + [("wuhltisch-mini", 2)]
 
+STREAMED_GAMES = {
+    "greedy": diff_games(50, 600),
+    "mixed": diff_games(10, 200, share=40),
+}
+"""Games of the built-in variant under chance model 2 (a fifth of model 1's: the
+kernel's draws of model 2 are checked part by part in tests/test_kernel_parts.py)."""
+
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize(("name", "players"), BUILTIN)
@@ -63,6 +70,17 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
     games = {"greedy": GREEDY_GAMES, "mixed": MIXED_GAMES}.get(lineup, CAPPED_GAMES)
     bots = _specs(LINEUPS[lineup], players)
     assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize("players", range(2, 6))
+def test_chance_model_2_plays_the_same_games(players: int, lineup: str) -> None:
+    """The built-in variant with ``chance: 2``: each round's shuffle and each throw-back
+    read a stream of BLAKE2b-512 digests (docs/chance.md), in both engines."""
+    variant = load_streamed("wuhltisch")
+    games = STREAMED_GAMES.get(lineup, diff_games(2, 4, share=40))
+    bots = _specs(LINEUPS[lineup], players)
+    assert check_same(variant, players, bots, seed=players * 1000 + 9, games=games) > 0
 
 
 def _playable(variant: WuhltischVariant) -> WuhltischVariant:

@@ -10,8 +10,9 @@ every function here is checked instead, game by game, against the reference engi
 It plays whole games on plain integer arrays, tick by tick as
 :meth:`cardshop.wuhltisch.game.WuhltischGame.apply_joint` resolves them, with the
 reference engine's chance (the compiled seeded chance of
-:mod:`cardshop.kernels.chance`): each round's shuffle of the heap and the lists from
-``(seed, 'round', n)``, each throw-back's places from ``(seed, 'heap', n)``. A round's
+:mod:`cardshop.kernels.chance`, by the variant's chance model): each round's shuffle of
+the heap and the lists from ``(seed, 'round', n)``, each throw-back's places from
+``(seed, 'heap', n)``. A round's
 last throw-back (hands off) draws nothing that matters, as the next round shuffles a
 fresh heap, but it counts as a chance event, as it does in the engine.
 
@@ -39,6 +40,9 @@ from cardshop.kernels.chance import (
     seed_games,
     seed_head,
     shuffle,
+    stream_below,
+    stream_shuffle,
+    stream_start,
 )
 
 _L_ROUND = label("round")
@@ -245,6 +249,7 @@ def play(
     group_start,  # int64[2, set_size + 1, verbs]: the baseline bot's verbs
     group_len,
     group_n,  # int64[2, set_size + 1]
+    chance_model,  # the variant's chance: 1 or 2 (docs/chance.md)
     match_games,  # games in a match (players x games per player), 0 for no match
     n,
     seed_text,
@@ -318,6 +323,8 @@ def play(
     mt_text = np.zeros(24, np.uint8)
     n_sub = match_games if match_games > 0 else 1
     work = np.zeros(40, np.uint64)
+    sb = np.zeros(64, np.uint8)  # chance model 2: the block of the event's stream read
+    ss = np.zeros(2, np.int64)  # and where
     hpos = 0
     total_decisions = 0
     overflow = False
@@ -362,15 +369,21 @@ def play(
                     pos = seed_head(gbuf, gt, gl)
                     pos = put(gbuf, pos, _L_ROUND)
                     pos = put_int(gbuf, pos, chance)
-                    mt_seed(mt, finish(gbuf, pos, work))
                     hl = first_list
                     for c in range(first_list):
                         heap[c] = c
-                    shuffle(mt, heap, hl)
                     nlists = n_cards - first_list
                     for c in range(nlists):
                         lists[c] = first_list + c
-                    shuffle(mt, lists, nlists)
+                    if chance_model == 2:
+                        gbuf[pos] = 41  # )
+                        stream_start(sb, ss, gbuf, pos + 1, work)
+                        stream_shuffle(sb, ss, heap, hl, gbuf, pos + 1, work)
+                        stream_shuffle(sb, ss, lists, nlists, gbuf, pos + 1, work)
+                    else:
+                        mt_seed(mt, finish(gbuf, pos, work))
+                        shuffle(mt, heap, hl)
+                        shuffle(mt, lists, nlists)
                     for s in range(n):
                         for i in range(per):
                             stacks[s, i] = lists[s * per + i]
@@ -463,7 +476,20 @@ def play(
                             active[s] = -1
                             is_caller[s] = 1  # WT-END-1
                             ncall += 1
-                if nb:
+                if nb and chance_model == 2:
+                    chance += 1
+                    pos = seed_head(gbuf, gt, gl)
+                    pos = put(gbuf, pos, _L_HEAP)
+                    pos = put_int(gbuf, pos, chance)
+                    gbuf[pos] = 41  # )
+                    stream_start(sb, ss, gbuf, pos + 1, work)
+                    for i in range(nb):  # heap.insert(place, card), each in turn
+                        place = stream_below(sb, ss, hl + 1, gbuf, pos + 1, work)
+                        for j in range(hl, place, -1):
+                            heap[j] = heap[j - 1]
+                        heap[place] = back[i]
+                        hl += 1
+                elif nb:
                     chance += 1
                     if chance >= hfirst + _AHEAD:
                         hfirst = chance

@@ -26,7 +26,6 @@ from cardshop.kernels import (
     TERMINATIONS,
     OutcomeRow,
     Outcomes,
-    chance_keys,
     check_call,
     check_range,
     play_games,
@@ -114,6 +113,7 @@ class KernelRules(NamedTuple):
     group_start: Any  # int64[2, set_size + 1, verbs]: each verb's first action there
     group_len: Any  # int64[2, set_size + 1, verbs]
     group_n: Any  # int64[2, set_size + 1]
+    chance: int  # the variant's chance model (docs/chance.md)
 
 
 def house_rules(variant: WuhltischVariant) -> list[str]:
@@ -123,7 +123,7 @@ def house_rules(variant: WuhltischVariant) -> list[str]:
         f"score.{'per_set' if level == 'set' else 'per_round'}.{name} (a score term)"
         for level, name, _ in variant.score.sources()
     ]
-    return keys + chance_keys(variant)
+    return keys
 
 
 def unavailable(
@@ -207,6 +207,7 @@ def compile_rules(variant: WuhltischVariant) -> KernelRules:
         group_start=group_start,
         group_len=group_len,
         group_n=group_n,
+        chance=variant.chance,
     )
     _COMPILED[variant.content_hash] = made
     return made

@@ -66,6 +66,7 @@ def variants(
     min_round_ticks: int = 1,
     max_round_ticks: int = 60,
     match: bool | None = False,
+    chance: int | None = None,
     name: str = "generated",
 ) -> WuhltischVariant:
     """A random valid Wühltisch variant.
@@ -75,6 +76,7 @@ def variants(
     (``round_ticks``; small by default, so games stay short; lowered where rounds x
     ticks x players would pass ``MAX_SEAT_TICKS``). ``match``: True gives
     every variant a ``match`` key (a series of games), False none, None either.
+    ``chance``: the chance model (docs/chance.md), 1 or 2; None draws either.
     Copies (up to 8), then prices, then useless lost property (up to 50) may be
     raised above what was drawn so that the heap is large enough for the most players.
     """
@@ -175,6 +177,9 @@ def variants(
         }
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games per player")}
+    model = chance if chance is not None else draw(st.sampled_from((1, 2)), label="chance")
+    if model != 1:
+        data["chance"] = model
     most_ticks = MAX_SEAT_TICKS // (data["rounds"] * high)
     if data["round_ticks"] > most_ticks:  # lowered: a game's decisions are bounded
         data["round_ticks"] = most_ticks
