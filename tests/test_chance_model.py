@@ -155,13 +155,14 @@ def test_a_family_that_draws_by_model_1_only_refuses_model_2(tmp_path: Path) -> 
     assert "by model 1 only, not 2" in out
 
 
-def test_the_wuhltisch_kernel_draws_by_model_2() -> None:
-    """It plays model 2's games (game by game: tests/test_wuhltisch_kernel.py)."""
-    variant = load_variant(streamed("wuhltisch"))
-    assert kernel_note(variant, 3, ("random",), 4) == ("cardshop.wuhltisch.kernel", "")
+@pytest.mark.parametrize("name", ["wuhltisch", "reglamentacja"])
+def test_the_kernels_that_draw_by_model_2_play_it(name: str) -> None:
+    """They play model 2's games (game by game: tests/test_FAMILY_kernel.py)."""
+    variant = load_variant(streamed(name))
+    assert kernel_note(variant, 3, ("random",), 4) == (f"cardshop.{name}.kernel", "")
 
 
-@pytest.mark.parametrize("name", ["klunker-en", "klunker-es", "klunker-zh", "reglamentacja"])
+@pytest.mark.parametrize("name", ["klunker-en", "klunker-es", "klunker-zh"])
 def test_the_kernels_refuse_model_2_and_auto_plays_the_reference_engine(name: str) -> None:
     variant = load_variant(streamed(name))
     players = variant.players.min

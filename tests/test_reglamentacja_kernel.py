@@ -13,7 +13,8 @@ slow lane (``CARDSHOP_SLOW_LANE=1``: 20,000 games); in a deep run by hand,
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_reglamentacja_kernel.py -k builtin
 
-Generated variants (every key of the format drawn, matches included) follow the
+The built-in variant under chance model 2 plays a fifth as many. Generated variants
+(every key of the format drawn, matches and either chance model included) follow the
 hypothesis profile.
 """
 
@@ -41,7 +42,7 @@ from cardshop.simulation import (
     kernel_note,
     simulate,
 )
-from diff_support import LINEUPS, diff_games
+from diff_support import LINEUPS, diff_games, load_streamed
 from diff_support import check_same as _check_same
 from diff_support import load_builtin as _load
 from diff_support import seat_specs_of as _specs
@@ -59,6 +60,10 @@ GAMES = {
 
 BUILTIN = [("reglamentacja", n) for n in range(3, 6)] + [("reglamentacja-mini", 2)]
 
+STREAMED_GAMES = {lineup: games // 5 for lineup, games in GAMES.items()}
+"""Games of the built-in variant under chance model 2, a fifth of model 1's (the
+kernel's draws of model 2 are checked part by part in tests/test_kernel_parts.py)."""
+
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize(("name", "players"), BUILTIN)
@@ -66,6 +71,17 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
     variant = _load(name)
     bots = _specs(LINEUPS[lineup], players)
     assert check_same(variant, players, bots, players * 1000 + 7, GAMES[lineup]) > 0
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize("players", range(3, 6))
+def test_chance_model_2_plays_the_same_games(players: int, lineup: str) -> None:
+    """The built-in variant with ``chance: 2``: the deal, each spin of the top, each
+    roll of the die and each reshuffle read a stream of BLAKE2b-512 digests
+    (docs/chance.md), in both engines."""
+    variant = load_streamed("reglamentacja")
+    bots = _specs(LINEUPS[lineup], players)
+    assert check_same(variant, players, bots, players * 1000 + 9, STREAMED_GAMES[lineup]) > 0
 
 
 @given(variant=variants(match=None, three_players_option=None), data=st.data())

@@ -48,6 +48,9 @@ from cardshop.kernels.chance import (
     seed_games,
     seed_head,
     shuffle,
+    stream_below,
+    stream_shuffle,
+    stream_start,
 )
 
 _L_CARDS = label("cards")
@@ -92,14 +95,38 @@ def code_of(verb, a, give, take, place):
 
 
 @helper
-def _event(mt, gbuf, gt, gl, lab, n, work):
-    """Seed ``mt`` for the chance event ``(seed, lab)`` or, with ``n >= 0``,
-    ``(seed, lab, n)``; ``gt[:gl]`` is the game seed's text."""
+def _event(mt, sb, ss, gbuf, gt, gl, lab, n, work):
+    """Start the chance event ``(seed, lab)`` or, with ``n >= 0``, ``(seed, lab, n)``
+    (``gt[:gl]`` is the game seed's text) by the variant's chance model, ``ss[2]``
+    (docs/chance.md): model 1 seeds ``mt``; model 2 reads the event's stream into
+    ``sb`` and ``ss`` (its text stays in ``gbuf``, its length in ``ss[3]``)."""
     pos = seed_head(gbuf, gt, gl)
     pos = put(gbuf, pos, lab)
     if n >= 0:
         pos = put_int(gbuf, pos, n)
-    mt_seed(mt, finish(gbuf, pos, work))
+    if ss[2] == 2:
+        gbuf[pos] = 41  # )
+        ss[3] = pos + 1
+        stream_start(sb, ss, gbuf, pos + 1, work)
+    else:
+        mt_seed(mt, finish(gbuf, pos, work))
+
+
+@helper
+def _event_below(mt, sb, ss, gbuf, n, work):
+    """A number below ``n`` drawn by the event :func:`_event` started."""
+    if ss[2] == 2:
+        return stream_below(sb, ss, n, gbuf, ss[3], work)
+    return randbelow(mt, n)
+
+
+@helper
+def _event_shuffle(mt, sb, ss, gbuf, deck, count, work):
+    """``deck[:count]`` shuffled by the event :func:`_event` started."""
+    if ss[2] == 2:
+        stream_shuffle(sb, ss, deck, count, gbuf, ss[3], work)
+    else:
+        shuffle(mt, deck, count)
 
 
 # ---------------------------------------------------------------- stamps
@@ -217,6 +244,7 @@ def play(
     takes_of,  # int64[n_offer, most]: the takes a give may go with, ascending
     takes_n,  # int64[n_offer]
     others_text,  # int64[n, n - 1]: the seats a seat may offer to, in text order
+    chance_model,  # the variant's chance: 1 or 2 (docs/chance.md)
     match_games,  # games in a match (players x games per player), 0 for no match
     n,
     seed_text,
@@ -280,6 +308,9 @@ def play(
     lo = np.zeros(block * n, np.uint32)
     hi1 = np.zeros(block * n, np.uint32)
     mt = np.zeros(N + 1, np.int64)
+    sb = np.zeros(64, np.uint8)  # chance model 2: the block of the event's stream read,
+    ss = np.zeros(4, np.int64)  # where, the model and the length of the event's text
+    ss[2] = chance_model
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(128, np.uint8)
     gt = np.zeros(24, np.uint8)
@@ -341,8 +372,8 @@ def play(
                 dcount[i] = 0
             for c in range(n_cards):
                 cstack[c] = c
-            _event(mt, gbuf, gt, gl, _L_CARDS, -1, work)
-            shuffle(mt, cstack, n_cards)
+            _event(mt, sb, ss, gbuf, gt, gl, _L_CARDS, -1, work)
+            _event_shuffle(mt, sb, ss, gbuf, cstack, n_cards, work)
             cl = n_cards
             rl = np.int64(0)
             for _ in range(row_size):
@@ -352,25 +383,25 @@ def play(
             if match_games > 0:
                 first = sub % n
             else:
-                _event(mt, gbuf, gt, gl, _L_FIRST, -1, work)
-                first = randbelow(mt, n)
+                _event(mt, sb, ss, gbuf, gt, gl, _L_FIRST, -1, work)
+                first = _event_below(mt, sb, ss, gbuf, n, work)
                 first_out = first
             for i in range(n_stamps):
                 stack[i] = i
                 swhere[i] = n
-            _event(mt, gbuf, gt, gl, _L_STAMPS, -1, work)
-            shuffle(mt, stack, n_stamps)
+            _event(mt, sb, ss, gbuf, gt, gl, _L_STAMPS, -1, work)
+            _event_shuffle(mt, sb, ss, gbuf, stack, n_stamps, work)
             sl = n_stamps
             for i in range(n):
                 sl, chance = _draw(
                     swhere, stack, sl, hand, hsize, dcount, stamp_kind, (first + i) % n, deal,
-                    n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                    n, n_stamps, k, mt, sb, ss, gbuf, gt, gl, chance, work, stats,
                 )  # fmt: skip
             nv = visit_pool.shape[0]
             for i in range(nv):
                 vis[i] = visit_pool[i]
-            _event(mt, gbuf, gt, gl, _L_VISITS, -1, work)
-            shuffle(mt, vis, nv)
+            _event(mt, sb, ss, gbuf, gt, gl, _L_VISITS, -1, work)
+            _event_shuffle(mt, sb, ss, gbuf, vis, nv, work)
             for i in range(n):
                 nv -= 1
                 visit[(first + i) % n] = vis[nv]
@@ -411,14 +442,18 @@ def play(
                         turn += 1
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, active,
-                            allocation, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                            allocation, n, n_stamps, k,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
                         )  # fmt: skip
                         phase = TRADE
                         go = 6
                     elif step == 6:  # _spin_top
                         chance += 1
                         width = spin_max - spin_min + 1
-                        if width > 1:
+                        if width > 1 and ss[2] == 2:
+                            _event(mt, sb, ss, gbuf, gt, gl, _L_SPIN, chance, work)
+                            spin = spin_min + stream_below(sb, ss, width, gbuf, ss[3], work)
+                        elif width > 1:
                             if chance >= sfirst + _AHEAD:
                                 sfirst = chance
                                 seed_events(
@@ -444,7 +479,8 @@ def play(
                     elif step == 3:  # _pass_top [RG-TURN-3, RG-SHOP-1]
                         active = (active + 1) % n
                         rl, cl, chance = _speculator_shops(
-                            row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf, gt,
+                            row, rl, cstack, cl, row_size, queue, ql, die_sides,
+                            mt, sb, ss, gbuf, gt,
                             gl, chance, work, stats,
                         )  # fmt: skip
                         if rl < row_size:
@@ -456,7 +492,8 @@ def play(
                         _to_back(queue, ql, seat)
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
-                            shop_draw, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                            shop_draw, n, n_stamps, k,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
                         )  # fmt: skip
                         while rl < row_size and cl > 0:  # RG-ROW-1
                             cl -= 1
@@ -464,7 +501,8 @@ def play(
                             rl += 1
                         if rl == row_size:
                             rl, cl, chance = _speculator_shops(
-                                row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf,
+                                row, rl, cstack, cl, row_size, queue, ql, die_sides,
+                                mt, sb, ss, gbuf,
                                 gt, gl, chance, work, stats,
                             )  # fmt: skip
                         go = 1 if rl == row_size else 5
@@ -480,7 +518,8 @@ def play(
                             for i in range(n):
                                 sl, chance = _draw(
                                     swhere, stack, sl, hand, hsize, dcount, stamp_kind,
-                                    (active + i) % n, np.int64(1), n, n_stamps, k, mt, gbuf, gt, gl,
+                                    (active + i) % n, np.int64(1), n, n_stamps, k,
+                                    mt, sb, ss, gbuf, gt, gl,
                                     chance, work, stats,
                                 )  # fmt: skip
                         phase = FINAL_TRADE
@@ -715,7 +754,8 @@ def play(
                         stats[ST_DRAWS] += 1
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
-                            np.int64(1), n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats,
+                            np.int64(1), n, n_stamps, k,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
                         )  # fmt: skip
                     else:
                         stats[ST_SWAPS] += 1
@@ -809,7 +849,8 @@ def _offerer(phase, active, done, n):
 
 @helper
 def _draw(
-    swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, count, n, n_stamps, k, mt, gbuf,
+    swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, count, n, n_stamps, k,
+    mt, sb, ss, gbuf,
     gt, gl, chance, work, stats,
 ):  # fmt: skip
     """``seat`` draws ``count`` stamps from the stack (``stack[:sl]``, top last),
@@ -823,7 +864,7 @@ def _draw(
             if discarded == 0:
                 break
             chance += 1
-            sl = _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance,
+            sl = _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, sb, ss, gbuf, gt, gl, chance,
                             work, stats)  # fmt: skip
         sl -= 1
         sid = stack[sl]
@@ -834,7 +875,9 @@ def _draw(
 
 
 @helper
-def _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance, work, stats):
+def _reshuffle(
+    swhere, stack, dcount, n, n_stamps, k, mt, sb, ss, gbuf, gt, gl, chance, work, stats
+):
     """The discarded stamps, by id, shuffled into the (empty) stack by chance event
     ``(seed, 'reshuffle', chance)``; returns the stack's size. [RG-STAMP-2]"""
     m = 0
@@ -845,15 +888,31 @@ def _reshuffle(swhere, stack, dcount, n, n_stamps, k, mt, gbuf, gt, gl, chance, 
             m += 1
     for i in range(k):
         dcount[i] = 0
-    _event(mt, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
-    shuffle(mt, stack, m)
+    _event(mt, sb, ss, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
+    _event_shuffle(mt, sb, ss, gbuf, stack, m, work)
     stats[ST_RESHUFFLES] += 1
     return m
 
 
 @helper
 def _speculator_shops(
-    row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, gbuf, gt, gl, chance, work, stats
+    row,
+    rl,
+    cstack,
+    cl,
+    row_size,
+    queue,
+    ql,
+    die_sides,
+    mt,
+    sb,
+    ss,
+    gbuf,
+    gt,
+    gl,
+    chance,
+    work,
+    stats,
 ):
     """If the speculator heads the queue: the die picks the card he takes out of the
     game (a chance event), his pawn goes to the back, the row is refilled. Returns the
@@ -863,8 +922,8 @@ def _speculator_shops(
         return rl, cl, chance
     chance += 1
     if die_sides > 1:
-        _event(mt, gbuf, gt, gl, _L_DIE, chance, work)
-        roll = 1 + randbelow(mt, die_sides)
+        _event(mt, sb, ss, gbuf, gt, gl, _L_DIE, chance, work)
+        roll = 1 + _event_below(mt, sb, ss, gbuf, die_sides, work)
     else:
         roll = 1  # a draw below 1 is 0, whatever the generator
     for i in range(roll - 1, rl - 1):

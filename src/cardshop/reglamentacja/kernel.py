@@ -27,7 +27,6 @@ from cardshop.kernels import (
     TERMINATIONS,
     OutcomeRow,
     Outcomes,
-    chance_keys,
     check_call,
     check_range,
     play_games,
@@ -131,17 +130,17 @@ class KernelRules(NamedTuple):
     takes_of: Any  # int64[n_offer, most]
     takes_n: Any  # int64[n_offer]
     others_text: Any  # int64[players, players - 1]
+    chance: int  # the variant's chance model (docs/chance.md)
 
 
 def unavailable(
     variant: VariantBase, players: int, bots: Sequence[object], seed: int = 0
 ) -> str | None:
     """Why the kernel cannot play these games, or ``None`` when it can. Every key of a
-    Reglamentacja variant is played but ``chance`` other than 1, so otherwise only the
-    bots, the seed and numba decide."""
+    Reglamentacja variant is played, so only the bots, the seed and numba decide."""
     if not isinstance(variant, ReglamentacjaVariant):
         return f"the kernel plays Reglamentacja variants, not the {variant.family!r} family"
-    return why_not(bots, BOTS, chance_keys(variant), seed)
+    return why_not(bots, BOTS, (), seed)
 
 
 _COMPILED: dict[tuple[str, int], KernelRules] = {}
@@ -216,6 +215,7 @@ def compile_rules(variant: ReglamentacjaVariant, players: int) -> KernelRules:
         takes_of=takes_of,
         takes_n=ints([len(t) for t in table.takes_of]),
         others_text=ints(others).reshape(players, players - 1),
+        chance=variant.chance,
     )
     _COMPILED[key] = made
     return made

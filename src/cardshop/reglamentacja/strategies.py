@@ -62,6 +62,7 @@ def _variants(
     max_turn_cap: int,
     three_players_option: bool | None,
     match: bool | None,
+    chance: int | None,
 ) -> ReglamentacjaVariant:
     low = draw(st.integers(min_players, max_players), label="players.min")
     high = draw(st.integers(low, max_players), label="players.max")
@@ -138,6 +139,9 @@ def _variants(
         data["max_trade"] = {low: trade, high: draw(st.integers(1, trade), label="max_trade.max")}
     if match or (match is None and draw(st.booleans(), label="match")):
         data["match"] = {"games_per_player": draw(st.integers(1, 2), label="games_per_player")}
+    model = chance if chance is not None else draw(st.sampled_from((1, 2)), label="chance")
+    if model != 1:
+        data["chance"] = model
     variant = ReglamentacjaVariant.model_validate(data)
     while variant.trade_for(high) > 1 and variant.most_choice() > MAX_CHOICE:
         data["max_trade"] = variant.trade_for(high) - 1  # one decision's choice bounded
@@ -167,6 +171,7 @@ def variants(
     max_turn_cap: int = 30,
     three_players_option: bool | None = None,
     match: bool | None = False,
+    chance: int | None = None,
 ) -> SearchStrategy[ReglamentacjaVariant]:
     """Valid Reglamentacja variants (all options keyword-only).
 
@@ -178,8 +183,9 @@ def variants(
     limit); spins of 1 to ``max_spin`` offer turns; a turn cap from ``min_turn_cap``
     to ``max_turn_cap`` (lowered if a game's work would pass its limit).
     ``three_players_option`` and ``match`` fix the three-player option and whether
-    the variant is played as a match (``None``: drawn). The defaults keep variants
-    small, so that games are quick.
+    the variant is played as a match (``None``: drawn); ``chance`` the chance model,
+    1 or 2 (docs/chance.md; ``None``: drawn). The defaults keep variants small, so
+    that games are quick.
     """
     check_range("players", min_players, max_players, 2, 6)
     check_range("max_kinds", 1, max_kinds, 1, len(KIND_NAMES))
@@ -203,4 +209,5 @@ def variants(
         max_turn_cap=max_turn_cap,
         three_players_option=three_players_option,
         match=match,
+        chance=chance,
     )
