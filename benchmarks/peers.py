@@ -25,7 +25,8 @@ Subjects (those whose package is missing are reported as skipped):
   decisions per game are those of the Python-stepped hearts games);
 * cardshop's batch kernels (``cardshop.klunker.kernel``, ``cardshop.wuhltisch.kernel``
   and ``cardshop.reglamentacja.kernel``, the ``kernel`` extra: numba), klunker-en,
-  wuhltisch and reglamentacja at 4 players with random bots: ``kernel.play_arrays``
+  wuhltisch and reglamentacja at 4 players with random bots, each as built in and
+  with ``chance: 2`` (chance model 2, docs/chance.md): ``kernel.play_arrays``
   over batches of whole games (2,000 of Klunker's, 20 of Wühltisch's, 500 of
   Reglamentacja's; docs/kernel.md), against OpenSpiel's whole
   playouts;
@@ -167,9 +168,14 @@ def kernel_player(name, players):
     import importlib
 
     import cardshop
+    from cardshop.core import variant_from_data
     from cardshop.core.registry import get_family
 
+    name, _, model = name.partition(" chance ")  # "wuhltisch chance 2": chance model 2
     variant = cardshop.load_variant(name)
+    if model:
+        data = {**variant.to_data(), "chance": int(model), "name": f"{name}-chance-{model}"}
+        variant = variant_from_data(data)
     kernel = importlib.import_module(get_family(variant.family).kernel)
     # Games per call (the kernel plays a batch, no Python object per game), and the
     # column of a game's decisions in the family's table (docs/kernel.md): a random
@@ -255,6 +261,10 @@ KERNELS = {  # the batch kernels (numba, the ``kernel`` extra): variant: players
     "klunker-en": 4,
     "wuhltisch": 4,
     "reglamentacja": 4,
+    # the same variants with ``chance: 2`` (chance model 2, docs/chance.md)
+    "klunker-en chance 2": 4,
+    "wuhltisch chance 2": 4,
+    "reglamentacja chance 2": 4,
 }
 BOTS = ("baseline", "greedy")  # played through driver.play on every built-in variant
 

@@ -1,5 +1,6 @@
 """Chance model 2 (a variant's ``chance: 2``) in every built-in family: the conformance
-battery on its games, records and game JSON that carry it, and what refuses it.
+battery on its games, records and game JSON that carry it, the kernels that play it,
+and a family that refuses it.
 
 The draws themselves are checked against the model's definition in tests/test_chance.py.
 """
@@ -13,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from cardshop import driver, load_variant, new_game, simulate
+from cardshop import driver, load_variant, new_game
 from cardshop.core import (
     CHANCE_MODELS,
     Game,
     RecordError,
-    SetupError,
     VariantError,
     variant_from_data,
 )
@@ -155,21 +155,10 @@ def test_a_family_that_draws_by_model_1_only_refuses_model_2(tmp_path: Path) -> 
     assert "by model 1 only, not 2" in out
 
 
-@pytest.mark.parametrize("name", ["wuhltisch", "reglamentacja"])
-def test_the_kernels_that_draw_by_model_2_play_it(name: str) -> None:
-    """They play model 2's games (game by game: tests/test_FAMILY_kernel.py)."""
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_kernel_plays_model_2(name: str) -> None:
+    """The kernels play model 2's games (game by game: tests/test_kernel.py,
+    tests/test_wuhltisch_kernel.py, tests/test_reglamentacja_kernel.py)."""
     variant = load_variant(streamed(name))
-    assert kernel_note(variant, 3, ("random",), 4) == (f"cardshop.{name}.kernel", "")
-
-
-@pytest.mark.parametrize("name", ["klunker-en", "klunker-es", "klunker-zh"])
-def test_the_kernels_refuse_model_2_and_auto_plays_the_reference_engine(name: str) -> None:
-    variant = load_variant(streamed(name))
-    players = variant.players.min
-    module, why = kernel_note(variant, players, ("random",), 4)
-    assert module is None
-    assert "chance: 2 (the kernel draws by chance model 1)" in why
-    with pytest.raises(SetupError, match="chance: 2"):
-        simulate(variant, players, games=2, bots=["random"], seed=4, engine="kernel")
-    result = simulate(variant, players, games=2, bots=["random"], seed=4)
-    assert result.engine == "reference"
+    family = variant.family
+    assert kernel_note(variant, 3, ("random",), 4) == (f"cardshop.{family}.kernel", "")

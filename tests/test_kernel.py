@@ -13,7 +13,8 @@ hand, ``CARDSHOP_DIFF_GAMES`` random games and a tenth as many of the others
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_kernel.py -k builtin -p no:cacheprovider
 
-Generated variants follow the hypothesis profile (``deep``: 2000 variants).
+The editions under chance model 2 play a fifth as many. Generated variants (either
+chance model) follow the hypothesis profile (``deep``: 2000 variants).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from cardshop.simulation import (
 )
 from cardshop.testing.strategies import variants
 from diff_support import check_same as _check_same
-from diff_support import diff_games
+from diff_support import diff_games, load_streamed
 
 check_same = partial(_check_same, kernel)
 """Games of a simulation played on this family's kernel and on the reference engine,
@@ -65,6 +66,10 @@ LINEUPS = {
 }
 
 
+STREAMED_RANDOM_GAMES = diff_games(20, 400)
+STREAMED_GREEDY_GAMES = diff_games(4, 40, share=10)
+
+
 def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
     if len(lineup) == 1:
         return lineup
@@ -80,6 +85,20 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
     if variant.match is not None:  # a simulated game is a whole match of several games
         games = -(-games // (players * variant.match.games_per_player))
     assert check_same(variant, players, bots, seed=players * 1000 + 7, games=games) > 0
+
+
+@pytest.mark.parametrize("lineup", sorted(LINEUPS))
+@pytest.mark.parametrize(("name", "players"), BUILTIN)
+def test_chance_model_2_plays_the_same_games(name: str, players: int, lineup: str) -> None:
+    """The editions with ``chance: 2``: the first player, the deal and each reshuffle
+    read a stream of BLAKE2b-512 digests (docs/chance.md), in both engines; a fifth as
+    many games as under model 1."""
+    variant = load_streamed(name)
+    bots = _specs(LINEUPS[lineup], players)
+    games = STREAMED_RANDOM_GAMES if lineup == "random" else STREAMED_GREEDY_GAMES
+    if variant.match is not None:
+        games = -(-games // (players * variant.match.games_per_player))
+    assert check_same(variant, players, bots, seed=players * 1000 + 9, games=games) > 0
 
 
 @given(

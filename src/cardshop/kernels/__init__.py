@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from cardshop.core import (
@@ -39,7 +39,6 @@ __all__ = [
     "OutcomeRow",
     "Outcomes",
     "available",
-    "chance_keys",
     "check_call",
     "check_range",
     "play_games",
@@ -60,15 +59,6 @@ _announced: set[str] = set()
 def available() -> bool:
     """Whether numba is installed (the ``kernel`` extra)."""
     return importlib.util.find_spec("numba") is not None
-
-
-def chance_keys(variant: VariantBase, models: Collection[int] = (1,)) -> list[str]:
-    """The variant's ``chance`` as a key a kernel does not play, if its chance model is
-    not among the kernel's ``models``; else nothing."""
-    if variant.chance in models:
-        return []
-    drawn = " and ".join(str(m) for m in sorted(models))
-    return [f"chance: {variant.chance} (the kernel draws by chance model {drawn})"]
 
 
 def why_not(

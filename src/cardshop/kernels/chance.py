@@ -64,6 +64,7 @@ __all__ = [
     "shuffle_col",
     "stream_below",
     "stream_block",
+    "stream_event",
     "stream_shuffle",
     "stream_start",
 ]
@@ -459,6 +460,22 @@ def stream_start(sb, ss, msg, length, work):
     stream_block(msg, length, np.int64(0), work, sb)
     ss[0] = 0
     ss[1] = 0
+
+
+@helper
+def stream_event(sb, ss, buf, text, length, lab, n, work):
+    """Start reading the stream of the chance event ``(seed, lab)`` or, with ``n >=
+    0``, ``(seed, lab, n)`` (:func:`stream_start`), the seed's text being
+    ``text[:length]`` and ``lab`` a label's bytes (:func:`label`). The event's text is
+    written into ``buf`` (64 bytes: a seed, a label and a count), where it must stay
+    while the event draws; returns its length."""
+    pos = seed_head(buf, text, length)
+    pos = put(buf, pos, lab)
+    if n >= 0:
+        pos = put_int(buf, pos, n)
+    buf[pos] = 41  # )
+    stream_start(sb, ss, buf, pos + 1, work)
+    return pos + 1
 
 
 @helper

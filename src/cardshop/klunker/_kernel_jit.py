@@ -43,6 +43,9 @@ from cardshop.kernels.chance import (
     seed_head,
     shuffle,
     shuffle_col,
+    stream_below,
+    stream_event,
+    stream_shuffle,
 )
 
 _L_FIRST = label("first-player")
@@ -392,13 +395,15 @@ def _end(row, pos, lengths, i):
 @helper
 def _block_seeds(
     seed_text, first, nb, n, n_sub, match, per_game, seeds_out, at, cseeds, sub_seeds, buf,
-    work, msgs, lengths, hashed, m, gtext, stext,
+    work, msgs, lengths, hashed, m, gtext, stext, streamed,
 ):  # fmt: skip
     """The seeds of games ``first .. first+nb-1`` (into ``seeds_out[at:]``) and of the
     generators known at each game's start, game ``bb``'s at ``cseeds[bb * per_game:]``:
     its bots', then the first player's and the deal's, or a match's deals (and the
     match's games' seeds into ``sub_seeds``). Hashed side by side
-    (:func:`blake64_lanes`); a master seed too long for one block, one at a time."""
+    (:func:`blake64_lanes`); a master seed too long for one block, one at a time.
+    ``streamed`` (chance model 2): no generator for the first player or a deal, which
+    read streams of their own (the match's games' seeds are still made)."""
     tl = seed_text.shape[0]
     i = 0
     if tl + 48 <= 128:  # "(seed, 'bot', GAME, SEAT)": one block
@@ -427,6 +432,8 @@ def _block_seeds(
         seeds_out[at + bb] = hashed[bb * (n + 1)]
         for s in range(n):
             cseeds[bb * per_game + s] = hashed[bb * (n + 1) + 1 + s]
+    if streamed and not match:
+        return
     i = 0  # then what each game's seed gives
     for bb in range(nb):
         glen = put_uint(gtext, 0, seeds_out[at + bb])
@@ -444,6 +451,10 @@ def _block_seeds(
             _end(row, put(row, seed_head(row, gtext, glen), _L_DEAL), lengths, i + 1)
             i += 2
     blake64_lanes(msgs, lengths, np.int64(i), hashed, m)
+    if streamed:
+        for i in range(nb * n_sub):
+            sub_seeds[i // n_sub, i % n_sub] = hashed[i]
+        return
     if not match:
         for bb in range(nb):
             cseeds[bb * per_game + n] = hashed[2 * bb]
@@ -482,6 +493,7 @@ def play(
     match_games,
     paytab,
     pow08,
+    chance_model,  # the variant's chance: 1 or 2 (docs/chance.md)
     # the run
     n,
     seed_text,
@@ -514,7 +526,10 @@ def play(
     deck = np.zeros(n_cards + 1, np.int64)
     held = np.zeros(n, np.int64)
     n_sub = match_games if match_games > 0 else 1
-    per_game = n + (match_games if match_games > 0 else 2)  # generators seeded at the start
+    streamed = chance_model == 2  # chance model 2: the first player and deals read streams
+    per_game = n  # generators seeded at the start: the bots', and under model 1 the
+    if not streamed:  # first player's and the deal's, or a match's deals
+        per_game += match_games if match_games > 0 else 2
     block = max(1, CHAINS // per_game)  # games whose generators are seeded together
     st = np.zeros((N, block * per_game), np.uint32)
     mpos = np.zeros(block * per_game, np.int64)
@@ -525,7 +540,9 @@ def play(
     chance_mt = np.zeros(N + 1, np.int64)
     buf = np.zeros(seed_text.shape[0] + 128, np.uint8)
     gbuf = np.zeros(64, np.uint8)
-    rows = block * per_game + per_game  # messages hashed side by side, at most
+    # messages hashed side by side, at most: a block's seeds and bots' (n + 1 a game),
+    # their generators at the start, a match's games' seeds (n_sub a game)
+    rows = block * max(per_game, n + 1, n_sub) + per_game
     msgs = np.zeros((rows, 128), np.uint8)
     lengths = np.zeros(rows, np.int64)
     hashed = np.zeros(rows, np.uint64)
@@ -534,6 +551,8 @@ def play(
     stext = np.zeros(24, np.uint8)
     m_totals = np.zeros(n, np.int64)
     work = np.zeros(40, np.uint64)
+    sb = np.zeros(64, np.uint8)  # chance model 2: the block of the event's stream read
+    ss = np.zeros(2, np.int64)  # and where
     legal = np.zeros(k + n + 2, np.int64)
     scores = np.zeros(k + n + 2, np.float64)
     tmp = np.zeros(k, np.int64)
@@ -558,7 +577,7 @@ def play(
             nb = min(block, count - g)
             _block_seeds(
                 seed_text, first_game + g, nb, n, n_sub, match_games > 0, per_game, seeds_out,
-                g, cseeds, sub_seeds, buf, work, msgs, lengths, hashed, m, gtext, stext,
+                g, cseeds, sub_seeds, buf, work, msgs, lengths, hashed, m, gtext, stext, streamed,
             )  # fmt: skip
             seed_chains(st, mpos, cseeds, lo, hi1, nb * per_game, chance_mt)
         game = first_game + g
@@ -582,6 +601,11 @@ def play(
                 gt = stext
                 start = sub % n
                 deal_chain = mbase + n + sub
+            elif streamed:
+                tl = stream_event(sb, ss, gbuf, gt, gl, _L_FIRST, -1, work)
+                first_player = stream_below(sb, ss, n, gbuf, tl, work)
+                start = first_player
+                deal_chain = 0
             else:
                 first_player = randbelow_col(st, mpos, mbase + n, n)
                 start = first_player
@@ -591,7 +615,11 @@ def play(
                 for _ in range(kind_count[kind]):
                     deck[dlen] = kind
                     dlen += 1
-            shuffle_col(st, mpos, deal_chain, deck, dlen)
+            if streamed:
+                tl = stream_event(sb, ss, gbuf, gt, gl, _L_DEAL, -1, work)
+                stream_shuffle(sb, ss, deck, dlen, gbuf, tl, work)
+            else:
+                shuffle_col(st, mpos, deal_chain, deck, dlen)
             for i in range(zones * k):
                 counts[i] = 0
             for i in range(zones):
@@ -672,11 +700,15 @@ def play(
                                 dlen += 1
                             _move(counts, totals, k, kind, discard, deck_zone, c)
                         chance += 1
-                        pos = seed_head(gbuf, gt, gl)
-                        pos = put(gbuf, pos, _L_RESHUFFLE)
-                        pos = put_int(gbuf, pos, chance)
-                        mt_seed(chance_mt, finish(gbuf, pos, work))
-                        shuffle(chance_mt, deck, dlen)
+                        if streamed:
+                            tl = stream_event(sb, ss, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
+                            stream_shuffle(sb, ss, deck, dlen, gbuf, tl, work)
+                        else:
+                            pos = seed_head(gbuf, gt, gl)
+                            pos = put(gbuf, pos, _L_RESHUFFLE)
+                            pos = put_int(gbuf, pos, chance)
+                            mt_seed(chance_mt, finish(gbuf, pos, work))
+                            shuffle(chance_mt, deck, dlen)
                     elif code == S_REFILL:  # END-4, END-5
                         need = 0
                         for s in range(n):

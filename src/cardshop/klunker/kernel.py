@@ -27,7 +27,6 @@ from cardshop.kernels import (
     OutcomeRow,
     Outcomes,
     available,
-    chance_keys,
     check_call,
     check_range,
     run,
@@ -103,6 +102,7 @@ class KernelRules(NamedTuple):
     match_games: int  # games in a match (players x games per player), 0 for no match
     paytab: Any  # int64[k, rows]: the greedy heuristic's payout table
     pow08: Any  # float64[players + 1]: 0.8 ** taken purchase cards
+    chance: int  # the variant's chance model (docs/chance.md)
 
 
 def house_rules(variant: Variant) -> list[str]:
@@ -120,7 +120,7 @@ def house_rules(variant: Variant) -> list[str]:
     if any(rule not in _KERNEL_TIEBREAKS for rule in variant.tiebreak):
         other = ", ".join(r for r in variant.tiebreak if r not in _KERNEL_TIEBREAKS)
         keys.append(f"tiebreak ({other})")
-    return keys + chance_keys(variant)
+    return keys
 
 
 _KERNEL_TIEBREAKS = frozenset({"fewest_safe_and_window", "fewest_safe", "fewest_window"})
@@ -184,6 +184,7 @@ def compile_rules(variant: Variant, players: int) -> KernelRules:
             dtype=np.int64,
         ),
         pow08=np.array([0.8**t for t in range(players + 1)], dtype=np.float64),
+        chance=variant.chance,
     )
     _COMPILED[key] = made
     return made

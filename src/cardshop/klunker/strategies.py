@@ -44,6 +44,7 @@ def variants(
     tax: bool | None = None,
     reshuffle: bool | None = None,
     house_rules: bool = False,
+    chance: int | None = None,
     name: str = "generated",
 ) -> Variant:
     """A random valid variant of the Klunker family.
@@ -57,7 +58,8 @@ def variants(
     their default (the kernel does not play them): a window cap, several purchases a
     round, a price expression, starting cash by seat, a number of rounds, a weighted
     score, any tiebreak, payouts above the set size paid from the deck and payout
-    expressions.
+    expressions. ``chance``: the chance model (docs/chance.md), 1 or 2; None draws
+    either.
     """
     check_range("kinds", min_kinds, max_kinds, 1)
     check_range("round cap", min_round_cap, max_round_cap, 1)
@@ -120,6 +122,9 @@ def variants(
         data["match"] = {"games_per_player": draw(st.integers(1, 2))}
     if house_rules:
         _house_rules(draw, data, set_size, hand_size)
+    model = chance if chance is not None else draw(st.sampled_from((1, 2)), label="chance")
+    if model != 1:
+        data["chance"] = model
     variant = Variant.model_validate(data)
     problems = variant.semantic_errors()
     if problems:  # pragma: no cover - a bug in this strategy

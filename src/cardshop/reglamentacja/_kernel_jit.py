@@ -49,8 +49,8 @@ from cardshop.kernels.chance import (
     seed_head,
     shuffle,
     stream_below,
+    stream_event,
     stream_shuffle,
-    stream_start,
 )
 
 _L_CARDS = label("cards")
@@ -100,16 +100,14 @@ def _event(mt, sb, ss, gbuf, gt, gl, lab, n, work):
     (``gt[:gl]`` is the game seed's text) by the variant's chance model, ``ss[2]``
     (docs/chance.md): model 1 seeds ``mt``; model 2 reads the event's stream into
     ``sb`` and ``ss`` (its text stays in ``gbuf``, its length in ``ss[3]``)."""
+    if ss[2] == 2:
+        ss[3] = stream_event(sb, ss, gbuf, gt, gl, lab, n, work)
+        return
     pos = seed_head(gbuf, gt, gl)
     pos = put(gbuf, pos, lab)
     if n >= 0:
         pos = put_int(gbuf, pos, n)
-    if ss[2] == 2:
-        gbuf[pos] = 41  # )
-        ss[3] = pos + 1
-        stream_start(sb, ss, gbuf, pos + 1, work)
-    else:
-        mt_seed(mt, finish(gbuf, pos, work))
+    mt_seed(mt, finish(gbuf, pos, work))
 
 
 @helper

@@ -41,8 +41,8 @@ from cardshop.kernels.chance import (
     seed_head,
     shuffle,
     stream_below,
+    stream_event,
     stream_shuffle,
-    stream_start,
 )
 
 _L_ROUND = label("round")
@@ -366,9 +366,6 @@ def play(
                     # turn the top ones [WT-SETUP-2]
                     new_round = False
                     chance += 1
-                    pos = seed_head(gbuf, gt, gl)
-                    pos = put(gbuf, pos, _L_ROUND)
-                    pos = put_int(gbuf, pos, chance)
                     hl = first_list
                     for c in range(first_list):
                         heap[c] = c
@@ -376,11 +373,13 @@ def play(
                     for c in range(nlists):
                         lists[c] = first_list + c
                     if chance_model == 2:
-                        gbuf[pos] = 41  # )
-                        stream_start(sb, ss, gbuf, pos + 1, work)
-                        stream_shuffle(sb, ss, heap, hl, gbuf, pos + 1, work)
-                        stream_shuffle(sb, ss, lists, nlists, gbuf, pos + 1, work)
+                        tl = stream_event(sb, ss, gbuf, gt, gl, _L_ROUND, chance, work)
+                        stream_shuffle(sb, ss, heap, hl, gbuf, tl, work)
+                        stream_shuffle(sb, ss, lists, nlists, gbuf, tl, work)
                     else:
+                        pos = seed_head(gbuf, gt, gl)
+                        pos = put(gbuf, pos, _L_ROUND)
+                        pos = put_int(gbuf, pos, chance)
                         mt_seed(mt, finish(gbuf, pos, work))
                         shuffle(mt, heap, hl)
                         shuffle(mt, lists, nlists)
@@ -478,13 +477,9 @@ def play(
                             ncall += 1
                 if nb and chance_model == 2:
                     chance += 1
-                    pos = seed_head(gbuf, gt, gl)
-                    pos = put(gbuf, pos, _L_HEAP)
-                    pos = put_int(gbuf, pos, chance)
-                    gbuf[pos] = 41  # )
-                    stream_start(sb, ss, gbuf, pos + 1, work)
+                    tl = stream_event(sb, ss, gbuf, gt, gl, _L_HEAP, chance, work)
                     for i in range(nb):  # heap.insert(place, card), each in turn
-                        place = stream_below(sb, ss, hl + 1, gbuf, pos + 1, work)
+                        place = stream_below(sb, ss, hl + 1, gbuf, tl, work)
                         for j in range(hl, place, -1):
                             heap[j] = heap[j - 1]
                         heap[place] = back[i]
