@@ -193,7 +193,11 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
     }
     have = {m: importlib.util.find_spec(m) is not None for m in ("pyspiel", "rlcard", "numba")}
     if have["numba"]:  # the batch kernels (the kernel extra)
-        expected |= {"kernel klunker-en 4p", "kernel wuhltisch 4p"}
+        expected |= {  # each as built in and under chance model 2
+            f"kernel {v}{model} 4p"
+            for v in ("klunker-en", "wuhltisch")
+            for model in ("", " chance 2")
+        }
     else:
         assert any("numba is not installed" in n for n in report["notes"])
     if have["pyspiel"]:
