@@ -57,6 +57,7 @@ __all__ = [
     "randbelow",
     "randbelow_col",
     "seed_chains",
+    "seed_event",
     "seed_events",
     "seed_games",
     "seed_head",
@@ -254,14 +255,9 @@ def _compress(w, t, last):
 
 
 @helper
-def blake64(msg, length, work):
-    """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
-
-    ``work`` is a uint64 scratch array of at least 24 entries.
-    """
-    for i in range(8):
-        work[i] = _IV[i]
-    work[0] = work[0] ^ np.uint64(0x01010008)
+def _absorb(msg, length, work):
+    """BLAKE2b's compressions of ``msg[:length]``, block by block, into the state
+    ``work[0:8]`` (its initial words set by the caller: the digest's parameters)."""
     blocks = max(1, (length + 127) // 128)
     for b in range(blocks):
         for i in range(8, 24):
@@ -272,6 +268,18 @@ def blake64(msg, length, work):
         last = b == blocks - 1
         t = length if last else (b + 1) * 128
         _compress(work, t, last)
+
+
+@helper
+def blake64(msg, length, work):
+    """``int.from_bytes(blake2b(msg[:length], digest_size=8).digest(), "big")``.
+
+    ``work`` is a uint64 scratch array of at least 24 entries.
+    """
+    for i in range(8):
+        work[i] = _IV[i]
+    work[0] = work[0] ^ np.uint64(0x01010008)
+    _absorb(msg, length, work)
     x = work[0]
     r = np.uint64(0)
     for i in range(8):
@@ -436,16 +444,7 @@ def stream_block(msg, length, index, work, out):
         work[i] = _IV[i]
     work[0] = work[0] ^ np.uint64(0x01010040)  # digest length 64, no key, fanout and depth 1
     work[4] = work[4] ^ np.uint64(index)  # the salt's first 8 bytes (the other 8 are 0)
-    blocks = max(1, (length + 127) // 128)
-    for b in range(blocks):
-        for i in range(8, 24):
-            work[i] = np.uint64(0)
-        end = min(length - b * 128, 128)
-        for i in range(end):
-            work[8 + (i >> 3)] |= np.uint64(msg[b * 128 + i]) << np.uint64(8 * (i & 7))
-        last = b == blocks - 1
-        t = length if last else (b + 1) * 128
-        _compress(work, t, last)
+    _absorb(msg, length, work)
     for i in range(8):
         x = work[i]
         for j in range(8):
@@ -460,6 +459,18 @@ def stream_start(sb, ss, msg, length, work):
     stream_block(msg, length, np.int64(0), work, sb)
     ss[0] = 0
     ss[1] = 0
+
+
+@helper
+def seed_event(mt, buf, text, length, lab, n, work):
+    """Seed ``mt`` for the chance event ``(seed, lab)`` or, with ``n >= 0``, ``(seed,
+    lab, n)`` by chance model 1: ``random.Random(derive_seed(seed, lab, n))``, the
+    seed's text being ``text[:length]`` (``buf``: room for the event's text)."""
+    pos = seed_head(buf, text, length)
+    pos = put(buf, pos, lab)
+    if n >= 0:
+        pos = put_int(buf, pos, n)
+    mt_seed(mt, finish(buf, pos, work))
 
 
 @helper

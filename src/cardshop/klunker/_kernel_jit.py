@@ -34,12 +34,12 @@ from cardshop.kernels.chance import (
     finish,
     helper,
     label,
-    mt_seed,
     put,
     put_int,
     put_uint,
     randbelow_col,
     seed_chains,
+    seed_event,
     seed_head,
     shuffle,
     shuffle_col,
@@ -704,10 +704,7 @@ def play(
                             tl = stream_event(sb, ss, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
                             stream_shuffle(sb, ss, deck, dlen, gbuf, tl, work)
                         else:
-                            pos = seed_head(gbuf, gt, gl)
-                            pos = put(gbuf, pos, _L_RESHUFFLE)
-                            pos = put_int(gbuf, pos, chance)
-                            mt_seed(chance_mt, finish(gbuf, pos, work))
+                            seed_event(chance_mt, gbuf, gt, gl, _L_RESHUFFLE, chance, work)
                             shuffle(chance_mt, deck, dlen)
                     elif code == S_REFILL:  # END-4, END-5
                         need = 0

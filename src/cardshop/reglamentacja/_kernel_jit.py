@@ -33,20 +33,16 @@ from numba import njit
 from cardshop.kernels.chance import (
     CHAINS,
     N,
-    finish,
     genrand_col,
     helper,
     label,
     match_game_text,
-    mt_seed,
-    put,
-    put_int,
     put_uint,
     randbelow,
     randbelow_col,
+    seed_event,
     seed_events,
     seed_games,
-    seed_head,
     shuffle,
     stream_below,
     stream_event,
@@ -102,12 +98,8 @@ def _event(mt, sb, ss, gbuf, gt, gl, lab, n, work):
     ``sb`` and ``ss`` (its text stays in ``gbuf``, its length in ``ss[3]``)."""
     if ss[2] == 2:
         ss[3] = stream_event(sb, ss, gbuf, gt, gl, lab, n, work)
-        return
-    pos = seed_head(gbuf, gt, gl)
-    pos = put(gbuf, pos, lab)
-    if n >= 0:
-        pos = put_int(gbuf, pos, n)
-    mt_seed(mt, finish(gbuf, pos, work))
+    else:
+        seed_event(mt, gbuf, gt, gl, lab, n, work)
 
 
 @helper

@@ -27,18 +27,14 @@ from numba import njit
 from cardshop.kernels.chance import (
     CHAINS,
     N,
-    finish,
     helper,
     label,
     match_game_text,
-    mt_seed,
-    put,
-    put_int,
     put_uint,
     randbelow_col,
+    seed_event,
     seed_events,
     seed_games,
-    seed_head,
     shuffle,
     stream_below,
     stream_event,
@@ -377,10 +373,7 @@ def play(
                         stream_shuffle(sb, ss, heap, hl, gbuf, tl, work)
                         stream_shuffle(sb, ss, lists, nlists, gbuf, tl, work)
                     else:
-                        pos = seed_head(gbuf, gt, gl)
-                        pos = put(gbuf, pos, _L_ROUND)
-                        pos = put_int(gbuf, pos, chance)
-                        mt_seed(mt, finish(gbuf, pos, work))
+                        seed_event(mt, gbuf, gt, gl, _L_ROUND, chance, work)
                         shuffle(mt, heap, hl)
                         shuffle(mt, lists, nlists)
                     for s in range(n):
