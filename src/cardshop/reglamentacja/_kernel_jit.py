@@ -442,7 +442,7 @@ def play(
                         width = spin_max - spin_min + 1
                         if width > 1 and ss[2] == 2:
                             _event(mt, sb, ss, gbuf, gt, gl, _L_SPIN, chance, work)
-                            spin = spin_min + stream_below(sb, ss, width, gbuf, ss[3], work)
+                            spin = spin_min + _event_below(mt, sb, ss, gbuf, width, work)
                         elif width > 1:
                             if chance >= sfirst + _AHEAD:
                                 sfirst = chance
@@ -886,24 +886,9 @@ def _reshuffle(
 
 @helper
 def _speculator_shops(
-    row,
-    rl,
-    cstack,
-    cl,
-    row_size,
-    queue,
-    ql,
-    die_sides,
-    mt,
-    sb,
-    ss,
-    gbuf,
-    gt,
-    gl,
-    chance,
-    work,
-    stats,
-):
+    row, rl, cstack, cl, row_size, queue, ql, die_sides, mt, sb, ss, gbuf, gt, gl, chance,
+    work, stats,
+):  # fmt: skip
     """If the speculator heads the queue: the die picks the card he takes out of the
     game (a chance event), his pawn goes to the back, the row is refilled. Returns the
     row's and the shopping stack's lengths and the game's chance count (a row left

@@ -207,15 +207,20 @@ generators run side by side (:func:`cardshop.kernels.chance.seed_chains`)."""
 
 
 @helper
+def _insert(heap, hl, place, card):
+    """``heap.insert(place, card)`` for the heap ``heap[:hl]``; returns its new length."""
+    for j in range(hl, place, -1):
+        heap[j] = heap[j - 1]
+    heap[place] = card
+    return hl + 1
+
+
+@helper
 def _throw_back(heap, hl, back, nb, hst, hpos, col):
     """Cards go back into the heap, each at a random place, from one generator (column
     ``col`` of the block): ``heap.insert(place, card)`` for each in turn. [WT-TICK-3]"""
     for i in range(nb):
-        place = randbelow_col(hst, hpos, col, hl + 1)
-        for j in range(hl, place, -1):
-            heap[j] = heap[j - 1]
-        heap[place] = back[i]
-        hl += 1
+        hl = _insert(heap, hl, randbelow_col(hst, hpos, col, hl + 1), back[i])
     return hl
 
 
@@ -471,12 +476,10 @@ def play(
                 if nb and chance_model == 2:
                     chance += 1
                     tl = stream_event(sb, ss, gbuf, gt, gl, _L_HEAP, chance, work)
-                    for i in range(nb):  # heap.insert(place, card), each in turn
-                        place = stream_below(sb, ss, hl + 1, gbuf, tl, work)
-                        for j in range(hl, place, -1):
-                            heap[j] = heap[j - 1]
-                        heap[place] = back[i]
-                        hl += 1
+                    for i in range(nb):  # each card at a random place, in turn [WT-TICK-3]
+                        hl = _insert(
+                            heap, hl, stream_below(sb, ss, hl + 1, gbuf, tl, work), back[i]
+                        )
                 elif nb:
                     chance += 1
                     if chance >= hfirst + _AHEAD:
