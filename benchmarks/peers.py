@@ -171,7 +171,7 @@ def kernel_player(name, players):
     from cardshop.core import variant_from_data
     from cardshop.core.registry import get_family
 
-    name, _, model = name.partition(" chance ")  # "wuhltisch chance 2": chance model 2
+    name, _, model = name.partition(" chance ")  # "wuhltisch chance 1": chance model 1
     variant = cardshop.load_variant(name)
     if model:
         data = {**variant.to_data(), "chance": int(model), "name": f"{name}-chance-{model}"}
@@ -261,10 +261,11 @@ KERNELS = {  # the batch kernels (numba, the ``kernel`` extra): variant: players
     "klunker-en": 4,
     "wuhltisch": 4,
     "reglamentacja": 4,
-    # the same variants with ``chance: 2`` (chance model 2, docs/chance.md)
-    "klunker-en chance 2": 4,
-    "wuhltisch chance 2": 4,
-    "reglamentacja chance 2": 4,
+    # the same variants under ``chance: 1``, the model they drew by before model 2
+    # (docs/chance.md)
+    "klunker-en chance 1": 4,
+    "wuhltisch chance 1": 4,
+    "reglamentacja chance 1": 4,
 }
 BOTS = ("baseline", "greedy")  # played through driver.play on every built-in variant
 

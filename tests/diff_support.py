@@ -13,13 +13,13 @@ plays one on the reference engine as ``simulate`` does.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cardshop import load_variant
 from cardshop.bots import make_bot
+from cardshop.core import variant_from_data
 from cardshop.core.actions import Action
 from cardshop.core.variant import VariantBase
 from cardshop.simulation import GameOutcome, bot_seed, game_seed, play_game, seat_specs
@@ -78,10 +78,11 @@ def load_builtin(name: str) -> VariantBase:
     return load_variant(mini_variants().get(name, name))
 
 
-def load_streamed(name: str) -> VariantBase:
-    """A built-in variant whose chance is drawn by model 2 (docs/chance.md):
-    tests/fixtures/chance2/NAME-streamed.yaml."""
-    return load_variant(Path(__file__).parent / "fixtures" / "chance2" / f"{name}-streamed.yaml")
+def under_model(name: str, model: int) -> VariantBase:
+    """The built-in variant ``name`` under chance ``model`` (docs/chance.md). The built-ins
+    draw by model 2; under model 1 this is exactly the variant their games were played
+    with before, the same data and content hash."""
+    return variant_from_data({**load_variant(name).to_data(), "chance": model})
 
 
 def reference(

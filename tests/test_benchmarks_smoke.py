@@ -193,10 +193,10 @@ def test_peers_runs_and_reports_every_subject(tmp_path: Path) -> None:
     }
     have = {m: importlib.util.find_spec(m) is not None for m in ("pyspiel", "rlcard", "numba")}
     if have["numba"]:  # the batch kernels (the kernel extra)
-        expected |= {  # each as built in and under chance model 2
+        expected |= {  # each as built in (chance model 2) and under chance model 1
             f"kernel {v}{model} 4p"
             for v in ("klunker-en", "wuhltisch")
-            for model in ("", " chance 2")
+            for model in ("", " chance 1")
         }
     else:
         assert any("numba is not installed" in n for n in report["notes"])

@@ -398,7 +398,7 @@ def test_quit_in_play_exits_0() -> None:
 
 def test_a_mistyped_action_in_play_gets_a_suggestion() -> None:
     proc = cardshop(
-        "play", "klunker-en", "--players", "3", "--seed", "1", "--bot", "random",
+        "play", "klunker-en", "--players", "3", "--seed", "5", "--bot", "random",
         stdin=b"windw shoes\nquit\n",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

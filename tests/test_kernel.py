@@ -13,8 +13,9 @@ hand, ``CARDSHOP_DIFF_GAMES`` random games and a tenth as many of the others
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_kernel.py -k builtin -p no:cacheprovider
 
-The editions under chance model 2 play a fifth as many. Generated variants (either
-chance model) follow the hypothesis profile (``deep``: 2000 variants).
+The editions draw by chance model 2; under model 1 (the model of every variant that
+names none) they play a fifth as many games. Generated variants (either chance model)
+follow the hypothesis profile (``deep``: 2000 variants).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from cardshop.simulation import (
 )
 from cardshop.testing.strategies import variants
 from diff_support import check_same as _check_same
-from diff_support import diff_games, load_streamed
+from diff_support import diff_games, under_model
 
 check_same = partial(_check_same, kernel)
 """Games of a simulation played on this family's kernel and on the reference engine,
@@ -66,8 +67,8 @@ LINEUPS = {
 }
 
 
-STREAMED_RANDOM_GAMES = diff_games(20, 400)
-STREAMED_GREEDY_GAMES = diff_games(4, 40, share=10)
+TWISTER_RANDOM_GAMES = diff_games(20, 400)
+TWISTER_GREEDY_GAMES = diff_games(4, 40, share=10)
 
 
 def _specs(lineup: tuple[str, ...], players: int) -> tuple[str, ...]:
@@ -89,13 +90,13 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize(("name", "players"), BUILTIN)
-def test_chance_model_2_plays_the_same_games(name: str, players: int, lineup: str) -> None:
-    """The editions with ``chance: 2``: the first player, the deal and each reshuffle
-    read a stream of BLAKE2b-512 digests (docs/chance.md), in both engines; a fifth as
-    many games as under model 1."""
-    variant = load_streamed(name)
+def test_chance_model_1_plays_the_same_games(name: str, players: int, lineup: str) -> None:
+    """The editions under ``chance: 1``: the first player, the deal and each reshuffle
+    drawn from a Mersenne Twister seeded for the event (docs/chance.md), in both
+    engines; a fifth as many games as the editions play as they are."""
+    variant = under_model(name, 1)
     bots = _specs(LINEUPS[lineup], players)
-    games = STREAMED_RANDOM_GAMES if lineup == "random" else STREAMED_GREEDY_GAMES
+    games = TWISTER_RANDOM_GAMES if lineup == "random" else TWISTER_GREEDY_GAMES
     if variant.match is not None:
         games = -(-games // (players * variant.match.games_per_player))
     assert check_same(variant, players, bots, seed=players * 1000 + 9, games=games) > 0

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 import cardshop
+from diff_support import under_model
 
 # Its module-scoped fixtures (the sdist and wheel) are built once: under pytest -n one
 # worker runs the module.
@@ -268,7 +269,7 @@ def test_a_game_copies_and_pickles_on_both_builds(variant: str, players: int, st
         assert other == game
 
 
-def _played_out(variant: str, players: int, seed: int) -> cardshop.Game:
+def _played_out(variant: cardshop.VariantBase, players: int, seed: int) -> cardshop.Game:
     """A random game played to its end, checked to survive a JSON round trip."""
     game = cardshop.new_game(variant, players, seed=seed)
     choose = random.Random(seed).random
@@ -289,38 +290,43 @@ def _summary(game: cardshop.Game, texts: str) -> list[object]:
     ]
 
 
-def _played(variant: str, players: int, seed: int) -> list[object]:
+def _played(variant: cardshop.VariantBase, players: int, seed: int) -> list[object]:
     game = _played_out(variant, players, seed)
     return _summary(game, " ".join(f"{m.seat}:{m.action}" for m in game.moves))
 
 
-GAMES = ROOT / "tests" / "fixtures" / "klunker-games.json"
-"""Random games of every Klunker variant recorded with the pure build: history digest,
-length, scores, termination. Rewrite with ``python tests/test_packaging.py --record``
-(only after a deliberate change of the rules)."""
+FIXTURES = ROOT / "tests" / "fixtures"
+GAMES = {1: FIXTURES / "klunker-games.json", 2: FIXTURES / "klunker-games-chance2.json"}
+"""Random games of every Klunker variant recorded with the pure build, under each chance
+model: history digest, length, scores, termination. Rewrite with ``python
+tests/test_packaging.py --record`` (only after a deliberate change of the rules); the
+model-1 file holds the games recorded before the built-ins drew by model 2."""
+
+MODELS = sorted(GAMES)
 
 
-def _record() -> dict[str, list[object]]:
+def _record(model: int) -> dict[str, list[object]]:
     games: dict[str, list[object]] = {}
     for name in ("klunker-en", "klunker-es", "klunker-zh"):
-        rules = cardshop.load_variant(name).rules
-        for players in range(rules.min_players, rules.max_players + 1):
+        variant = under_model(name, model)
+        for players in range(variant.players.min, variant.players.max + 1):
             for seed in range(20):
-                games[f"{name} {players} {seed}"] = _played(name, players, seed)
+                games[f"{name} {players} {seed}"] = _played(variant, players, seed)
     return games
 
 
-def test_both_builds_play_the_recorded_games_move_for_move() -> None:
+@pytest.mark.parametrize("model", MODELS)
+def test_both_builds_play_the_recorded_games_move_for_move(model: int) -> None:
     """The compiled and the pure build give the same histories and results."""
-    recorded = json.loads(GAMES.read_text(encoding="utf-8"))
-    played = _record()
+    recorded = json.loads(GAMES[model].read_text(encoding="utf-8"))
+    played = _record(model)
     assert len(played) == 200  # 3 variants, 10 player counts, 20 seeds
     assert played.keys() == recorded.keys()
     for key, game in played.items():
         assert game == recorded[key], key
 
 
-def _played_any(variant: str, players: int, seed: int) -> list[object]:
+def _played_any(variant: cardshop.VariantBase, players: int, seed: int) -> list[object]:
     """A random game of any family (one seat acting or all at once), as _played, with
     the steps in the digest and the game's length in rounds (turns)."""
     game = _played_out(variant, players, seed)
@@ -328,7 +334,7 @@ def _played_any(variant: str, players: int, seed: int) -> list[object]:
     return [*_summary(game, texts), game.result().rounds]
 
 
-OTHER_GAMES = ROOT / "tests" / "fixtures" / "family-games.json"
+OTHER_GAMES = {1: FIXTURES / "family-games.json", 2: FIXTURES / "family-games-chance2.json"}
 """Random Wühltisch and Reglamentacja games recorded with the pure build, as GAMES:
 history digest, length, scores, termination and length in rounds (turns)."""
 
@@ -336,20 +342,21 @@ OTHER_SEEDS = {"wuhltisch": 3, "reglamentacja": 5}
 """Seeds per player count: a random Wühltisch game runs about 10,000 ticks."""
 
 
-def _record_other() -> dict[str, list[object]]:
+def _record_other(model: int) -> dict[str, list[object]]:
     games: dict[str, list[object]] = {}
     for name, seeds in OTHER_SEEDS.items():
-        rules = cardshop.load_variant(name).rules
-        for players in range(rules.min_players, rules.max_players + 1):
+        variant = under_model(name, model)
+        for players in range(variant.players.min, variant.players.max + 1):
             for seed in range(seeds):
-                games[f"{name} {players} {seed}"] = _played_any(name, players, seed)
+                games[f"{name} {players} {seed}"] = _played_any(variant, players, seed)
     return games
 
 
-def test_both_builds_play_the_recorded_wuhltisch_and_reglamentacja_games() -> None:
+@pytest.mark.parametrize("model", MODELS)
+def test_both_builds_play_the_recorded_wuhltisch_and_reglamentacja_games(model: int) -> None:
     """Both engines, compiled or not, give the recorded histories and results."""
-    recorded = json.loads(OTHER_GAMES.read_text(encoding="utf-8"))
-    played = _record_other()
+    recorded = json.loads(OTHER_GAMES[model].read_text(encoding="utf-8"))
+    played = _record_other(model)
     assert len(played) == 27  # Wühltisch 2-5 players x 3 seeds, Reglamentacja 3-5 x 5
     assert played.keys() == recorded.keys()
     for key, game in played.items():
@@ -366,13 +373,14 @@ def test_the_compiled_builds_code_paths_play_the_recorded_games(
     to a legal one but not the same object, and refuse an illegal one alike."""
     from cardshop.klunker import game as game_module
 
-    recorded = json.loads(GAMES.read_text(encoding="utf-8"))
     monkeypatch.setattr(game_module, "_PURE", False)
-    sample = [key for key in recorded if int(key.split()[2]) < 4]
-    assert len(sample) == 40
-    for key in sample:
-        name, players, seed = key.split()
-        assert _played(name, int(players), int(seed)) == recorded[key], key
+    for model in MODELS:
+        recorded = json.loads(GAMES[model].read_text(encoding="utf-8"))
+        sample = [key for key in recorded if int(key.split()[2]) < 4]
+        assert len(sample) == 40
+        for key in sample:
+            name, players, seed = key.split()
+            assert _played(under_model(name, model), int(players), int(seed)) == recorded[key], key
     game = cardshop.new_game("klunker-en", 4, seed=1)
     with pytest.raises(cardshop.IllegalActionError, match="the actions are window / done"):
         game.apply(cardshop.Action("buy", 0))
@@ -488,6 +496,8 @@ if __name__ == "__main__":
         sys.exit("usage: python tests/test_packaging.py --record")
     if cardshop.compiled:
         sys.exit("record with the pure build (an editable install)")
-    for path, games in ((GAMES, _record()), (OTHER_GAMES, _record_other())):
-        lines = [f"{json.dumps(key)}: {json.dumps(game)}" for key, game in games.items()]
-        path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
+    for model in MODELS:
+        written = ((GAMES[model], _record(model)), (OTHER_GAMES[model], _record_other(model)))
+        for path, games in written:
+            lines = [f"{json.dumps(key)}: {json.dumps(game)}" for key, game in games.items()]
+            path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")

@@ -13,9 +13,9 @@ slow lane (``CARDSHOP_SLOW_LANE=1``: 20,000 games); in a deep run by hand,
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_reglamentacja_kernel.py -k builtin
 
-The built-in variant under chance model 2 plays a fifth as many. Generated variants
-(every key of the format drawn, matches and either chance model included) follow the
-hypothesis profile.
+The built-in variant draws by chance model 2; under model 1 (the model of every variant
+that names none) it plays a fifth as many games. Generated variants (every key of the
+format drawn, matches and either chance model included) follow the hypothesis profile.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from cardshop.simulation import (
     kernel_note,
     simulate,
 )
-from diff_support import LINEUPS, diff_games, load_streamed
+from diff_support import LINEUPS, diff_games, under_model
 from diff_support import check_same as _check_same
 from diff_support import load_builtin as _load
 from diff_support import seat_specs_of as _specs
@@ -60,9 +60,9 @@ GAMES = {
 
 BUILTIN = [("reglamentacja", n) for n in range(3, 6)] + [("reglamentacja-mini", 2)]
 
-STREAMED_GAMES = {lineup: games // 5 for lineup, games in GAMES.items()}
-"""Games of the built-in variant under chance model 2, a fifth of model 1's (the
-kernel's draws of model 2 are checked part by part in tests/test_kernel_parts.py)."""
+TWISTER_GAMES = {lineup: games // 5 for lineup, games in GAMES.items()}
+"""Games of the built-in variant under chance model 1, a fifth of model 2's (the
+kernel's draws of both models are checked part by part in tests/test_kernel_parts.py)."""
 
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
@@ -75,13 +75,13 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize("players", range(3, 6))
-def test_chance_model_2_plays_the_same_games(players: int, lineup: str) -> None:
-    """The built-in variant with ``chance: 2``: the deal, each spin of the top, each
-    roll of the die and each reshuffle read a stream of BLAKE2b-512 digests
-    (docs/chance.md), in both engines."""
-    variant = load_streamed("reglamentacja")
+def test_chance_model_1_plays_the_same_games(players: int, lineup: str) -> None:
+    """The built-in variant under ``chance: 1``: the deal, each spin of the top, each
+    roll of the die and each reshuffle drawn from a Mersenne Twister seeded for the
+    event (docs/chance.md), in both engines."""
+    variant = under_model("reglamentacja", 1)
     bots = _specs(LINEUPS[lineup], players)
-    assert check_same(variant, players, bots, players * 1000 + 9, STREAMED_GAMES[lineup]) > 0
+    assert check_same(variant, players, bots, players * 1000 + 9, TWISTER_GAMES[lineup]) > 0
 
 
 @given(variant=variants(match=None, three_players_option=None), data=st.data())

@@ -306,6 +306,7 @@ def test_an_offer_for_more_stamps_than_the_game_holds_encodes_within_bounds() ->
         categories=["meal", "party"], cards=cards, visits=visits, row_size=1, deal=1,
         allocation=0, shop_draw=0, spin={"min": 5, "max": 5}, max_trade=2,
         speculator={"die_sides": 1, "price": 2}, three_players_without_meal_visits=False,
+        chance=1,  # the deal of seed 1 the fault was found with
     )  # fmt: skip
     game = new_game(v, 4, 1)
     seat = game.current_player

@@ -14,8 +14,9 @@ by hand, ``CARDSHOP_DIFF_GAMES`` greedy games and a fortieth as many of the othe
 
     CARDSHOP_DIFF_GAMES=10000 python -m pytest tests/test_wuhltisch_kernel.py -k builtin
 
-The built-in variant under chance model 2 plays about a fifth as many. Generated
-variants (either chance model) follow the hypothesis profile.
+The built-in variant draws by chance model 2; under model 1 (the model of every variant
+that names none) it plays about a fifth as many games. Generated variants (either
+chance model) follow the hypothesis profile.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from cardshop.simulation import (
 from cardshop.wuhltisch import kernel
 from cardshop.wuhltisch.strategies import variants
 from cardshop.wuhltisch.variant import WuhltischVariant
-from diff_support import LINEUPS, diff_games, load_streamed
+from diff_support import LINEUPS, diff_games, under_model
 from diff_support import check_same as _check_same
 from diff_support import load_builtin as _load
 from diff_support import seat_specs_of as _specs
@@ -56,12 +57,12 @@ CAPPED_GAMES = diff_games(6, 12, share=40)  # line-ups that play to the tick cap
 
 BUILTIN = [("wuhltisch", n) for n in range(2, 6)] + [("wuhltisch-mini", 2)]
 
-STREAMED_GAMES = {
+TWISTER_GAMES = {
     "greedy": diff_games(50, 600),
     "mixed": diff_games(10, 200, share=40),
 }
-"""Games of the built-in variant under chance model 2 (a fifth of model 1's: the
-kernel's draws of model 2 are checked part by part in tests/test_kernel_parts.py)."""
+"""Games of the built-in variant under chance model 1 (a fifth of model 2's: the
+kernel's draws of both models are checked part by part in tests/test_kernel_parts.py)."""
 
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
@@ -75,11 +76,12 @@ def test_builtin_variants_play_the_same_games(name: str, players: int, lineup: s
 
 @pytest.mark.parametrize("lineup", sorted(LINEUPS))
 @pytest.mark.parametrize("players", range(2, 6))
-def test_chance_model_2_plays_the_same_games(players: int, lineup: str) -> None:
-    """The built-in variant with ``chance: 2``: each round's shuffle and each throw-back
-    read a stream of BLAKE2b-512 digests (docs/chance.md), in both engines."""
-    variant = load_streamed("wuhltisch")
-    games = STREAMED_GAMES.get(lineup, diff_games(2, 4, share=40))
+def test_chance_model_1_plays_the_same_games(players: int, lineup: str) -> None:
+    """The built-in variant under ``chance: 1``: each round's shuffle and each throw-back
+    drawn from a Mersenne Twister seeded for the event (docs/chance.md), in both
+    engines."""
+    variant = under_model("wuhltisch", 1)
+    games = TWISTER_GAMES.get(lineup, diff_games(2, 4, share=40))
     bots = _specs(LINEUPS[lineup], players)
     assert check_same(variant, players, bots, seed=players * 1000 + 9, games=games) > 0
 

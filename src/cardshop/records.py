@@ -506,14 +506,38 @@ class GameRecord:
                 f"{where}: variant {current.name!r} is a {current.family} variant; the record "
                 f"is a {self.family} game"
             )
-        if current.content_hash != self.variant_hash:
+        if current.content_hash == self.variant_hash:
+            return current
+        stored = self.variant
+        if _same_but_chance(current, stored):
+            if variant is None:
+                # The built-in's rules, drawn by another chance model: a record of a
+                # built-in's game from before the built-ins drew by model 2 carries model
+                # 1 in its variant_data, and replays under the model it was played under.
+                return stored
             raise RecordError(
-                f"{where}: variant {self.variant_name!r} has changed since the record was "
-                f"written (recorded hash {self.variant_hash[:12]}, now "
-                f"{current.content_hash[:12]}); replay with the recorded rules instead "
-                "(cardshop replay --recorded-variant)"
+                f"{where}: variant {current.name!r} draws by chance model {current.chance}; "
+                f"the record's game by {stored.chance} (docs/chance.md). Replay with the "
+                "recorded rules instead (cardshop replay --recorded-variant)"
             )
-        return current
+        raise RecordError(
+            f"{where}: variant {self.variant_name!r} has changed since the record was "
+            f"written (recorded hash {self.variant_hash[:12]}, now "
+            f"{current.content_hash[:12]}); replay with the recorded rules instead "
+            "(cardshop replay --recorded-variant)"
+        )
+
+
+def _same_but_chance(current: VariantBase, recorded: VariantBase) -> bool:
+    """Whether two variants hold the same rules and differ at most in their chance model
+    (docs/chance.md): the variant's data with its ``chance`` key left out."""
+
+    def rules(variant: VariantBase) -> dict[str, Any]:
+        data = variant.to_data()
+        data.pop("chance", None)
+        return data
+
+    return rules(current) == rules(recorded)
 
 
 def _options(options: dict[str, Any], family: Family, where: str) -> dict[str, Any]:
