@@ -151,7 +151,22 @@ def test_the_command_line_replays_a_record_of_a_model_1_game() -> None:
         check=False,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith(f"{RECORDS[0]}: ok - "), out.stdout
+    assert out.stdout.startswith(f"{RECORDS[0]}: ok - klunker-es (klunker)"), out.stdout
+    words = "verified under chance model 1, the record's (klunker-es now draws by model 2)"
+    assert words in " ".join(out.stdout.split()), out.stdout
+    # naming the built-in is asking for its rules, model 2 included: refused, exit 2
+    named = subprocess.run(
+        [sys.executable, "-m", "cardshop", "replay", str(RECORDS[0]), "--variant", "klunker-es"],
+        capture_output=True,
+        text=True,
+        timeout=900,  # a hang guard, as above
+        check=False,
+    )
+    assert named.returncode == 2, named.stderr
+    error = " ".join(named.stderr.split())
+    assert "variant 'klunker-es' draws by chance model 2; the record's game by 1" in error
+    assert "--recorded-variant" in error
+    assert "Traceback" not in named.stderr
 
 
 def test_game_json_carries_the_model() -> None:

@@ -14,6 +14,7 @@ from cardshop.core.family import (
     event_text,
 )
 from cardshop.core.game import Dynamics
+from cardshop.core.loader import builtin_variants, load_variant
 from cardshop.core.series import family_for
 from cardshop.core.variant import VariantBase
 from cardshop.records import GameRecord, RecordedStep
@@ -73,9 +74,17 @@ def replay(
     else:
         acting = ", ".join(map(str, game.acting))
         status = f"not finished (step {len(record.steps)}, seat {acting} to act)"
+    model = ""
+    if variant is None and not recorded_variant and record.variant_name in builtin_variants():
+        now = load_variant(record.variant_name).chance
+        if now != game.variant.chance:  # a record from before the built-in's model changed
+            model = (
+                f" under chance model {game.variant.chance}, the record's "
+                f"({record.variant_name} now draws by model {now})"
+            )
     console.print(
         f"{file}: ok - {record.variant_name} ({record.family}), {record.players} players, "
         f"seed {record.seed}, {len(record.steps)} steps, {len(record.actions)} actions "
-        f"verified; game {status}",
+        f"verified{model}; game {status}",
         markup=False,
     )
