@@ -117,6 +117,70 @@ def test_generators_seeded_together_are_random_random(count: int) -> None:
         assert below == [ref.randrange(n) for n in sizes], seed
 
 
+@pytest.mark.parametrize("rows", [1, 226, 227, 256, 623, 624])
+def test_outputs_made_ahead_then_word_by_word_are_random_random(rows: int) -> None:
+    """:func:`chance.draw_ahead`'s first outputs, then :func:`chance.genrand_ahead`'s
+    twisting word by word, across the first twist's words that need twisted words
+    (from 227 on) and past the second and third twists: the outputs of
+    ``random.Random``, and draws below sizes its ``randrange``'s."""
+    count = 40
+    rng = random.Random(rows)
+    seeds = (EDGE_SEEDS + [rng.randrange(2**64) for _ in range(count)])[:count]
+    chains = 48
+    st = np.zeros((624, chains), np.uint32)
+    pos = np.zeros(chains, np.int64)
+    chance.seed_chains(
+        st, pos, np.array(seeds, dtype=np.uint64), np.zeros(chains, np.uint32),
+        np.zeros(chains, np.uint32), count, np.zeros(625, np.int64),
+    )  # fmt: skip
+    outs = np.zeros((rows, chains), np.uint32)
+    chance.draw_ahead(st, outs, pos, count)
+    sizes = (1, 2, 3, 94, 1023, 1024, 1025, 70_000, 2**31 + 1)
+    for c, seed in enumerate(seeds):
+        ref = random.Random(seed)
+        drawn = [int(chance.genrand_ahead(st, outs, pos, c)) for _ in range(1500)]
+        assert drawn == [ref.getrandbits(32) for _ in range(1500)], seed
+        below = [int(chance.randbelow_ahead(st, outs, pos, c, n)) for n in sizes * 80]
+        assert below == [ref.randrange(n) for n in sizes * 80], seed
+    fresh = random.Random(seeds[3])  # a block drawn from the start by randbelow alone
+    chance.seed_chains(
+        st, pos, np.array(seeds, dtype=np.uint64), np.zeros(chains, np.uint32),
+        np.zeros(chains, np.uint32), count, np.zeros(625, np.int64),
+    )  # fmt: skip
+    chance.draw_ahead(st, outs, pos, count)
+    below = [int(chance.randbelow_ahead(st, outs, pos, 3, n)) for n in sizes * 150]
+    assert below == [fresh.randrange(n) for n in sizes * 150]
+
+
+@pytest.mark.parametrize("first", [0, 9, 10**6])
+def test_stream_heads_side_by_side_are_the_streams_first_bytes(first: int) -> None:
+    """:func:`chance.stream_heads` hashes the events' texts as chance model 2 does, and
+    :func:`chance.head_below` draws from those 8 bytes what the whole stream draws, or
+    says it needs more (-1): sizes of one to three bytes, draws rejected until the
+    bytes run out."""
+    from cardshop.core import STREAMED
+
+    count = 48
+    heads = np.zeros(count, np.uint64)
+    text = np.frombuffer(repr(2**64 - 5).encode(), dtype=np.uint8).copy()
+    chance.stream_heads(
+        heads, np.zeros(128, np.uint8), np.zeros(count, np.int64),
+        np.zeros((16, count), np.uint64), text, len(text), chance.label("spin"), first,
+    )  # fmt: skip
+    needed = 0
+    for c in range(count):
+        event = repr((2**64 - 5, "spin", first + c)).encode()
+        stream = hashlib.blake2b(event, digest_size=64, salt=bytes(16)).digest()
+        assert int(heads[c]) == int.from_bytes(stream[:8], "little"), c
+        for n in (2, 3, 5, 9, 129, 200, 257, 40_000, 2**20 + 1):
+            got = int(chance.head_below(heads[c], n))
+            if got < 0:
+                needed += 1
+                continue
+            assert got == STREAMED.places([n], 2**64 - 5, "spin", first + c)[0], (c, n)
+    assert needed  # some draws need more than the first 8 bytes (2**20 + 1: 3 bytes)
+
+
 def test_a_pool_of_kernel_workers_gives_the_reference_result_in_game_order() -> None:
     variant = load_variant("klunker-en")
     games = 30

@@ -43,10 +43,14 @@ __all__ = [
     "blake64",
     "blake64_lanes",
     "compiling",
+    "draw_ahead",
     "finish",
     "genrand",
+    "genrand_ahead",
     "genrand_col",
+    "head_below",
     "helper",
+    "inlined",
     "label",
     "match_game_text",
     "mt_seed",
@@ -55,6 +59,7 @@ __all__ = [
     "put_int",
     "put_uint",
     "randbelow",
+    "randbelow_ahead",
     "randbelow_col",
     "seed_chains",
     "seed_event",
@@ -66,6 +71,7 @@ __all__ = [
     "stream_below",
     "stream_block",
     "stream_event",
+    "stream_heads",
     "stream_shuffle",
     "stream_start",
 ]
@@ -75,6 +81,11 @@ helper = njit(cache=True, error_model="numpy", _nrt=False)
 reference counting, a call does not update the counts of the arrays it is passed
 (at the entry and at every exit of a call, two atomic operations an array; these
 were about a tenth of the kernel's time)."""
+
+inlined = njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+"""The decorator of the few helpers on a kernel's hottest path: compiled into each
+caller (numba's own inlining), where a call would cost more than its body: numba
+passes every array as seven or more arguments."""
 
 
 @contextlib.contextmanager
@@ -291,7 +302,35 @@ def blake64(msg, length, work):
 def blake64_lanes(msgs, lengths, count, out, m):
     """:func:`blake64` of ``count`` messages at once: ``out[c]`` for the bytes
     ``msgs[c, :lengths[c]]``, each at most 128 bytes (one block). ``m``: a uint64
-    scratch array of shape ``(16, count)`` or wider.
+    scratch array of shape ``(16, count)`` or wider (:func:`_lanes`)."""
+    _lanes(msgs, lengths, count, out, m, np.uint64(0x01010008))
+    for c in range(count):
+        x = out[c]
+        r = np.uint64(0)
+        for i in range(8):
+            r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
+        out[c] = r
+
+
+@helper
+def _lanes(msgs, lengths, count, out, m, param):
+    """The first word of BLAKE2b (no key, no salt) of ``count`` messages at once,
+    ``out[c]`` for ``msgs[c, :lengths[c]]`` (at most 128 bytes), its digest's
+    parameters ``param`` (the ``xor`` into the first word of the state: the digest's
+    length, fanout and depth); :func:`_rounds` of the messages' words."""
+    for i in range(16):
+        for c in range(count):
+            m[i, c] = np.uint64(0)
+    for c in range(count):
+        for i in range(lengths[c]):
+            m[i >> 3, c] |= np.uint64(msgs[c, i]) << np.uint64(8 * (i & 7))
+    _rounds(m, lengths, count, out, param)
+
+
+@helper
+def _rounds(m, lengths, count, out, param):
+    """:func:`_lanes` of messages given as their little-endian words, ``m[:, c]`` the
+    16 words of message ``c`` (``lengths[c]`` bytes; the rest zero).
 
     One loop over the messages whose body is the whole compression (the rounds of
     :func:`_compress`, written out), every word a local: the compiler runs it on
@@ -299,13 +338,7 @@ def blake64_lanes(msgs, lengths, count, out, m):
     another when many seeds are needed together. The rounds are written out here as in
     :func:`_compress`: numba does not inline a function of 32 arguments (tried), and
     called, the rounds run three times as slow, unvectorized."""
-    for i in range(16):
-        for c in range(count):
-            m[i, c] = np.uint64(0)
-    for c in range(count):
-        for i in range(lengths[c]):
-            m[i >> 3, c] |= np.uint64(msgs[c, i]) << np.uint64(8 * (i & 7))
-    h0 = _IV[0] ^ np.uint64(0x01010008)
+    h0 = _IV[0] ^ param
     i0, i1, i2, i3, i4, i5, i6, i7 = _IV[0], _IV[1], _IV[2], _IV[3], _IV[4], _IV[5], _IV[6], _IV[7]
     for c in range(count):
         m0, m1, m2, m3, m4, m5, m6, m7 = (
@@ -423,12 +456,6 @@ def blake64_lanes(msgs, lengths, count, out, m):
         v2, v7, v8, v13 = _gq(v2, v7, v8, v13, m11, m7)
         v3, v4, v9, v14 = _gq(v3, v4, v9, v14, m5, m3)
         out[c] = h0 ^ v0 ^ v8
-    for c in range(count):
-        x = out[c]
-        r = np.uint64(0)
-        for i in range(8):
-            r = (r << np.uint64(8)) | ((x >> np.uint64(8 * i)) & np.uint64(0xFF))
-        out[c] = r
 
 
 # ------------------------------------------------------ chance model 2: streams
@@ -707,23 +734,91 @@ def seed_chains(st, pos, seeds, lo, hi1, count, one):
 
 
 @helper
+def _twist_at(st, i, c):
+    """Twist word ``i`` of generator ``c`` of a block in place and return its output."""
+    j = i + 1 if i + 1 < N else 0
+    m = i + 397 if i + 397 < N else i + 397 - N
+    y = (np.int64(st[i, c]) & 0x80000000) | (np.int64(st[j, c]) & 0x7FFFFFFF)
+    y = np.int64(st[m, c]) ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    st[i, c] = y
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+@helper
 def genrand_col(st, pos, c):
     """:func:`genrand` for generator ``c`` of a block (column ``c`` of ``st``,
     position ``pos[c]``)."""
     i = pos[c]
     if i >= N:
         i = 0
-    j = i + 1 if i + 1 < N else 0
-    m = i + 397 if i + 397 < N else i + 397 - N
-    y = (np.int64(st[i, c]) & 0x80000000) | (np.int64(st[j, c]) & 0x7FFFFFFF)
-    y = np.int64(st[m, c]) ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
-    st[i, c] = y
     pos[c] = i + 1
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    y ^= y >> 18
-    return y
+    return _twist_at(st, i, c)
+
+
+@helper
+def draw_ahead(st, outs, pos, count):
+    """The first outputs of the just seeded generators ``0 .. count-1`` of a block
+    (:func:`seed_chains`), as many as ``outs`` has rows (at most :data:`N`; a kernel
+    sizes it to its bots' draws in most games), into ``outs[i, c]`` (uint32[rows,
+    chains]), twisting those words of ``st`` in place as :func:`genrand_col` would,
+    each step for all the generators in one inner loop (vectorized); then ``pos[c]``
+    at 0 for :func:`genrand_ahead`."""
+    for i in range(outs.shape[0]):
+        cur = st[i]
+        nxt = st[i + 1 if i + 1 < N else 0]
+        far = st[i + 397 if i + 397 < N else i + 397 - N]
+        out = outs[i]
+        for c in range(count):
+            y = (np.int64(cur[c]) & 0x80000000) | (np.int64(nxt[c]) & 0x7FFFFFFF)
+            y = np.int64(far[c]) ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
+            cur[c] = y
+            y ^= y >> 11
+            y ^= (y << 7) & 0x9D2C5680
+            y ^= (y << 15) & 0xEFC60000
+            y ^= y >> 18
+            out[c] = y
+    for c in range(count):
+        pos[c] = 0
+
+
+@helper
+def genrand_ahead(st, outs, pos, c):
+    """:func:`genrand_col` for generator ``c`` of a block prepared by
+    :func:`draw_ahead`: its first outputs from ``outs``, then word by word. ``pos[c]``
+    counts the draws of the first twist; from the second on, it is ``2 * N`` plus the
+    place in the twist."""
+    i = pos[c]
+    if i < outs.shape[0]:
+        pos[c] = i + 1
+        return np.int64(outs[i, c])
+    if i < N:
+        pos[c] = i + 1
+    else:  # the second twist and later
+        i = i - 2 * N if i >= 2 * N else N
+        if i >= N:
+            i = 0
+        pos[c] = 2 * N + i + 1
+    return _twist_at(st, i, c)
+
+
+@inlined
+def randbelow_ahead(st, outs, pos, c, n):
+    """:func:`randbelow_col` with :func:`genrand_ahead`, its common case (a draw
+    :func:`draw_ahead` made) written into the caller."""
+    k = _BITS[n] if n < 1024 else _bit_length(n)
+    while True:
+        i = pos[c]
+        if i < outs.shape[0]:
+            pos[c] = i + 1
+            r = np.int64(outs[i, c]) >> (32 - k)
+        else:
+            r = genrand_ahead(st, outs, pos, c) >> (32 - k)
+        if r < n:
+            return r
 
 
 @helper
@@ -840,6 +935,77 @@ def match_game_text(text, buf, scratch, match_seed, index, work):
 
 
 @helper
+def _event_texts(msgs, lengths, count, text, length, lab, first):
+    """The texts of chance events ``first .. first + count - 1`` of one label, one a
+    row of ``msgs``: ``repr((seed, label, n))``, ``text[:length]`` the seed's."""
+    for i in range(count):
+        row = msgs[i]
+        p = seed_head(row, text, length)
+        p = put(row, p, lab)
+        p = put_int(row, p, first + i)
+        row[p] = 41  # )
+        lengths[i] = p + 1
+
+
+@helper
+def _event_words(m, lengths, count, row, text, length, lab, first):
+    """:func:`_event_texts` as the words :func:`_rounds` hashes, into ``m[:, c]``:
+    the texts' common beginning (the seed and the label) packed once, then each
+    text's count. ``row``: 128 bytes of room."""
+    p = seed_head(row, text, length)
+    p = put(row, p, lab)
+    whole = p >> 3  # the words every text shares
+    for w in range(whole):
+        x = np.uint64(0)
+        for b in range(8):
+            x |= np.uint64(row[8 * w + b]) << np.uint64(8 * b)
+        m[w, 0] = x
+    for c in range(count):
+        q = put_int(row, p, first + c)
+        row[q] = 41  # )
+        q += 1
+        lengths[c] = q
+        for w in range(whole):
+            m[w, c] = m[w, 0]
+        for w in range(whole, 16):
+            m[w, c] = np.uint64(0)
+        for i in range(8 * whole, q):
+            m[i >> 3, c] |= np.uint64(row[i]) << np.uint64(8 * (i & 7))
+
+
+@helper
+def stream_heads(heads, row, lengths, m, text, length, lab, first):
+    """The first 8 bytes of the streams of chance model 2 of a game's chance events
+    ``first .. first + count - 1`` of one label (``count``: the length of ``heads``),
+    read little-endian into ``heads[n - first]``, hashed side by side (:func:`_rounds`;
+    the stream's block 0 has no salt). ``text[:length]``: the game seed's text;
+    ``row`` (128 bytes), ``lengths`` and ``m``: scratch."""
+    count = heads.shape[0]
+    _event_words(m, lengths, count, row, text, length, lab, first)
+    _rounds(m, lengths, count, heads, np.uint64(0x01010040))
+
+
+@helper
+def head_below(head, n):
+    """A number below ``n`` (``n >= 2``) read as :func:`stream_below` reads it from a
+    stream whose first 8 bytes are ``head`` (:func:`stream_heads`), or -1 where that
+    needs more than those 8 bytes."""
+    k = _BITS[n - 1] if n <= 1024 else _bit_length(n - 1)
+    size = (k + 7) >> 3
+    if size > 7:
+        return np.int64(-1)
+    shift = 8 * size - k
+    mask = (np.int64(1) << (8 * size)) - 1
+    at = 0
+    while at + size <= 8:
+        r = (np.int64(head >> np.uint64(8 * at)) & mask) >> shift
+        if r < n:
+            return r
+        at += size
+    return np.int64(-1)
+
+
+@helper
 def seed_events(st, pos, seeds, lo, hi1, one, msgs, lengths, m, text, length, lab, first):
     """Seed the generators of a game's chance events ``first .. first + count - 1``
     of one kind, ``random.Random(derive_seed(seed, lab, n))`` into column ``n - first``
@@ -850,12 +1016,6 @@ def seed_events(st, pos, seeds, lo, hi1, one, msgs, lengths, m, text, length, la
     ``seeds``, ``lo``, ``hi1``, ``one``, ``msgs`` (``count`` rows of 128 bytes),
     ``lengths`` and ``m``: scratch."""
     count = st.shape[1]
-    for i in range(count):
-        row = msgs[i]
-        p = seed_head(row, text, length)
-        p = put(row, p, lab)
-        p = put_int(row, p, first + i)
-        row[p] = 41  # )
-        lengths[i] = p + 1
+    _event_texts(msgs, lengths, count, text, length, lab, first)
     blake64_lanes(msgs, lengths, count, seeds, m)
     seed_chains(st, pos, seeds, lo, hi1, count, one)

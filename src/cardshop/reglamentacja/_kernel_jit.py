@@ -33,12 +33,15 @@ from numba import njit
 from cardshop.kernels.chance import (
     CHAINS,
     N,
-    genrand_col,
+    draw_ahead,
+    genrand_ahead,
+    head_below,
     helper,
     label,
     match_game_text,
     put_uint,
     randbelow,
+    randbelow_ahead,
     randbelow_col,
     seed_event,
     seed_events,
@@ -46,6 +49,7 @@ from cardshop.kernels.chance import (
     shuffle,
     stream_below,
     stream_event,
+    stream_heads,
     stream_shuffle,
 )
 
@@ -73,12 +77,20 @@ termination (1 finished, 2 capped), then the counters of ``game.stats``."""
 
 
 _AHEAD = 48
-"""Spins of the top whose generators are seeded at once, ahead of their turns (one
-game's worth or so: a game's chance events are its spins, one a turn, and a few
-rolls of the die and reshuffles). Seeding a Mersenne Twister alone (about 1,250
-dependent steps) was most of a random game's time; seeded as a block, the steps of
-many generators run side by side (:func:`cardshop.kernels.chance.seed_events`). The
-block's generators for events that turn out to be rolls or reshuffles go unused."""
+"""Spins of the top whose chance is made at once, ahead of their turns (one game's
+worth or so: a game's chance events are its spins, one a turn, and a few rolls of the
+die and reshuffles). Under chance model 1, their generators: seeding a Mersenne
+Twister alone (about 1,250 dependent steps) was most of a random game's time; seeded
+as a block, the steps of many generators run side by side
+(:func:`cardshop.kernels.chance.seed_events`). Under model 2, the first bytes of their
+streams, hashed side by side (:func:`cardshop.kernels.chance.stream_heads`). What is
+made for events that turn out to be rolls or reshuffles goes unused."""
+
+_BOT_DRAWS = 256
+"""Outputs of each bot's generator made when it is seeded
+(:func:`cardshop.kernels.chance.draw_ahead`): a random bot draws about 250 numbers in
+a game of four (some 590 decisions; an answer that can only reject draws two on
+average, as ``random.Random.randrange(1)`` does)."""
 
 
 @helper
@@ -123,11 +135,15 @@ def _event_shuffle(mt, sb, ss, gbuf, deck, count, work):
 
 
 @helper
-def _move(swhere, hand, hsize, dcount, kind_start, n, seat, dest, ms, k):
-    """Stamps of the kinds counted by ``ms`` from ``seat``'s hand (lowest ids first) to
-    ``dest``: a seat, or ``n + 1`` the discard pile."""
+def _move(swhere, hand, hsize, dcount, kind_start, n, seat, dest, ms, m, k, fresh):
+    """Stamps of the kinds counted by ``ms[m]`` from ``seat``'s hand (lowest ids first)
+    to ``dest``: a seat, or ``n + 1`` the discard pile. The seats' cached bit sets go
+    stale (``fresh``)."""
+    fresh[seat] = 0
+    if dest < n:
+        fresh[dest] = 0
     for kind in range(k):
-        count = ms[kind]
+        count = ms[m, kind]
         if count == 0:
             continue
         sid = kind_start[kind]
@@ -145,11 +161,11 @@ def _move(swhere, hand, hsize, dcount, kind_start, n, seat, dest, ms, k):
 
 
 @helper
-def _holds(hand, seat, ms, k):
-    """Whether ``seat`` holds the stamps ``ms`` (counts per kind)."""
+def _holds(hand, seat, ms, m, k):
+    """Whether ``seat`` holds the stamps ``ms[m]`` (counts per kind)."""
     ok = True
     for i in range(k):
-        if ms[i] > hand[seat, i]:
+        if ms[m, i] > hand[seat, i]:
             ok = False
             break
     return ok
@@ -185,10 +201,10 @@ def _value(h, row, rl, mult, card_cost, card_need, card_cat, card_icons, k):
 
 
 @helper
-def _random01(st, mpos, col):
+def _random01(st, outs, mpos, col):
     """``random.Random.random()`` of generator ``col``: 53 bits from two outputs."""
-    a = genrand_col(st, mpos, col) >> 5
-    b = genrand_col(st, mpos, col) >> 6
+    a = genrand_ahead(st, outs, mpos, col) >> 5
+    b = genrand_ahead(st, outs, mpos, col) >> 6
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
@@ -282,9 +298,19 @@ def play(
     # Scratch.
     vis = np.zeros(visit_pool.shape[0], np.int64)
     h2 = np.zeros(k, np.int64)
-    gbits = np.zeros(give_level.shape[2], np.int64)
-    rbits = np.zeros(run_level.shape[2], np.int64)
-    pbits = np.zeros(price_level.shape[2], np.int64)
+    gbits = np.zeros((n, give_level.shape[2]), np.int64)
+    unit = np.eye(k, dtype=np.int64)  # row i: one stamp of kind i
+    # Per seat, cached while its hand stays the same (``fresh[s]``): the bit sets of
+    # the runs and of the speculator's prices its hand holds, and their counts.
+    fresh = np.zeros(n, np.int64)
+    rheld = np.zeros((n, run_level.shape[2]), np.int64)
+    pheld = np.zeros((n, price_level.shape[2]), np.int64)
+    per_of = np.zeros(n, np.int64)
+    bcum = np.zeros((n, block_sums.shape[0] + 1), np.int64)  # the offers before each block
+    codes = np.empty(gives.shape[0], np.int64)  # the offer table's actions, to no target
+    for p in range(gives.shape[0]):
+        codes[p] = code_of(V_OFFER, 0, gives[p], takes[p], places[p])
+    npr_of = np.zeros(n, np.int64)
     n_blocks = block_sums.shape[0]
     tgt = np.zeros(max(n - 1, 1), np.int64)
     glist = np.zeros(n_offer, np.int64)
@@ -294,6 +320,7 @@ def play(
     block = max(1, CHAINS // n)  # games whose bots' generators are seeded together
     st = np.zeros((N, block * n), np.uint32)
     mpos = np.zeros(block * n, np.int64)
+    outs = np.zeros((_BOT_DRAWS, block * n), np.uint32)  # their first outputs
     cseeds = np.zeros(block * n, np.uint64)
     lo = np.zeros(block * n, np.uint32)
     hi1 = np.zeros(block * n, np.uint32)
@@ -315,6 +342,7 @@ def play(
     smsgs = np.zeros((_AHEAD, 128), np.uint8)  # a game's seed and a label: one block
     slengths = np.zeros(_AHEAD, np.int64)
     sm = np.zeros((16, _AHEAD), np.uint64)
+    sheads = np.zeros(_AHEAD, np.uint64)  # chance model 2: their streams' first bytes
     hpos = 0
     total_decisions = 0
     overflow = False
@@ -330,6 +358,7 @@ def play(
                 buf, seed_text, first_game + g, nb, n, seeds_out, g, cseeds, st, mpos, lo, hi1,
                 mt, work,
             )  # fmt: skip
+            draw_ahead(st, outs, mpos, nb * n)
         game = first_game + g
         mbase = b * n
         shift = game % n if rotate else 0
@@ -356,6 +385,7 @@ def play(
             for s in range(n):
                 hsize[s] = 0
                 bn[s] = 0
+                fresh[s] = 0
                 for i in range(k):
                     hand[s, i] = 0
             for i in range(k):
@@ -385,7 +415,7 @@ def play(
             for i in range(n):
                 sl, chance = _draw(
                     swhere, stack, sl, hand, hsize, dcount, stamp_kind, (first + i) % n, deal,
-                    n, n_stamps, k, mt, sb, ss, gbuf, gt, gl, chance, work, stats,
+                    n, n_stamps, k, mt, sb, ss, gbuf, gt, gl, chance, work, stats, fresh,
                 )  # fmt: skip
             nv = visit_pool.shape[0]
             for i in range(nv):
@@ -433,23 +463,31 @@ def play(
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, active,
                             allocation, n, n_stamps, k,
-                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats, fresh,
                         )  # fmt: skip
                         phase = TRADE
                         go = 6
                     elif step == 6:  # _spin_top
                         chance += 1
                         width = spin_max - spin_min + 1
-                        if width > 1 and ss[2] == 2:
-                            _event(mt, sb, ss, gbuf, gt, gl, _L_SPIN, chance, work)
-                            spin = spin_min + _event_below(mt, sb, ss, gbuf, width, work)
-                        elif width > 1:
-                            if chance >= sfirst + _AHEAD:
-                                sfirst = chance
+                        if width > 1 and chance >= sfirst + _AHEAD:
+                            sfirst = chance
+                            if ss[2] == 2:
+                                stream_heads(
+                                    sheads, smsgs[0], slengths, sm, gt, gl, _L_SPIN, sfirst
+                                )
+                            else:
                                 seed_events(
                                     sst, spos, sseeds, slo, shi1, mt, smsgs, slengths, sm, gt,
                                     gl, _L_SPIN, sfirst,
                                 )  # fmt: skip
+                        if width > 1 and ss[2] == 2:
+                            r = head_below(sheads[chance - sfirst], width)
+                            if r < 0:  # past the 8 bytes at hand: the whole stream
+                                _event(mt, sb, ss, gbuf, gt, gl, _L_SPIN, chance, work)
+                                r = _event_below(mt, sb, ss, gbuf, width, work)
+                            spin = spin_min + r
+                        elif width > 1:
                             spin = spin_min + randbelow_col(sst, spos, chance - sfirst, width)
                         else:
                             spin = spin_min  # a draw below 1 is 0, whatever the generator
@@ -483,7 +521,7 @@ def play(
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
                             shop_draw, n, n_stamps, k,
-                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats, fresh,
                         )  # fmt: skip
                         while rl < row_size and cl > 0:  # RG-ROW-1
                             cl -= 1
@@ -510,7 +548,7 @@ def play(
                                     swhere, stack, sl, hand, hsize, dcount, stamp_kind,
                                     (active + i) % n, np.int64(1), n, n_stamps, k,
                                     mt, sb, ss, gbuf, gt, gl,
-                                    chance, work, stats,
+                                    chance, work, stats, fresh,
                                 )  # fmt: skip
                         phase = FINAL_TRADE
                         go = 6
@@ -531,14 +569,14 @@ def play(
                 action = 0
                 if phase in (TRADE, FINAL_TRADE) and pt >= 0:
                     # ---- an answer: accept and reject, or reject alone
-                    can = _holds(hand, seat, ms[pk], k)
+                    can = _holds(hand, seat, ms, pk, k)
                     nl = 2 if can else 1
                     if bot == RANDOM_BOT:
-                        i = randbelow_col(st, mpos, col, nl)
+                        i = randbelow_ahead(st, outs, mpos, col, nl)
                         accept = can and i == 0
                     elif bot == BASELINE_BOT:
-                        i = randbelow_col(st, mpos, col, nl)
-                        randbelow_col(st, mpos, col, 1)
+                        i = randbelow_ahead(st, outs, mpos, col, nl)
+                        randbelow_ahead(st, outs, mpos, col, 1)
                         accept = can and i == 0
                     elif not can:
                         accept = False
@@ -571,67 +609,73 @@ def play(
                         for i in range(nt):
                             tgt[i] = others_text[seat, i]
                     full = phase == TRADE and seat == active  # RG-SPEC-1, RG-TRADE-6
-                    npr = np.int64(0)
-                    if full:
-                        _held(hand, seat, k, cap, price_level, pbits)
+                    if not fresh[seat]:
+                        fresh[seat] = 1
+                        _held(hand, seat, k, cap, price_level, pheld)
+                        npr = np.int64(0)
                         for q in range(n_prices):
-                            npr += (pbits[q >> 6] >> (q & 63)) & 1
-                    per = np.int64(0)
-                    if bot != GREEDY_BOT:  # the offers it holds, by runs of one give
-                        _held(hand, seat, k, cap, run_level, rbits)
+                            npr += (pheld[seat, q >> 6] >> (q & 63)) & 1
+                        npr_of[seat] = npr
+                        # the offers it holds, by runs of one give, counted block by block
+                        _held(hand, seat, k, cap, run_level, rheld)
+                        per = np.int64(0)
                         for b in range(n_blocks):
-                            per += block_sums[b, (rbits[b >> 3] >> ((b & 7) << 3)) & 255]
+                            bcum[seat, b] = per
+                            per += block_sums[b, (rheld[seat, b >> 3] >> ((b & 7) << 3)) & 255]
+                        bcum[seat, n_blocks] = per
+                        per_of[seat] = per
+                    npr = npr_of[seat] if full else np.int64(0)
+                    per = per_of[seat]
                     n_tail = 2 + 2 * npr if full else 1
                     n_offers = per * nt
                     if bot == RANDOM_BOT:
-                        i = randbelow_col(st, mpos, col, n_offers + n_tail)
+                        i = randbelow_ahead(st, outs, mpos, col, n_offers + n_tail)
                         if i < n_offers:
                             action = _offer_at(
-                                i, per, tgt, rbits, block_sums, run_start, run_len, gives, takes,
-                                places,
+                                i, per, tgt, rheld, bcum, seat, run_start, run_len, codes,
                             )  # fmt: skip
                         else:
-                            action = _tail_at(i - n_offers, full, npr, pbits, price_sets)
+                            action = _tail_at(i - n_offers, full, npr, pheld, seat, price_sets)
                     elif bot == BASELINE_BOT:
                         # a verb among offer, pass, speculate and stop, then its parts
                         nverbs = 1 + (1 if npr else 0) + (1 if full else 0)
                         if per:
-                            v = randbelow_col(st, mpos, col, nverbs + 1)
+                            v = randbelow_ahead(st, outs, mpos, col, nverbs + 1)
                         else:  # no offer: choose_by_verb over the tail
-                            v = 1 + randbelow_col(st, mpos, col, nverbs)
+                            v = 1 + randbelow_ahead(st, outs, mpos, col, nverbs)
                         if v == 0:
-                            target = tgt[randbelow_col(st, mpos, col, nt)]
+                            target = tgt[randbelow_ahead(st, outs, mpos, col, nt)]
                             _held(hand, seat, k, cap, give_level, gbits)
                             ng = 0
                             for gv in range(n_offer):
-                                if (gbits[gv >> 6] >> (gv & 63)) & 1:
+                                if (gbits[seat, gv >> 6] >> (gv & 63)) & 1:
                                     glist[ng] = gv
                                     ng += 1
-                            gv = glist[randbelow_col(st, mpos, col, ng)]
-                            tv = takes_of[gv, randbelow_col(st, mpos, col, takes_n[gv])]
+                            gv = glist[randbelow_ahead(st, outs, mpos, col, ng)]
+                            tv = takes_of[gv, randbelow_ahead(st, outs, mpos, col, takes_n[gv])]
                             if not queue_places:
-                                randbelow_col(st, mpos, col, 1)
+                                randbelow_ahead(st, outs, mpos, col, 1)
                                 place = 0
                             elif gv == 0 and tv == 0:
-                                randbelow_col(st, mpos, col, 1)
+                                randbelow_ahead(st, outs, mpos, col, 1)
                                 place = 1
                             else:
-                                place = randbelow_col(st, mpos, col, 2)
+                                place = randbelow_ahead(st, outs, mpos, col, 2)
                             action = code_of(V_OFFER, target, gv, tv, place)
                         elif v == 1:
-                            randbelow_col(st, mpos, col, 1)
+                            randbelow_ahead(st, outs, mpos, col, 1)
                             action = pass_code
                         elif v == 2 and npr:
-                            i = randbelow_col(st, mpos, col, 2 * npr)
-                            action = _tail_at(1 + i, full, npr, pbits, price_sets)
+                            i = randbelow_ahead(st, outs, mpos, col, 2 * npr)
+                            action = _tail_at(1 + i, full, npr, pheld, seat, price_sets)
                         else:
-                            randbelow_col(st, mpos, col, 1)
+                            randbelow_ahead(st, outs, mpos, col, 1)
                             action = stop_code
                     else:
                         action = _greedy_offer(
                             hand, seat, active, phase, n, k, row, rl, visit_mult[visit[seat]],
                             card_cost, card_need, card_cat, card_icons, h2, tgt, ms, n_offer,
-                            st, mpos, col, queue, ql, full, npr, pbits, price_sets,
+                            st, outs, mpos, col, queue, ql, full, npr, pheld, price_sets,
                         )  # fmt: skip
                 elif phase == DISCARD:
                     # ---- the held kinds, in alphabetical order [RG-LIMIT-1]
@@ -641,10 +685,10 @@ def play(
                             opts[nl] = alpha[i]
                             nl += 1
                     if bot == RANDOM_BOT:
-                        kind = opts[randbelow_col(st, mpos, col, nl)]
+                        kind = opts[randbelow_ahead(st, outs, mpos, col, nl)]
                     elif bot == BASELINE_BOT:
-                        randbelow_col(st, mpos, col, 1)
-                        kind = opts[randbelow_col(st, mpos, col, nl)]
+                        randbelow_ahead(st, outs, mpos, col, 1)
+                        kind = opts[randbelow_ahead(st, outs, mpos, col, nl)]
                     elif nl == 1:
                         kind = opts[0]
                     else:
@@ -665,23 +709,23 @@ def play(
                     # ---- at the counter: the cards it can pay for, then pass
                     nl = 0
                     for p in range(rl):
-                        if _holds(hand, seat, card_cost[row[p]], k):
+                        if _holds(hand, seat, card_cost, row[p], k):
                             opts[nl] = p + 1
                             nl += 1
                     buy = 0
                     if bot == RANDOM_BOT:
-                        i = randbelow_col(st, mpos, col, nl + 1)
+                        i = randbelow_ahead(st, outs, mpos, col, nl + 1)
                         if i < nl:
                             buy = opts[i]
                     elif bot == BASELINE_BOT:
                         if nl:
-                            if randbelow_col(st, mpos, col, 2) == 0:
-                                buy = opts[randbelow_col(st, mpos, col, nl)]
+                            if randbelow_ahead(st, outs, mpos, col, 2) == 0:
+                                buy = opts[randbelow_ahead(st, outs, mpos, col, nl)]
                             else:
-                                randbelow_col(st, mpos, col, 1)
+                                randbelow_ahead(st, outs, mpos, col, 1)
                         else:
-                            randbelow_col(st, mpos, col, 1)
-                            randbelow_col(st, mpos, col, 1)
+                            randbelow_ahead(st, outs, mpos, col, 1)
+                            randbelow_ahead(st, outs, mpos, col, 1)
                     else:
                         mult = visit_mult[visit[seat]]
                         best_points = -1
@@ -712,10 +756,10 @@ def play(
                 elif verb in (V_ACCEPT, V_REJECT):
                     offerer = _offerer(phase, active, done, n)
                     if verb == V_ACCEPT:  # RG-TRADE-4
-                        _move(swhere, hand, hsize, dcount, kind_start, n, offerer, seat, ms[pg],
-                              k)  # fmt: skip
-                        _move(swhere, hand, hsize, dcount, kind_start, n, seat, offerer, ms[pk],
-                              k)  # fmt: skip
+                        _move(swhere, hand, hsize, dcount, kind_start, n, offerer, seat, ms, pg,
+                              k, fresh)  # fmt: skip
+                        _move(swhere, hand, hsize, dcount, kind_start, n, seat, offerer, ms, pk,
+                              k, fresh)  # fmt: skip
                         if pp:
                             _swap(queue, ql, seat, offerer)
                             stats[ST_PLACE] += 1
@@ -739,13 +783,13 @@ def play(
                 elif verb == V_STOP:  # RG-TRADE-6
                     go = 2
                 elif verb in (V_DRAW, V_SWAP):  # RG-SPEC-1, RG-SPEC-2
-                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, ms[a], k)
+                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, ms, a, k, fresh)
                     if verb == V_DRAW:
                         stats[ST_DRAWS] += 1
                         sl, chance = _draw(
                             swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat,
                             np.int64(1), n, n_stamps, k,
-                            mt, sb, ss, gbuf, gt, gl, chance, work, stats,
+                            mt, sb, ss, gbuf, gt, gl, chance, work, stats, fresh,
                         )  # fmt: skip
                     else:
                         stats[ST_SWAPS] += 1
@@ -754,9 +798,9 @@ def play(
                         _swap(queue, ql, seat, SPECULATOR)
                     go = 7
                 elif verb == V_DISCARD:  # RG-LIMIT-1
-                    h2[:] = 0
-                    h2[a] = 1
-                    _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, h2, k)
+                    _move(
+                        swhere, hand, hsize, dcount, kind_start, n, seat, n + 1, unit, a, k, fresh
+                    )
                     stats[ST_LIMIT] += 1
                     if hsize[seat] <= hand_limit:
                         go = 3
@@ -766,7 +810,7 @@ def play(
                         row[i] = row[i + 1]
                     rl -= 1
                     _move(swhere, hand, hsize, dcount, kind_start, n, seat, n + 1,
-                          card_cost[card], k)  # fmt: skip
+                          card_cost, card, k, fresh)  # fmt: skip
                     bought[seat, bn[seat]] = card
                     bn[seat] += 1
                     if phase == SHOP:
@@ -841,11 +885,12 @@ def _offerer(phase, active, done, n):
 def _draw(
     swhere, stack, sl, hand, hsize, dcount, stamp_kind, seat, count, n, n_stamps, k,
     mt, sb, ss, gbuf,
-    gt, gl, chance, work, stats,
+    gt, gl, chance, work, stats, fresh,
 ):  # fmt: skip
     """``seat`` draws ``count`` stamps from the stack (``stack[:sl]``, top last),
     reshuffling the discards when it runs out, drawing fewer when there are none;
     returns the stack's size and the game's chance count. [RG-STAMP-2]"""
+    fresh[seat] = 0
     for _ in range(count):
         if sl == 0:
             discarded = 0
@@ -939,48 +984,48 @@ def _swap(queue, ql, a, b):
 
 @helper
 def _held(hand, seat, k, cap, level, bits):
-    """The bit set (int64 words) of what ``seat``'s hand holds: the ``and``, over the
-    kinds, of ``level[kind, count held (capped)]``."""
-    for w in range(bits.shape[0]):
-        bits[w] = -1
+    """The bit set (int64 words) of what ``seat``'s hand holds, into ``bits[seat]``: the
+    ``and``, over the kinds, of ``level[kind, count held (capped)]``."""
+    for w in range(bits.shape[1]):
+        bits[seat, w] = -1
     for i in range(k):
         c = hand[seat, i]
         if c > cap:
             c = cap
-        for w in range(bits.shape[0]):
-            bits[w] &= level[i, c, w]
+        for w in range(bits.shape[1]):
+            bits[seat, w] &= level[i, c, w]
 
 
 @helper
-def _offer_at(i, per, tgt, rbits, block_sums, run_start, run_len, gives, takes, places):
-    """The ``i``-th listed offer of an offer turn (``per`` offers to each target, in the
-    held runs ``rbits``): the block of eight runs that holds it, then its run."""
+def _offer_at(i, per, tgt, rheld, bcum, seat, run_start, run_len, codes):
+    """The ``i``-th listed offer of ``seat``'s offer turn (``per`` offers to each target,
+    in the held runs ``rheld[seat]``, ``bcum[seat, b]`` of them in the blocks before
+    ``b``): the block of eight runs that holds it, then its run among the block's held
+    runs, then the offer (``codes``: the table's actions, to no target)."""
     t = i // per
     j = i - t * per
     b = 0
-    while True:
-        pattern = (rbits[b >> 3] >> ((b & 7) << 3)) & 255
-        here = block_sums[b, pattern]
-        if j < here:
-            break
-        j -= here
+    while bcum[seat, b + 1] <= j:
         b += 1
-    r = 8 * b
+    j -= bcum[seat, b]
+    pattern = (rheld[seat, b >> 3] >> ((b & 7) << 3)) & 255
     while True:
-        if pattern & 1:
-            if j < run_len[r]:
-                break
-            j -= run_len[r]
-        pattern >>= 1
-        r += 1
-    pos = run_start[r] + j
-    return code_of(V_OFFER, tgt[t], gives[pos], takes[pos], places[pos])
+        r = 8 * b + _LOW[pattern]
+        if j < run_len[r]:
+            break
+        j -= run_len[r]
+        pattern &= pattern - 1
+    return codes[run_start[r] + j] | (tgt[t] << 4)
+
+
+_LOW = np.array([(p & -p).bit_length() - 1 if p else 8 for p in range(256)], dtype=np.int64)
+"""The lowest set bit of a byte (8 for none)."""
 
 
 @helper
-def _tail_at(i, full, npr, pbits, price_sets):
-    """The ``i``-th action of an offer turn's tail: ``pass``, then (the active seat)
-    the speculator draws and swaps it can pay, and ``stop``."""
+def _tail_at(i, full, npr, pheld, seat, price_sets):
+    """The ``i``-th action of ``seat``'s offer turn's tail: ``pass``, then (the active
+    seat) the speculator draws and swaps it can pay (``pheld[seat]``), and ``stop``."""
     if i == 0:
         return code_of(V_PASS, 0, 0, 0, 0)
     if i == 1 + 2 * npr:
@@ -988,7 +1033,7 @@ def _tail_at(i, full, npr, pbits, price_sets):
     j = (i - 1) % npr if npr else 0
     verb = V_DRAW if i - 1 < npr else V_SWAP
     for q in range(price_sets.shape[0]):
-        if (pbits[q >> 6] >> (q & 63)) & 1:
+        if (pheld[seat, q >> 6] >> (q & 63)) & 1:
             if j == 0:
                 return code_of(verb, price_sets[q], 0, 0, 0)
             j -= 1
@@ -998,7 +1043,8 @@ def _tail_at(i, full, npr, pbits, price_sets):
 @helper
 def _greedy_offer(
     hand, seat, active, phase, n, k, row, rl, mult, card_cost, card_need, card_cat,
-    card_icons, h2, tgt, ms, n_offer, st, mpos, col, queue, ql, full, npr, pbits, price_sets,
+    card_icons, h2, tgt, ms, n_offer, st, outs, mpos, col, queue, ql, full, npr, pheld,
+    price_sets,
 ):  # fmt: skip
     """The greedy bot's offer turn (``ReglamentacjaGreedyBot._offer_turn``): the best
     one-for-one swap by value to a random target, else (the active seat, behind the
@@ -1028,11 +1074,11 @@ def _greedy_offer(
         if phase == TRADE and seat != active:
             target = active
         else:  # the other seats in numeric order
-            target = randbelow_col(st, mpos, col, n - 1)
+            target = randbelow_ahead(st, outs, mpos, col, n - 1)
             if target >= seat:
                 target += 1
         if phase == TRADE and seat != active:
-            randbelow_col(st, mpos, col, 1)
+            randbelow_ahead(st, outs, mpos, col, 1)
         # the unit multisets: give one of bg, take one of bt
         gi = _unit_index(ms, n_offer, k, bg)
         ti = _unit_index(ms, n_offer, k, bt)
@@ -1042,14 +1088,14 @@ def _greedy_offer(
             queue, ql, seat
         ):
             for q in range(price_sets.shape[0]):
-                if (pbits[q >> 6] >> (q & 63)) & 1:
+                if (pheld[seat, q >> 6] >> (q & 63)) & 1:
                     for i in range(k):
                         h2[i] = hand[seat, i] - ms[price_sets[q], i]
                     after = _value(h2, row, rl, mult, card_cost, card_need, card_cat,
                                    card_icons, k)  # fmt: skip
                     if base - after < 0.5:
                         return code_of(V_SWAP, price_sets[q], 0, 0, 0)
-        if _random01(st, mpos, col) < 0.5:
+        if _random01(st, outs, mpos, col) < 0.5:
             return code_of(V_STOP, 0, 0, 0, 0)
     return code_of(V_PASS, 0, 0, 0, 0)
 
