@@ -672,45 +672,53 @@ games' worth."""
 
 
 @helper
-def mt_seed_block(st, lo, hi1, count):
+def mt_seed_block(st, lo, hi1, count, last):
     """Seed generators ``0 .. count-1`` at once, column ``c`` of ``st`` (uint32[624,
     chains]) as ``random.Random(seed_c)`` for a seed of two 32-bit words: ``lo[c]``
-    and ``hi1[c]`` (its high word plus one; uint32 arrays).
+    and ``hi1[c]`` (its high word plus one; uint32 arrays). ``last``: scratch of
+    ``count`` entries or more.
 
     ``init_by_array`` is a chain of about 1,250 dependent steps per generator; here
     each step runs for all the generators of the block in one inner loop over a row
     of ``st`` (words ``[i, :]`` are contiguous), which LLVM vectorizes, so the CPU
-    runs many chains at once instead of waiting on one. Same words as
-    :func:`mt_seed` (tests/test_kernel_parts.py); seeds whose high word is zero
-    (a key of one word) are seeded by :func:`mt_seed` instead (:func:`seed_chains`).
+    runs many chains at once instead of waiting on one. Each step reads the word it
+    depends on from ``last`` (the row just written, kept apart) rather than from the
+    row before in ``st``: read back from ``st``, the loop ran three times as slow.
+    Same words as :func:`mt_seed` (tests/test_kernel_parts.py); seeds whose high word
+    is zero (a key of one word) are seeded by :func:`mt_seed` instead
+    (:func:`seed_chains`).
     """
     row = st[0]
     for c in range(count):
         row[c] = 19650218
+        last[c] = 19650218
     for i in range(1, N):  # init_by_array's first loop: key word j = (i - 1) % 2
-        prev = st[i - 1]
         cur = st[i]
         key = lo if i & 1 else hi1
         init = np.int64(_INIT32[i])
         for c in range(count):
-            p = np.int64(prev[c])
-            cur[c] = (init ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(key[c])
-    prev = st[N - 1]  # wrap: word 0 is word 623, then the loop's last step at word 1
-    cur = st[1]
+            p = np.int64(last[c])
+            v = np.uint32((init ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(key[c]))
+            cur[c] = v
+            last[c] = v
+    cur = st[1]  # wrap: word 0 is word 623, then the loop's last step at word 1
     for c in range(count):
-        p = np.int64(prev[c])
-        cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(hi1[c])
+        p = np.int64(last[c])
+        v = np.uint32((np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1664525)) + np.int64(hi1[c]))
+        cur[c] = v
+        last[c] = v
     for i in range(2, N):  # the second loop
-        prev = st[i - 1]
         cur = st[i]
+        minus = np.int64(4294967296 - i)  # - i, modulo 2**32
         for c in range(count):
-            p = np.int64(prev[c])
-            cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - i
-    prev = st[N - 1]
+            p = np.int64(last[c])
+            v = np.uint32((np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) + minus)
+            cur[c] = v
+            last[c] = v
     cur = st[1]
     row = st[0]
     for c in range(count):
-        p = np.int64(prev[c])
+        p = np.int64(last[c])
         cur[c] = (np.int64(cur[c]) ^ ((p ^ (p >> 30)) * 1566083941)) - 1
         row[c] = 0x80000000
 
@@ -725,7 +733,7 @@ def seed_chains(st, pos, seeds, lo, hi1, count, one):
         lo[c] = np.uint32(x & np.uint64(_MASK))
         hi1[c] = np.uint32((x >> np.uint64(32)) + np.uint64(1))
         pos[c] = N
-    mt_seed_block(st, lo, hi1, count)
+    mt_seed_block(st, lo, hi1, count, one)
     for c in range(count):
         if seeds[c] >> np.uint64(32) == np.uint64(0):  # a one-word key: seeded alone
             mt_seed(one, seeds[c])
