@@ -734,20 +734,18 @@ def play(
                         legal[0] = DONE << 10
                         nl = 1
                     base = 3 * turn * k
-                    for ai in range(alpha.shape[0]):
-                        a = alpha[ai]
-                        if counts[base + a]:
-                            legal[nl] = (WINDOW << 10) | a
-                            nl += 1
+                    for ai in range(alpha.shape[0]):  # written always, kept if held:
+                        a = alpha[ai]  # no branch to mispredict
+                        legal[nl] = (WINDOW << 10) | a
+                        nl += counts[base + a] != 0
                 elif phase == STORE_P:
                     legal[0] = PASS << 10
                     nl = 1
                     base = 3 * turn * k
                     for ai in range(alpha.shape[0]):
                         a = alpha[ai]
-                        if counts[base + a]:
-                            legal[nl] = (STORE << 10) | a
-                            nl += 1
+                        legal[nl] = (STORE << 10) | a
+                        nl += counts[base + a] != 0
                 elif phase == PURCHASE_P:
                     can_pay = broke_may_buy or totals[bank0 + turn] >= price  # BUY-6
                     for w in range(n):
@@ -761,9 +759,8 @@ def play(
                     base = (3 * turn + 2) * k
                     for ai in range(alpha.shape[0]):
                         a = alpha[ai]
-                        if counts[base + a] >= set_size:
-                            legal[nl] = (SELL << 10) | a
-                            nl += 1
+                        legal[nl] = (SELL << 10) | a
+                        nl += counts[base + a] >= set_size
 
                 # ------------------------------------------------ the bot's choice
                 if bots[turn] == RANDOM_BOT:

@@ -162,13 +162,12 @@ def _move(swhere, hand, hsize, dcount, kind_start, n, seat, dest, ms, m, k, fres
 
 @helper
 def _holds(hand, seat, ms, m, k):
-    """Whether ``seat`` holds the stamps ``ms[m]`` (counts per kind)."""
-    ok = True
+    """Whether ``seat`` holds the stamps ``ms[m]`` (counts per kind): every kind
+    compared, no branch to mispredict."""
+    short = 0
     for i in range(k):
-        if ms[m, i] > hand[seat, i]:
-            ok = False
-            break
-    return ok
+        short |= ms[m, i] > hand[seat, i]
+    return short == 0
 
 
 # ------------------------------------------------------------ the greedy bot
@@ -680,10 +679,9 @@ def play(
                 elif phase == DISCARD:
                     # ---- the held kinds, in alphabetical order [RG-LIMIT-1]
                     nl = 0
-                    for i in range(k):
-                        if hand[seat, alpha[i]]:
-                            opts[nl] = alpha[i]
-                            nl += 1
+                    for i in range(k):  # written always, kept if held: no branch
+                        opts[nl] = alpha[i]
+                        nl += hand[seat, alpha[i]] != 0
                     if bot == RANDOM_BOT:
                         kind = opts[randbelow_ahead(st, outs, mpos, col, nl)]
                     elif bot == BASELINE_BOT:
