@@ -303,7 +303,18 @@ def blake64_lanes(msgs, lengths, count, out, m):
     """:func:`blake64` of ``count`` messages at once: ``out[c]`` for the bytes
     ``msgs[c, :lengths[c]]``, each at most 128 bytes (one block). ``m``: a uint64
     scratch array of shape ``(16, count)`` or wider (:func:`_lanes`)."""
-    _lanes(msgs, lengths, count, out, m, np.uint64(0x01010008))
+    _lanes(msgs, lengths, count, out, m, _SEED_PARAM)
+    _big_endian(out, count)
+
+
+_SEED_PARAM = np.uint64(0x01010008)
+"""BLAKE2b's parameters for ``derive_seed``: an 8-byte digest, fanout and depth 1."""
+
+
+@helper
+def _big_endian(out, count):
+    """Each of ``out[:count]`` (a digest's first word, read little-endian) read
+    big-endian instead, as ``derive_seed`` reads its digest."""
     for c in range(count):
         x = out[c]
         r = np.uint64(0)
@@ -943,23 +954,11 @@ def match_game_text(text, buf, scratch, match_seed, index, work):
 
 
 @helper
-def _event_texts(msgs, lengths, count, text, length, lab, first):
-    """The texts of chance events ``first .. first + count - 1`` of one label, one a
-    row of ``msgs``: ``repr((seed, label, n))``, ``text[:length]`` the seed's."""
-    for i in range(count):
-        row = msgs[i]
-        p = seed_head(row, text, length)
-        p = put(row, p, lab)
-        p = put_int(row, p, first + i)
-        row[p] = 41  # )
-        lengths[i] = p + 1
-
-
-@helper
 def _event_words(m, lengths, count, row, text, length, lab, first):
-    """:func:`_event_texts` as the words :func:`_rounds` hashes, into ``m[:, c]``:
-    the texts' common beginning (the seed and the label) packed once, then each
-    text's count. ``row``: 128 bytes of room."""
+    """The texts of chance events ``first .. first + count - 1`` of one label,
+    ``repr((seed, label, n))`` (``text[:length]`` the seed's), as the words
+    :func:`_rounds` hashes, into ``m[:, c]``: the texts' common beginning (the seed and
+    the label) packed once, then each text's count. ``row``: 128 bytes of room."""
     p = seed_head(row, text, length)
     p = put(row, p, lab)
     whole = p >> 3  # the words every text shares
@@ -1019,11 +1018,12 @@ def seed_events(st, pos, seeds, lo, hi1, one, msgs, lengths, m, text, length, la
     of one kind, ``random.Random(derive_seed(seed, lab, n))`` into column ``n - first``
     of ``st`` (``count`` its columns; ``text[:length]`` the game seed's text; ``lab`` the
     label's bytes, :func:`label`), hashed and seeded side by side
-    (:func:`blake64_lanes`, :func:`seed_chains`): much cheaper per generator than
-    :func:`mt_seed` one at a time, where a game draws many events of the kind in a row.
-    ``seeds``, ``lo``, ``hi1``, ``one``, ``msgs`` (``count`` rows of 128 bytes),
-    ``lengths`` and ``m``: scratch."""
+    (:func:`_event_words`, :func:`_rounds`, :func:`seed_chains`): much cheaper per
+    generator than :func:`mt_seed` one at a time, where a game draws many events of the
+    kind in a row. ``seeds``, ``lo``, ``hi1``, ``one``, ``msgs`` (its first row: 128
+    bytes of room), ``lengths`` and ``m``: scratch."""
     count = st.shape[1]
-    _event_texts(msgs, lengths, count, text, length, lab, first)
-    blake64_lanes(msgs, lengths, count, seeds, m)
+    _event_words(m, lengths, count, msgs[0], text, length, lab, first)
+    _rounds(m, lengths, count, seeds, _SEED_PARAM)
+    _big_endian(seeds, count)
     seed_chains(st, pos, seeds, lo, hi1, count, one)
