@@ -18,7 +18,7 @@ import tinyfamily
 from cardshop import driver, invariants
 from cardshop.audit import AuditError, run_audit
 from cardshop.bots import make_bot
-from cardshop.core import AuditDefaults, SetupError
+from cardshop.core import Action, AuditDefaults, SetupError
 from cardshop.core.registry import get_family
 from cardshop.invariants import (
     CheckedGame,
@@ -270,6 +270,26 @@ def test_the_memo_catches_an_unsorted_list(monkeypatch: pytest.MonkeyPatch) -> N
     problem = check_legal_actions(game, memo)
     assert problem is not None
     assert "not sorted" in problem
+
+
+@pytest.mark.parametrize("memo", [LegalMemo(), None], ids=["memo", "no-memo"])
+def test_an_action_offered_twice_is_caught(
+    monkeypatch: pytest.MonkeyPatch, memo: LegalMemo | None
+) -> None:
+    """Sorted and distinct are checked in one pass: two equal actions side by side, in a
+    list sorted otherwise, are found with or without the memo."""
+    game = _offer_turn()
+    original = ReglamentacjaGame.legal_actions
+
+    def doubled(self: ReglamentacjaGame, seat: int | None = None) -> list[Action]:
+        legal = list(original(self, seat))
+        i = len(legal) // 2
+        return [*legal[: i + 1], legal[i], *legal[i + 1 :]]
+
+    monkeypatch.setattr(ReglamentacjaGame, "legal_actions", doubled)
+    problem = check_legal_actions(game, memo)
+    assert problem is not None
+    assert "sorted by text and distinct" in problem
 
 
 def test_the_memo_parses_each_action_once_per_seat(monkeypatch: pytest.MonkeyPatch) -> None:

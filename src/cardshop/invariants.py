@@ -70,6 +70,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import islice
+from operator import lt
 from typing import Any, Protocol, TypeVar
 
 from cardshop import driver
@@ -225,7 +227,7 @@ class LegalMemo:
             except KeyError:
                 texts.update((a, str(a)) for a in whole if a not in texts)
                 shown = list(map(texts.__getitem__, whole))
-            problem = _order_problem(seat, whole, shown)
+            problem = _order_problem(seat, shown)
             if problem:
                 return problem
             if len(self._lists) >= self.MAX_LISTS:
@@ -244,8 +246,11 @@ class LegalMemo:
         return None
 
 
-def _order_problem(seat: Seat, legal: Sequence[Action], texts: Sequence[str]) -> str | None:
-    if texts != sorted(texts) or len(set(texts)) != len(texts) or len(set(legal)) != len(legal):
+def _order_problem(seat: Seat, texts: Sequence[str]) -> str | None:
+    """What is wrong with the order of a seat's legal actions, given their texts: each
+    text must come strictly after the one before (sorted and distinct in one pass). As
+    equal actions have equal texts, distinct texts are distinct actions too."""
+    if not all(map(lt, texts, islice(texts, 1, None))):
         shown = list(texts) if len(texts) <= 20 else [*texts[:20], "..."]
         return f"seat {seat}'s legal actions are not sorted by text and distinct: {shown}"
     return None
@@ -288,7 +293,7 @@ def check_legal_actions(
                 return problem
             continue
         texts = [str(a) for a in legal]
-        problem = _order_problem(seat, legal, texts)
+        problem = _order_problem(seat, texts)
         if problem:
             return problem
         for action, text in zip(legal, texts, strict=True):

@@ -45,7 +45,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from cardshop.core import Action, CardshopError, InvariantViolation, Seat, derive_rng
+from cardshop.core import Action, CardshopError, InvariantViolation, Seat, derive_rng, shuffle
 from cardshop.core import Game as AnyGame
 from cardshop.core import Invariant as CoreInvariant
 from cardshop.klunker.events import Event
@@ -450,7 +450,7 @@ def _dealt_again(
     slots = [(card, z) for card, z in enumerate(where) if z in hidden_zones]
     pool = [card for card, _ in slots] + deck
     rng = derive_rng(seed, "hidden-twin", len(game.history), seat)
-    rng.shuffle(pool)
+    shuffle(rng, pool)  # rng.shuffle(pool), faster
     for i, (_, zone) in enumerate(slots):
         where[pool[i]] = zone
     new_deck = pool[len(slots) :]
