@@ -452,14 +452,16 @@ def test_replay_reports_a_bad_action_as_an_action_error() -> None:
 def test_the_payment_draw_seed_is_derive_seed(seed: int, chance: int, draw: int) -> None:
     """The engine writes the text of ``derive_seed(seed, "pay", chance, draw)`` itself,
     for speed; it must hash to the same seed (records and the kernel depend on it)."""
-    from cardshop.klunker.game import _pay_seed
+    from cardshop.klunker.game import _pay_draw, _pay_hasher, _pay_seed
 
-    assert _pay_seed(seed, chance, draw) == cardshop.derive_seed(seed, "pay", chance, draw)
+    want = cardshop.derive_seed(seed, "pay", chance, draw)
+    assert _pay_seed(seed, chance, draw) == want  # a payment of one card
+    assert _pay_draw(_pay_hasher(seed, chance), draw) == want  # of several
 
 
 def test_the_payment_draw_seed_hashes_the_repr_of_an_int_subclass() -> None:
     """A seed of an int subclass is written as ``derive_seed`` writes it, by its repr."""
-    from cardshop.klunker.game import _pay_seed
+    from cardshop.klunker.game import _pay_draw, _pay_hasher, _pay_seed
 
     class Named(int):
         def __repr__(self) -> str:
@@ -467,6 +469,7 @@ def test_the_payment_draw_seed_hashes_the_repr_of_an_int_subclass() -> None:
 
     seed = Named(7)
     assert _pay_seed(seed, 3, 1) == cardshop.derive_seed(seed, "pay", 3, 1)
+    assert _pay_draw(_pay_hasher(seed, 3), 1) == cardshop.derive_seed(seed, "pay", 3, 1)
 
 
 def test_a_seed_of_an_int_subclass_plays_the_game_of_its_value() -> None:
@@ -485,3 +488,18 @@ def test_a_seed_of_an_int_subclass_plays_the_game_of_its_value() -> None:
             action = rng.choice(plain.legal_actions())
             assert game.apply(action) == plain.apply(action)
         assert game.result() == plain.result()
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.data())
+def test_the_nth_card_of_a_zone_is_found_as_by_index(where: list[int], data: st.DataObject) -> None:
+    """The compiled engine's payments find the j-th card of a kind in a bank with one scan
+    (``_nth``); it must be the card the pure engine's chain of ``list.index`` finds."""
+    from cardshop.klunker.game import _nth
+
+    zone = data.draw(st.sampled_from(where))
+    lo = data.draw(st.integers(0, where.index(zone)))
+    j = data.draw(st.integers(0, where[lo:].count(zone) - 1))
+    card = where.index(zone, lo)
+    for _ in range(j):
+        card = where.index(zone, card + 1)
+    assert _nth(where, zone, lo, j) == card

@@ -123,6 +123,18 @@ def _index(where: list[int], zone: int, lo: int, hi: int) -> int:
     raise ValueError(f"no card of zone {zone} among {lo}..{hi - 1}")
 
 
+def _nth(where: list[int], zone: int, lo: int, j: int) -> int:
+    """The card of the ``j``-th place (from 0) among the cards from ``lo`` on that lie in
+    ``zone``, which has more than ``j`` of them (a loop, fast in the compiled build)."""
+    card = lo
+    while True:
+        if where[card] == zone:
+            if j == 0:
+                return card
+            j -= 1
+        card += 1
+
+
 _BLAKE64: Final = blake2b(digest_size=8)
 """An empty BLAKE2b-64 state, which the payments' hashes start from (a copy costs less
 than a new one)."""
@@ -149,8 +161,12 @@ def _pay_draw(prefix: blake2b, draw: int) -> int:
 
 
 def _pay_seed(seed: int, chance: int, draw: int) -> int:
-    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster."""
-    return _pay_draw(_pay_hasher(seed, chance), draw)
+    """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the
+    whole text hashed at once, for a payment of one card (no state kept for more)."""
+    text = str(seed) if type(seed) is int else repr(seed)  # as in _pay_hasher
+    hasher = _BLAKE64.copy()
+    hasher.update(f"({text}, 'pay', {chance}, {draw})".encode())
+    return int.from_bytes(hasher.digest(), "big")
 
 
 def _keeps_extra(rules: Rules) -> bool:
@@ -796,41 +812,58 @@ class Game(Engine):
         rules = self.rules
         k = rules.k
         counts = self._counts
+        totals = self._totals
         where = self._where
         start = rules.kind_start
         base = src * k
+        to = dst * k
         paid: list[int] = []
         source = chance_source(self.variant.chance)
-        prefix = _pay_hasher(seed, chance) if source.seeded else None
-        for _ in range(count):
+        seeded = source.seeded
+        # A payment of several cards hashes their common text once (most pay one).
+        prefix = _pay_hasher(seed, chance) if seeded and count > 1 else None
+        for draw in range(count):
             if prefix is not None:
-                j = _pay_draw(prefix, len(paid)) % self._totals[src]
+                j = _pay_draw(prefix, draw) % totals[src]
+            elif seeded:
+                j = _pay_seed(seed, chance, draw) % totals[src]
             else:
-                j = source.pick(self._totals[src], seed, "pay", chance, len(paid))
+                j = source.pick(totals[src], seed, "pay", chance, draw)
             kind = 0
             while j >= counts[base + kind]:
                 j -= counts[base + kind]
                 kind += 1
-            card = where.index(src, start[kind], start[kind + 1])
-            for _ in range(j):  # the j-th card of that kind in the bank, by id
-                card = where.index(src, card + 1, start[kind + 1])
+            if _PURE:
+                card = where.index(src, start[kind], start[kind + 1])
+                for _ in range(j):  # the j-th card of that kind in the bank, by id
+                    card = where.index(src, card + 1, start[kind + 1])
+            else:  # compiled: one native scan beats j + 1 method calls
+                card = _nth(where, src, start[kind], j)
             where[card] = dst
-            counts[base + kind] -= 1
-            counts[dst * k + kind] += 1
-            self._totals[src] -= 1
-            self._totals[dst] += 1
+            # `x[i] = x[i] - 1`, not `x[i] -= 1`: the compiled build does the first natively.
+            i = base + kind
+            counts[i] = counts[i] - 1
+            i = to + kind
+            counts[i] = counts[i] + 1
+            totals[src] = totals[src] - 1
+            totals[dst] = totals[dst] + 1
             paid.append(card)
         return tuple(paid)
 
     def _to_deck(self, card: int, src: int) -> None:
         deck_zone = 4 * self.n
-        kind = self.rules.kind_of[card]
-        k = self.rules.k
+        rules = self.rules
+        kind = rules.kind_of[card]
+        k = rules.k
         self._where[card] = deck_zone
-        self._counts[src * k + kind] -= 1
-        self._counts[deck_zone * k + kind] += 1
-        self._totals[src] -= 1
-        self._totals[deck_zone] += 1
+        counts = self._counts
+        i = src * k + kind  # not -=, as in _move
+        counts[i] = counts[i] - 1
+        i = deck_zone * k + kind
+        counts[i] = counts[i] + 1
+        totals = self._totals
+        totals[src] = totals[src] - 1
+        totals[deck_zone] = totals[deck_zone] + 1
         self._deck.append(card)
 
     def _deal(self, zone: int, count: int) -> tuple[int, ...]:
