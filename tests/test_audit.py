@@ -257,6 +257,34 @@ def test_the_state_machine_shrinks_what_it_finds(monkeypatch: pytest.MonkeyPatch
     assert "Counterexample for `conservation`" in report.to_markdown()
 
 
+@pytest.mark.pure_only
+@pytest.mark.usefixtures("sale_drops_a_card")
+def test_the_state_machine_beside_the_games_gives_the_report_of_one_after_the_other() -> None:
+    """With worker processes the state machine runs in one of them while the games are
+    played; when it finds a violation, the games are played again without it, so the
+    report is the one of the state machine and then the games, in one process."""
+    variant = cardshop.load_variant(SMALL)
+    lines: list[str] = []
+    apart = run_audit(variant, games=6, examples=20, seed=1, workers=2, progress=lines.append)
+    alone = run_audit(variant, games=6, examples=20, seed=1, workers=1)
+    assert not apart.ok
+    assert any(f.found_by == "state machine (shrunk)" for f in apart.violations)
+    assert any(line.startswith("state machine found a violation") for line in lines)
+    assert apart.to_dict() == alone.to_dict()
+
+
+def test_the_state_machine_beside_the_games_when_everything_holds() -> None:
+    """Nothing found: the games played beside the state machine are the report's."""
+    variant = cardshop.load_variant(SMALL)
+    lines: list[str] = []
+    apart = run_audit(variant, games=6, examples=10, seed=2, workers=2, progress=lines.append)
+    alone = run_audit(variant, games=6, examples=10, seed=2, workers=1)
+    assert apart.ok
+    assert lines[0].startswith("state machine: 10 examples")
+    assert not any("found a violation" in line for line in lines)
+    assert apart.to_dict() == alone.to_dict()
+
+
 # ---------------------------------------------------------------- user errors
 
 

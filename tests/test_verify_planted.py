@@ -6,8 +6,9 @@ fault is found by the check that should find it, at the shortest depth, with a
 counterexample that replays under the same patch. The shortest depth is proved by an
 independent count: a plain breadth-first walk over the sound rules (a queue and a set
 of state keys, not the verifier's search) finds the least depth of a state from which
-some step meets the defect's trigger. The Reglamentacja trade defect is one that a
-10,000-game audit with random and greedy bots misses.
+some step meets the defect's trigger. The Reglamentacja trade defect is one that the
+10,000 simulated games of an audit with random and greedy bots never meet (the audit's
+state machine, which steers its steps towards rare ones, can meet it).
 
 The compiled build fixes the game classes' methods, so these tests run on the pure
 build only.
@@ -260,7 +261,9 @@ def test_reglamentacja_a_stamp_doubled_where_the_audit_does_not_look_is_found(
         workers=1,
         bots=["random", "greedy"],
         cap_policy="report",
+        examples=0,
     )
+    assert not met, "the simulated games met the defect's trigger"
     assert audit.ok, "the audited games never met the defect"
     monkeypatch.undo()
     depth, found, game = _found(

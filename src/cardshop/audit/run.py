@@ -63,20 +63,72 @@ def carry_out(
     plan: AuditPlan, progress: Say | None = None, played: Played | None = None
 ) -> AuditReport:
     """Do what ``plan`` says; see :func:`run_audit` (an interruption raises
-    :class:`AuditInterrupted` with the partial report)."""
+    :class:`AuditInterrupted` with the partial report).
+
+    With worker processes, the state machine runs in one of them while the others
+    start on the simulated games (:func:`_beside`): the same report as running them
+    one after the other, in less time.
+    """
     check_size(plan)
     say = progress or (lambda _line: None)
     findings = _Findings(describe_invariants(plan.subject.variant.family))
+    pool = _pool(plan)
     try:
         with shared_memo():
-            search_invariants(plan, findings, say)
-            play_counts(plan, findings, say, played)
+            if pool is not None and plan.examples:
+                _beside(plan, findings, say, played, pool)
+            else:
+                search_invariants(plan, findings, say)
+                play_counts(plan, findings, say, played, pool)
             play_graded(plan, findings, say)
     except BaseException as exc:
+        if pool is not None:
+            stop_workers(pool)
+            pool = None
         if is_interruption(exc):
             raise AuditInterrupted(make_report(plan, findings, partial=True)) from exc
         raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
     return make_report(plan, findings, partial=False)
+
+
+def _pool(plan: AuditPlan) -> Executor | None:
+    """The worker processes of the simulated games (None: they are played here)."""
+    games = plan.games * plan.replays
+    return process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
+
+
+def _beside(
+    plan: AuditPlan, findings: _Findings, say: Say, played: Played | None, pool: Executor
+) -> None:
+    """The state machine in a worker process, the simulated games beside it.
+
+    The games check every invariant, as they do after a search that found nothing.
+    If the search found a violation, the games are played again checking only the
+    invariants still holding, as they are after that search: the report is the one
+    the search and then the games give, either way.
+    """
+    say(_searching(plan, findings))
+    search = pool.submit(_search, plan)  # first: the first free worker takes it
+    play_counts(plan, findings, say, played, pool)
+    found = search.result()
+    if found:
+        findings.found, findings.reports = dict(found), []
+        say("state machine found a violation: the simulated games again, without it")
+        play_counts(plan, findings, say, played, pool)
+
+
+def _search(plan: AuditPlan) -> dict[str, tuple[Counterexample | None, str]]:
+    """:func:`search_invariants` in a worker process: the violations it found."""
+    findings = _Findings(describe_invariants(plan.subject.variant.family))
+    search_invariants(plan, findings, lambda _line: None)
+    return findings.found
+
+
+def _searching(plan: AuditPlan, findings: _Findings) -> str:
+    return f"state machine: {plan.examples} examples, checking {len(findings.holding())} invariants"
 
 
 def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
@@ -87,7 +139,7 @@ def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
         return
     subject = plan.subject
     while remaining := findings.holding():
-        say(f"state machine: {plan.examples} examples, checking {len(remaining)} invariants")
+        say(_searching(plan, findings))
         exc, shrunk = state_machine(
             subject.variant,
             subject.ref,
@@ -103,22 +155,19 @@ def search_invariants(plan: AuditPlan, findings: _Findings, say: Say) -> None:
         findings.found[exc.invariant] = (exc.counterexample, how)
 
 
-def play_counts(plan: AuditPlan, findings: _Findings, say: Say, played: Played | None) -> None:
-    """The simulated games of every player count, checked and summarised."""
+def play_counts(
+    plan: AuditPlan,
+    findings: _Findings,
+    say: Say,
+    played: Played | None,
+    pool: Executor | None = None,
+) -> None:
+    """The simulated games of every player count, checked and summarised, here or on
+    ``pool`` (its owner shuts it down)."""
     games = plan.games * plan.replays
-    pool = process_pool(min(plan.workers, games)) if plan.workers > 1 and games > 1 else None
-    try:
-        for n in plan.counts:
-            say(f"{n} players: {games} games")  # with replays: every replay counts
-            _play_count(plan, n, findings, pool, played)
-    except BaseException:
-        if pool is not None:
-            stop_workers(pool)
-            pool = None
-        raise
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
+    for n in plan.counts:
+        say(f"{n} players: {games} games")  # with replays: every replay counts
+        _play_count(plan, n, findings, pool, played)
 
 
 def play_graded(plan: AuditPlan, findings: _Findings, say: Say) -> None:

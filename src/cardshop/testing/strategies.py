@@ -150,10 +150,13 @@ def draw_step(draw: Callable[..., Any], game: Game) -> dict[Seat, Action]:
 
 
 def _one_of(legal: Sequence[Action]) -> SearchStrategy[Action]:
-    """``st.sampled_from(legal)``, drawn the same way (the same choice, an index below
-    the length, shrinking towards the first), with the cheap label of a sampled
+    """One of ``legal``, each draw made as ``st.sampled_from(legal)`` makes it (an
+    index below the length, shrinking towards the first), labelled as a sampled
     ``range``: hypothesis labels a sampled list by hashing every element, which costs
-    more than the step itself for a list of thousands of offers."""
+    more than the step itself for a list of thousands of offers. The label is the same
+    for every list of one length, so hypothesis's mutations may carry a choice from one
+    step to another with as many actions (the examples it explores are not those a
+    sampled list gave)."""
     return st.sampled_from(range(len(legal))).map(legal.__getitem__)
 
 
