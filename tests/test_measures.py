@@ -17,6 +17,7 @@ import pytest
 import cardshop
 from cardshop import driver
 from cardshop.bots import make_bot
+from cardshop.invariants import steps_of
 from cardshop.measures import (
     GamesFileError,
     GamesSection,
@@ -493,6 +494,7 @@ def test_a_record_gives_the_summary_collected_while_playing(variant: str, player
     result = g.result()
     assert summary.scores == result.scores
     assert summary.decisions == len(g.moves)
+    assert summary.steps == len(steps_of(g))  # counted while playing
     assert summary.round_scores[-1] == result.scores
     assert len(summary.round_scores) >= 2  # running scores were read along the way
     assert all(x >= 1 for x in summary.legal)

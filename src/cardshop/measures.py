@@ -313,6 +313,15 @@ def round_counter(game: Game) -> Callable[[], int] | None:
     return counter
 
 
+def _steps_so_far(game: Game) -> int:
+    """The steps ``game`` has had (none for a game fresh from its setup)."""
+    if not game.moves:
+        return 0
+    from cardshop.invariants import steps_of
+
+    return len(steps_of(game))
+
+
 class _Counting:
     """A player that notes the number of legal actions of each decision, then asks its bot."""
 
@@ -351,9 +360,13 @@ class Tracker:
         self._scores = running_scores(game) is not None
         self._last = self._counter() if self._counter is not None else 0
         self.rows: list[tuple[int, ...]] = []
+        # The steps are counted as they are played: a match's moves, read at the end,
+        # are built anew move by move.
+        self._steps = _steps_so_far(game)
 
     def after_step(self) -> None:
         """Call after each step the driver applied."""
+        self._steps += 1
         if self._counter is None or not self._scores or self.game.is_over:
             return
         now = self._counter()
@@ -365,7 +378,7 @@ class Tracker:
 
     def summary(self) -> GameSummary:
         """The finished game's summary."""
-        from cardshop.invariants import game_setup, steps_of
+        from cardshop.invariants import game_setup
 
         game = self.game
         result = game.result()
@@ -380,7 +393,7 @@ class Tracker:
             winners=tuple(result.winners),
             termination=result.termination.value,
             rounds=result.rounds,
-            steps=len(steps_of(game)),
+            steps=self._steps,
             legal=tuple(self.legal),
             round_scores=rows,
             first_player=first if isinstance(first, int) else None,

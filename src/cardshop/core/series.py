@@ -202,8 +202,10 @@ class Series(Game):
 
     def progress(self) -> int | None:
         """The finished games' lengths plus how far the current game has come."""
-        done = sum(r.rounds for r in self.results)
-        if self.is_over:
+        done = 0
+        for finished in self._results:  # a loop: read at every step of an audit's match
+            done += finished.rounds
+        if self._over:
             return done
         now = self.current.progress()
         return None if now is None else done + now
