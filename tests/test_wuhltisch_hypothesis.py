@@ -223,3 +223,45 @@ def test_a_lost_card_is_found_and_shrinks_to_a_short_run(monkeypatch: pytest.Mon
 def test_the_invariants_checked_are_the_family_s() -> None:
     names = invariant_names(invariants_of("wuhltisch"))
     assert {"conservation", "hand-size", "score-bounds", "caller-rule"} <= set(names)
+
+
+class _Zones:
+    """A game's rules and zones, some zones changed: what conservation_problems reads."""
+
+    def __init__(self, game: WuhltischGame, changes: dict[str, tuple[int, ...]]) -> None:
+        self.rules = game.rules
+        self._zones = {**game.zones(), **changes}
+
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        return self._zones
+
+
+def test_conservation_finds_each_card_out_of_its_place() -> None:
+    """Each sort of card (shirt, lost property, list) held where it may not be is found
+    with its own message, and so are a card lost and a card in two places."""
+    game = cardshop.new_game("wuhltisch", 3, seed=1)
+    assert isinstance(game, WuhltischGame)
+    rules, zones = game.rules, game.zones()
+    assert conservation_problems(game) == []
+    shirt, lst = zones["heap"][0], zones["list:0"][0]
+    assert shirt < rules.n_shirts <= rules.first_list <= lst
+    useless = rules.first_lost  # lost property worth nothing
+    assert rules.lost_value[useless] == 0
+    heap = tuple(c for c in zones["heap"] if c != shirt)
+    cases = {
+        "hand:0 holds #{lst}, which is not a shirt": {
+            "hand:0": (lst,), "list:0": ()},
+        "the heap holds list #{lst}": {"heap": (*zones["heap"], lst), "list:0": ()},
+        "found:1 holds #{shirt}, which is not useful lost property": {
+            "found:1": (shirt,), "heap": heap},
+        "box holds #{shirt}, which is not a list": {
+            "box": (*zones["box"], shirt), "heap": heap},
+        "set:0:0 must be one list and then shirts": {"set:0:0": (shirt,), "heap": heap},
+        "cards in no zone: [{shirt}]": {"heap": heap},
+        "cards in more than one place: [{shirt}]": {"view:2": (shirt,)},
+    }  # fmt: skip
+    for want, changes in cases.items():
+        found = conservation_problems(_Zones(game, changes))  # type: ignore[arg-type]
+        assert found == [want.format(shirt=shirt, lst=lst)], (want, found)
+    found = conservation_problems(_Zones(game, {"found:0": (useless,), "heap": heap[1:]}))  # type: ignore[arg-type]
+    assert f"found:0 holds #{useless}, which is not useful lost property" in found

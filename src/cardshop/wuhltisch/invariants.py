@@ -30,27 +30,37 @@ __all__ = [
 def conservation_problems(game: WuhltischGame) -> list[str]:
     """Every card in exactly one zone, and each zone holding its kind of card. [WT-CARD-1]"""
     rules = game.rules
+    n_cards = rules.n_cards
+    # Card ids run shirts, then lost property, then lists: a card's sort is a range
+    # (rules.is_shirt, is_lost and is_list, written out: this runs at every step).
+    first_lost, first_list, lost_value = rules.first_lost, rules.first_list, rules.lost_value
     problems: list[str] = []
-    seen = [0] * rules.n_cards
+    seen = [0] * n_cards
     for name, cards in game.zones().items():
         zone = name.split(":")[0]
         for i, card in enumerate(cards):
-            if type(card) is not int or not 0 <= card < rules.n_cards:
+            if type(card) is not int or not 0 <= card < n_cards:
                 problems.append(f"{name} holds {card!r}, not a card id")
                 continue
             seen[card] += 1
-            if zone in ("view", "hand") and not rules.is_shirt(card):
-                problems.append(f"{name} holds #{card}, which is not a shirt")
-            elif zone == "heap" and rules.is_list(card):
-                problems.append(f"the heap holds list #{card}")
-            elif zone == "found" and not (rules.is_lost(card) and rules.lost_value[card]):
-                problems.append(f"{name} holds #{card}, which is not useful lost property")
-            elif zone in ("box", "stack", "list") and not rules.is_list(card):
-                problems.append(f"{name} holds #{card}, which is not a list")
-            elif zone == "set" and (rules.is_list(card) != (i == 0) or rules.is_lost(card)):
+            if zone in ("view", "hand"):
+                if card >= rules.n_shirts:
+                    problems.append(f"{name} holds #{card}, which is not a shirt")
+            elif zone == "heap":
+                if card >= first_list:
+                    problems.append(f"the heap holds list #{card}")
+            elif zone == "found":
+                if not (first_lost <= card < first_list and lost_value[card]):
+                    problems.append(f"{name} holds #{card}, which is not useful lost property")
+            elif zone in ("box", "stack", "list"):
+                if card < first_list:
+                    problems.append(f"{name} holds #{card}, which is not a list")
+            elif zone == "set" and (
+                (card >= first_list) != (i == 0) or first_lost <= card < first_list
+            ):
                 problems.append(f"{name} must be one list and then shirts")
-    lost = [c for c in range(rules.n_cards) if seen[c] == 0]
-    twice = [c for c in range(rules.n_cards) if seen[c] > 1]
+    lost = [c for c in range(n_cards) if seen[c] == 0]
+    twice = [c for c in range(n_cards) if seen[c] > 1]
     if lost:
         problems.append(f"cards in no zone: {lost[:10]}")
     if twice:
