@@ -264,6 +264,27 @@ def test_klunker_zh_json_and_clone_mid_match_and_the_core_reader() -> None:
     assert clone.moves == back.moves == pickled.moves == series.moves
 
 
+def test_a_match_equals_one_whose_finished_games_have_its_moves_and_no_other() -> None:
+    """Finished games are compared by their moves: a clone shares them, a JSON copy
+    holds games of its own with the same moves, and a finished game of other moves
+    (the results and totals left alike) makes the matches differ."""
+    series = cardshop.new_game("klunker-zh", 3, seed=6)
+    assert isinstance(series, Series)
+    play_to_game(series, 2, seed=3)
+    back = Series.from_json(series.to_json())
+    assert back == series
+    assert series.clone() == series
+    other = cardshop.new_game("klunker-zh", 3, seed=7)
+    assert isinstance(other, Series)
+    play_to_game(other, 1, seed=4)
+    changed = series.clone()
+    changed._finished = (other._finished[0], *series._finished[1:])
+    assert changed._results == series._results
+    assert changed._game == series._game
+    assert changed != series
+    assert series != changed
+
+
 def test_klunker_zh_moves_count_steps_across_the_games() -> None:
     series = cardshop.new_game("klunker-zh", 3, seed=9)
     assert isinstance(series, Series)

@@ -398,14 +398,26 @@ class Series(Game):
             self._index,
             self._results,
             self._totals,
-            self._finished_moves(),
         )
 
     def __eq__(self, other: object) -> bool:
         """Equal when the setup, the finished games and the current game's state are."""
         if not isinstance(other, Series):
             return NotImplemented
-        return self._key() == other._key() and self._game == other._game
+        return (
+            self._key() == other._key() and self._same_finished(other) and self._game == other._game
+        )
+
+    def _same_finished(self, other: Series) -> bool:
+        """Whether the finished games have the same moves: a finished game never changes,
+        so one that both hold (a clone shares them) has; the others' moves are built and
+        compared."""
+        mine, theirs = self._finished, other._finished
+        if mine is theirs:
+            return True
+        return len(mine) == len(theirs) and all(
+            a is b or a.moves == b.moves for a, b in zip(mine, theirs, strict=True)
+        )
 
     __hash__ = None
 
