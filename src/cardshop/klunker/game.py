@@ -783,8 +783,14 @@ class Game(Engine):
             card = where.index(src, rules.kind_start[kind], rules.kind_start[kind + 1])
         else:  # compiled: a native scan beats the method call
             card = _index(where, src, rules.kind_start[kind], rules.kind_start[kind + 1])
-        where[card] = dst
-        k = rules.k
+        self._moved(card, kind, src, dst)
+        return card
+
+    def _moved(self, card: int, kind: int, src: int, dst: int) -> None:
+        """Book ``card`` (of ``kind``) moved from zone ``src`` to ``dst``: its zone, the
+        zones' counts of its kind and their totals."""
+        self._where[card] = dst
+        k = self.rules.k
         counts = self._counts
         # `x[i] = x[i] - 1`, not `x[i] -= 1`: the compiled build does the first natively.
         i = src * k + kind
@@ -794,7 +800,6 @@ class Game(Engine):
         totals = self._totals
         totals[src] = totals[src] - 1
         totals[dst] = totals[dst] + 1
-        return card
 
     def _pay(self, src: int, dst: int, count: int) -> tuple[int, ...]:
         """Move ``count`` cards drawn at random from bank ``src`` to ``dst``. [BUY-3, END-2]
@@ -816,7 +821,6 @@ class Game(Engine):
         where = self._where
         start = rules.kind_start
         base = src * k
-        to = dst * k
         paid: list[int] = []
         source = chance_source(self.variant.chance)
         seeded = source.seeded
@@ -839,31 +843,12 @@ class Game(Engine):
                     card = where.index(src, card + 1, start[kind + 1])
             else:  # compiled: one native scan beats j + 1 method calls
                 card = _nth(where, src, start[kind], j)
-            where[card] = dst
-            # `x[i] = x[i] - 1`, not `x[i] -= 1`: the compiled build does the first natively.
-            i = base + kind
-            counts[i] = counts[i] - 1
-            i = to + kind
-            counts[i] = counts[i] + 1
-            totals[src] = totals[src] - 1
-            totals[dst] = totals[dst] + 1
+            self._moved(card, kind, src, dst)
             paid.append(card)
         return tuple(paid)
 
     def _to_deck(self, card: int, src: int) -> None:
-        deck_zone = 4 * self.n
-        rules = self.rules
-        kind = rules.kind_of[card]
-        k = rules.k
-        self._where[card] = deck_zone
-        counts = self._counts
-        i = src * k + kind  # not -=, as in _move
-        counts[i] = counts[i] - 1
-        i = deck_zone * k + kind
-        counts[i] = counts[i] + 1
-        totals = self._totals
-        totals[src] = totals[src] - 1
-        totals[deck_zone] = totals[deck_zone] + 1
+        self._moved(card, self.rules.kind_of[card], src, 4 * self.n)
         self._deck.append(card)
 
     def _deal(self, zone: int, count: int) -> tuple[int, ...]:
