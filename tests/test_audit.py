@@ -22,6 +22,7 @@ import pytest
 import cardshop
 import tinyfamily
 from cardshop.audit import (
+    AuditError,
     AuditInterrupted,
     AuditReport,
     Distribution,
@@ -283,6 +284,19 @@ def test_the_state_machine_beside_the_games_when_everything_holds() -> None:
     assert lines[0].startswith("state machine: 10 examples")
     assert not any("found a violation" in line for line in lines)
     assert apart.to_dict() == alone.to_dict()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_without_hypothesis_the_state_machine_is_refused_before_any_game(
+    monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """The state machine needs hypothesis: without it the audit says so before it plays
+    a game, whether the state machine would run here or in a worker beside the games."""
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # `import hypothesis` fails
+    lines: list[str] = []
+    with pytest.raises(AuditError, match=r"needs hypothesis.*--examples 0"):
+        run_audit(SMALL, games=4, examples=5, workers=workers, progress=lines.append)
+    assert not any("players:" in line for line in lines)
 
 
 # ---------------------------------------------------------------- user errors

@@ -16,7 +16,7 @@ from cardshop.audit.errors import AuditInterrupted, is_interruption
 from cardshop.audit.games import GamesJob, play_games
 from cardshop.audit.plan import AuditPlan, check_size
 from cardshop.audit.report import AuditReport, InvariantFinding, PlayerCountReport, summarise
-from cardshop.audit.search import state_machine
+from cardshop.audit.search import require_hypothesis, state_machine
 from cardshop.core import variant_warnings
 from cardshop.invariants import Counterexample, describe_invariants, shared_memo
 from cardshop.ladder.depth import GradedResult, graded_steps
@@ -110,6 +110,7 @@ def _beside(
     invariants still holding, as they are after that search: the report is the one
     the search and then the games give, either way.
     """
+    require_hypothesis()  # its error now, not after the games
     say(_searching(plan, findings))
     search = pool.submit(_search, plan)  # first: the first free worker takes it
     play_counts(plan, findings, say, played, pool)

@@ -10,7 +10,22 @@ from cardshop.invariants import (
     InvariantViolation,
 )
 
-__all__ = ["state_machine"]
+__all__ = ["require_hypothesis", "state_machine"]
+
+_NEEDS_HYPOTHESIS = (
+    "the audit's state machine needs hypothesis: python -m pip install "
+    '".[testing]" in a clone of cardshop '
+    "(or pass --examples 0 to skip it)"
+)
+
+
+def require_hypothesis() -> None:
+    """Raise :class:`AuditError` now if the state machine cannot run (no hypothesis):
+    before a worker process is sent to run it, and before any game is played."""
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        raise AuditError(_NEEDS_HYPOTHESIS) from None
 
 
 def state_machine(
@@ -37,11 +52,7 @@ def state_machine(
 
         from cardshop.testing.stateful import game_machine
     except ImportError:
-        raise AuditError(
-            "the audit's state machine needs hypothesis: python -m pip install "
-            '".[testing]" in a clone of cardshop '
-            "(or pass --examples 0 to skip it)"
-        ) from None
+        raise AuditError(_NEEDS_HYPOTHESIS) from None
 
     def run(wanted: frozenset[str], phases: Sequence[Phase]) -> InvariantViolation | None:
         machine = game_machine(variant, players=counts, checks=wanted)
