@@ -140,15 +140,20 @@ _BLAKE64: Final = blake2b(digest_size=8)
 than a new one)."""
 
 
-def _pay_hasher(seed: int, chance: int) -> blake2b:
-    """The BLAKE2b-64 state of the text every draw of payment ``chance`` begins with:
-    ``derive_seed(seed, "pay", chance, draw)`` hashes ``repr((seed, "pay", chance,
-    draw))``, written out here directly, and a draw (:func:`_pay_draw`) hashes only
-    the rest."""
+def _pay_head(seed: int, chance: int) -> str:
+    """The text every draw of payment ``chance`` begins with: ``derive_seed(seed, "pay",
+    chance, draw)`` hashes ``repr((seed, "pay", chance, draw))``, written out here
+    directly; the draw's number and ``)`` follow."""
     # repr of an int is its digits (str, faster compiled), but not of every subclass
     text = str(seed) if type(seed) is int else repr(seed)
+    return f"({text}, 'pay', {chance}, "
+
+
+def _pay_hasher(seed: int, chance: int) -> blake2b:
+    """The BLAKE2b-64 state of :func:`_pay_head`, for a payment of several cards: a
+    draw (:func:`_pay_draw`) hashes only the rest."""
     hasher = _BLAKE64.copy()
-    hasher.update(f"({text}, 'pay', {chance}, ".encode())
+    hasher.update(_pay_head(seed, chance).encode())
     return hasher
 
 
@@ -163,9 +168,8 @@ def _pay_draw(prefix: blake2b, draw: int) -> int:
 def _pay_seed(seed: int, chance: int, draw: int) -> int:
     """``derive_seed(seed, "pay", chance, draw)``, the same number made faster: the
     whole text hashed at once, for a payment of one card (no state kept for more)."""
-    text = str(seed) if type(seed) is int else repr(seed)  # as in _pay_hasher
     hasher = _BLAKE64.copy()
-    hasher.update(f"({text}, 'pay', {chance}, {draw})".encode())
+    hasher.update(f"{_pay_head(seed, chance)}{draw})".encode())
     return int.from_bytes(hasher.digest(), "big")
 
 
